@@ -1,0 +1,53 @@
+# Build, test and benchmark the five tools.
+#   make            build bin/mcl-compile bin/puppet-graph bin/graph-merge bin/mgmt-apply bin/mgmt-cluster
+#   make test       unit and end-to-end tests
+#   make bench      Go benchmarks and the bench/*.sh scripts
+#   make install    copy the tools to $(PREFIX)/bin (PREFIX=/usr/local)
+
+GO      ?= go
+PREFIX  ?= /usr/local
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+TOOLS   := mcl-compile puppet-graph graph-merge mgmt-apply mgmt-cluster
+LDFLAGS := -X github.com/mgmtpipe/mgmt/internal/cli.Version=$(VERSION)
+SHARED  ?= ../shared
+TESTFLAGS ?= -timeout 20m
+
+.PHONY: all build test bench install conformance clean fmt vet example $(TOOLS:%=bin/%)
+
+all: build
+
+build: $(TOOLS:%=bin/%)
+
+$(TOOLS:%=bin/%):
+	$(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/$(@F)
+
+test: build
+	$(GO) vet ./...
+	$(GO) test $(TESTFLAGS) ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+	@for s in bench/*.sh; do [ -x "$$s" ] || continue; echo "== $$s"; "$$s" || exit 1; done
+
+conformance: build
+	@if [ -d $(SHARED)/conformance/mcl ]; then \
+		python3 $(SHARED)/conformance/run-mcl.py --bin bin $(SHARED)/conformance/mcl; \
+	else echo "conformance: $(SHARED)/conformance not found, skipped"; fi
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(TOOLS:%=bin/%) $(DESTDIR)$(PREFIX)/bin/
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin
+
+# The main job on the bundled example: compile, apply, exit once converged.
+example: build
+	bin/mcl-compile examples/hello/main.mcl | bin/mgmt-apply --tmp-prefix --converged-timeout 1
+	@echo "--- /tmp/mgmt-hello/greeting.txt:"; cat /tmp/mgmt-hello/greeting.txt

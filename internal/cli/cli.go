@@ -1,0 +1,77 @@
+// Package cli holds what every tool of the project shares on its command
+// line: kong parsing that never exits the process, MGMT_<FLAG> environment
+// variables, --version, and the exit-code conventions (0 success, 1 failure,
+// 2 usage error).
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/alecthomas/kong"
+)
+
+// Version is the project version, set at link time by the Makefile.
+var Version = "dev"
+
+// Exit codes shared by all tools.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// VersionFlag is embedded in every tool's flag struct.
+type VersionFlag struct {
+	Version kong.VersionFlag `help:"Print the version and exit." env:"-"`
+}
+
+// exitPanic carries kong's requested exit code out of Parse.
+type exitPanic struct{ code int }
+
+// Parse parses args into grammar. It returns done=true with the exit code
+// when the tool must stop now: after --help or --version (code 0) or on a
+// usage error (code 2, message on stderr).
+func Parse(name, description string, grammar any, args []string, stdout, stderr io.Writer) (kctx *kong.Context, code int, done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ep, ok := r.(exitPanic)
+			if !ok {
+				panic(r)
+			}
+			kctx, code, done = nil, ep.code, true
+		}
+	}()
+	parser, err := kong.New(grammar,
+		kong.Name(name),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(exitPanic{c}) }),
+		kong.DefaultEnvars("MGMT"),
+		kong.Vars{"version": name + " " + Version},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, ExitFail, true
+	}
+	kctx, err = parser.Parse(args)
+	if err != nil {
+		var pe *kong.ParseError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			fmt.Fprintf(stderr, "run '%s --help' for usage\n", name)
+			return nil, ExitUsage, true
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, ExitUsage, true
+	}
+	return kctx, ExitOK, false
+}
+
+// NotImplemented reports that a tool is not built yet and returns ExitFail.
+func NotImplemented(name string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "%s: not implemented yet\n", name)
+	return ExitFail
+}

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]func() Res{}
+)
+
+// RegisterResource makes a resource kind available to the engine and
+// publishes its parameter schema (from the `lang` struct tags) in the
+// pkg/graph registry, where the compilers read it. It panics on a duplicate
+// kind or a parameter of a type mcl cannot express: both are programming
+// errors found at start-up.
+func RegisterResource(kind string, fn func() Res) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[kind]; dup {
+		panic(fmt.Sprintf("engine: resource kind %q registered twice", kind))
+	}
+	s, err := schemaOf(kind, fn())
+	if err != nil {
+		panic(fmt.Sprintf("engine: resource kind %q: %v", kind, err))
+	}
+	registry[kind] = fn
+	graph.RegisterKind(s)
+}
+
+// NewResource returns a new resource of kind, holding its defaults, with
+// its kind set.
+func NewResource(kind string) (Res, error) {
+	registryMu.RLock()
+	fn, ok := registry[kind]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown resource kind %q", kind)
+	}
+	r := fn().Default()
+	r.SetKind(kind)
+	return r, nil
+}
+
+// RegisteredKinds returns the registered kinds in sorted order.
+func RegisteredKinds() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func schemaOf(kind string, r Res) (*graph.KindSchema, error) {
+	params, err := LangFields(reflect.TypeOf(r))
+	if err != nil {
+		return nil, err
+	}
+	s := &graph.KindSchema{Kind: kind, Params: params}
+	if sr, ok := r.(Sendable); ok {
+		sends, err := LangFields(reflect.TypeOf(sr.Sends()))
+		if err != nil {
+			return nil, fmt.Errorf("sends: %v", err)
+		}
+		s.Sends = sends
+	}
+	_, s.Recv = r.(Recvable)
+	return s, nil
+}
+
+// LangFields maps the `lang`-tagged fields of a struct (or pointer to one)
+// to their mcl types.
+func LangFields(t reflect.Type) (map[string]string, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("got %s, want a struct", t)
+	}
+	out := map[string]string{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
+		if tag == "" || tag == "-" {
+			continue
+		}
+		mt, err := MclType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %v", f.Name, err)
+		}
+		out[tag] = mt
+	}
+	return out, nil
+}
+
+// MclType returns the mcl spelling of a Go type. Pointers mean "optional"
+// and map to their element type.
+func MclType(t reflect.Type) (string, error) {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return MclType(t.Elem())
+	case reflect.Bool:
+		return "bool", nil
+	case reflect.String:
+		return "str", nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "int", nil
+	case reflect.Float32, reflect.Float64:
+		return "float", nil
+	case reflect.Slice:
+		e, err := MclType(t.Elem())
+		if err != nil {
+			return "", err
+		}
+		return "[]" + e, nil
+	case reflect.Map:
+		k, err := MclType(t.Key())
+		if err != nil {
+			return "", err
+		}
+		v, err := MclType(t.Elem())
+		if err != nil {
+			return "", err
+		}
+		return "map{" + k + ": " + v + "}", nil
+	case reflect.Struct:
+		var parts []string
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			ft, err := MclType(f.Type)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, tag+" "+ft)
+		}
+		return "struct{" + strings.Join(parts, "; ") + "}", nil
+	}
+	return "", fmt.Errorf("type %s has no mcl equivalent", t)
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// MetaParams are the metaparameters of a resource, as the graph document
+// carries them (see graph.Meta for units and defaults).
+type MetaParams = graph.Meta
+
+// A Res is a resource: one vertex of the graph that watches its own state and
+// repairs it. Embedding traits.Base provides the Kind, Name and MetaParams
+// methods; the kind implements the rest.
+type Res interface {
+	Kind() string
+	Name() string
+	SetKind(string)
+	SetName(string)
+	MetaParams() *MetaParams
+	SetMetaParams(*MetaParams)
+	String() string // kind[name]
+
+	// Default returns a new resource of this kind holding its defaults.
+	Default() Res
+	// Validate reports problems in the parameters. It must not touch the
+	// system; it runs before Init and again after values are received.
+	Validate() error
+	// Init prepares the resource and keeps the Init handle.
+	Init(*Init) error
+	// Cleanup releases what Init set up. It runs after Watch has ended.
+	Cleanup() error
+	// Watch runs until ctx is done, calling Init.Running once it is ready
+	// and Init.Event whenever the managed state may have changed.
+	Watch(ctx context.Context) error
+	// CheckApply checks the state and, when apply is true, repairs it. It
+	// returns (true, nil) when the state was already right and (false, nil)
+	// after a repair (or, with apply false, when a repair is needed).
+	CheckApply(ctx context.Context, apply bool) (checkOK bool, err error)
+	// Cmp returns nil when r is equivalent to the receiver, or an error
+	// saying what differs.
+	Cmp(r Res) error
+}
+
+// Init is the handle the engine gives a resource in Init.
+type Init struct {
+	Program  string // name of the program running the engine
+	Version  string
+	Hostname string // this host's name in the world
+
+	// Running is called once from Watch when the watch is established.
+	Running func()
+	// Event is called from Watch when the state may have changed.
+	Event func()
+	// Refresh reports, inside CheckApply, whether a notification arrived
+	// (Refreshable resources only).
+	Refresh func() bool
+	// Send publishes the values of a Sendable resource, from CheckApply.
+	// The argument is a pointer to the struct returned by Sends.
+	Send func(st any) error
+	// Recv returns, inside CheckApply, the received parameters of a
+	// Recvable resource keyed by parameter name.
+	Recv func() map[string]*Send
+
+	// World is the shared world, or nil when the tool runs without one.
+	World World
+	// VarDir returns a directory private to this resource for the given
+	// sub path, creating it if needed.
+	VarDir func(path string) (string, error)
+	// Prefix is the engine's state directory (--prefix).
+	Prefix string
+
+	Debug bool
+	Logf  func(format string, v ...any)
+}
+
+// Send describes a received value: which resource and key it came from and
+// whether it changed since the last CheckApply.
+type Send struct {
+	Res     Res
+	Key     string
+	Changed bool
+}
+
+// World is the handle to the shared world (pkg/world implements it).
+// Resources that need it assert the narrower interface they use.
+type World interface {
+	// Hostname is this host's name in the world.
+	Hostname() string
+}

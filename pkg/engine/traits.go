@@ -1,0 +1,104 @@
+package engine
+
+// Refreshable is implemented by resources that act on refresh notifications
+// (embed traits.Refreshable).
+type Refreshable interface {
+	Res
+	Refreshable() bool
+}
+
+// A ResUID identifies a resource for automatic edges.
+type ResUID interface {
+	GetKind() string
+	GetName() string
+	// IFF reports whether uid identifies the same thing as the receiver.
+	IFF(uid ResUID) bool
+	// IsReversed reports whether the edge to the matching resource should
+	// point from it to us (false) or from us to it (true).
+	IsReversed() bool
+}
+
+// BaseUID is the common ResUID for kinds with no special matching.
+type BaseUID struct {
+	Name     string
+	Kind     string
+	Reversed *bool // nil or false: the match comes before us
+}
+
+// GetKind returns the kind.
+func (u *BaseUID) GetKind() string { return u.Kind }
+
+// GetName returns the name.
+func (u *BaseUID) GetName() string { return u.Name }
+
+// IFF reports whether uid has the same kind and name.
+func (u *BaseUID) IFF(uid ResUID) bool {
+	return uid.GetKind() == u.Kind && uid.GetName() == u.Name
+}
+
+// IsReversed reports the direction of the automatic edge.
+func (u *BaseUID) IsReversed() bool { return u.Reversed != nil && *u.Reversed }
+
+// AutoEdge iterates over candidate dependencies: Next returns the next UIDs
+// to look for, and Test receives, for each of them, whether a match was
+// found, returning false to stop.
+type AutoEdge interface {
+	Next() []ResUID
+	Test(found []bool) bool
+}
+
+// Edgeable is implemented by resources that take part in automatic edges
+// (embed traits.Edgeable for the metaparameter plumbing).
+type Edgeable interface {
+	Res
+	UIDs() []ResUID
+	AutoEdges() (AutoEdge, error)
+}
+
+// Groupable is implemented by resources that can be merged into one vertex
+// (embed traits.Groupable for the bookkeeping).
+type Groupable interface {
+	Res
+	// GroupCmp returns nil if r can be grouped into the receiver.
+	GroupCmp(r Groupable) error
+	// GroupRes adds r to the receiver's group.
+	GroupRes(r Groupable) error
+	IsGrouped() bool
+	SetGrouped(bool)
+	GetGroup() []Groupable
+	SetGroup([]Groupable)
+}
+
+// Sendable is implemented by resources that send values over edges
+// (embed traits.Sendable for Send/Sent).
+type Sendable interface {
+	Res
+	// Sends returns a pointer to a zero struct whose `lang`-tagged fields
+	// are the keys the resource can send.
+	Sends() any
+	Send(st any) error
+	Sent() any
+}
+
+// Recvable is implemented by resources that receive values over edges
+// (embed traits.Recvable).
+type Recvable interface {
+	Res
+	SetRecv(map[string]*Send)
+	Recv() map[string]*Send
+}
+
+// Reversible is implemented by resources that can undo themselves when they
+// leave the graph (Meta:reverse).
+type Reversible interface {
+	Res
+	// Reversed returns the resource that undoes the receiver's effect, or
+	// nil if there is nothing to undo.
+	Reversed() (Res, error)
+}
+
+// Collectable marks resources that may be collected from the world.
+type Collectable interface {
+	Res
+	Collectable() bool
+}

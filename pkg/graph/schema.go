@@ -1,0 +1,54 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// A KindSchema describes the parameters of one resource kind. Types are
+// written in mcl type syntax ("str", "int", "bool", "float", "[]str",
+// "map{str: int}", "struct{a str; b int}"), which pkg/lang parses as it is
+// and which Validate uses to check JSON values.
+type KindSchema struct {
+	Kind   string            // lower case, may contain ':'
+	Params map[string]string // parameter name (as mcl spells it) -> type
+	Sends  map[string]string // keys the kind can send -> type; nil if not Sendable
+	Recv   bool              // whether the kind can receive values (Recvable)
+}
+
+var (
+	schemaMu sync.RWMutex
+	schemas  = map[string]*KindSchema{}
+)
+
+// RegisterKind adds the schema of a resource kind. pkg/engine calls it for
+// every registered resource; registering a kind twice panics.
+func RegisterKind(s *KindSchema) {
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if _, dup := schemas[s.Kind]; dup {
+		panic(fmt.Sprintf("graph: kind %q registered twice", s.Kind))
+	}
+	schemas[s.Kind] = s
+}
+
+// LookupKind returns the schema of kind, if one is registered.
+func LookupKind(kind string) (*KindSchema, bool) {
+	schemaMu.RLock()
+	defer schemaMu.RUnlock()
+	s, ok := schemas[kind]
+	return s, ok
+}
+
+// Kinds returns the registered kinds in sorted order.
+func Kinds() []string {
+	schemaMu.RLock()
+	defer schemaMu.RUnlock()
+	out := make([]string, 0, len(schemas))
+	for k := range schemas {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

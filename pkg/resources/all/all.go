@@ -1,0 +1,8 @@
+// Package all registers every resource kind of the project with the engine
+// (and so their parameter schemas with pkg/graph). Tools import it for its
+// side effects.
+package all
+
+import (
+	_ "github.com/mgmtpipe/mgmt/pkg/resources" // core kinds: file, exec, noop, test, ...
+)

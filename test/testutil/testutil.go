@@ -1,0 +1,85 @@
+// Package testutil helps the end-to-end tests under test/: it builds the
+// project's tools once per test binary and runs them.
+package testutil
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+	buildOut  []byte
+)
+
+// Root returns the project's root directory.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Shared returns the path of ../shared beside the project, or "" if absent.
+func Shared() string {
+	p := filepath.Join(Root(), "..", "shared")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// Tools builds all five tools (once per test binary) and returns the
+// directory holding them.
+func Tools(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "mgmt-e2e-bin-")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...")
+		cmd.Dir = Root()
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building the tools: %v\n%s", buildErr, buildOut)
+	}
+	return binDir
+}
+
+// Bin returns the path of one built tool.
+func Bin(t testing.TB, tool string) string {
+	t.Helper()
+	return filepath.Join(Tools(t), tool)
+}
+
+// Result is what a finished tool run left behind.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run runs a built tool with args and stdin to completion.
+func Run(t testing.TB, stdin string, tool string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command(Bin(t, tool), args...)
+	cmd.Stdin = bytes.NewBufferString(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running %s: %v", tool, err)
+		}
+		code = ee.ExitCode()
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}

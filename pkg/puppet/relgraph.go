@@ -1,0 +1,333 @@
+package puppet
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
+)
+
+// A Vertex of the relationship graph: a catalog resource, or a whit that
+// stands for the start (admissible_) or end (completed_) of a container.
+type Vertex struct {
+	Ref  string            // RAL reference: File[/x], Whit[Admissible_class[Main]]
+	Type string            // lower case: file, exec, whit, mything
+	Name string            // namevar value; whits: admissible_Class[Main]
+	Res  *catalog.Resource // nil for whits
+}
+
+// A RelEdge orders Source before Target; Callback "refresh" means the edge
+// also carries refresh events (notify, subscribe, containment).
+type RelEdge struct {
+	Source, Target *Vertex
+	Event          string // "", ALL_EVENTS or NONE
+	Callback       string // "" or refresh
+}
+
+// A RelGraph is Puppet's relationship graph of a catalog.
+type RelGraph struct {
+	Vertices []*Vertex
+	Edges    []*RelEdge
+}
+
+// namevars maps the types whose namevar is not called "name".
+var namevars = map[string]string{"file": "path", "exec": "command"}
+
+// Namevar returns the name of the namevar parameter of a (lower case) type.
+func Namevar(typ string) string {
+	if n, ok := namevars[typ]; ok {
+		return n
+	}
+	return "name"
+}
+
+// NamevarValue returns the value of r's namevar (its title when unset).
+func NamevarValue(r *catalog.Resource) string {
+	typ := strings.ToLower(r.Type)
+	v, ok := r.Params[Namevar(typ)].(string)
+	if !ok {
+		v = r.Title
+	}
+	if typ == "file" && len(v) > 1 {
+		v = strings.TrimRight(v, "/")
+		if v == "" {
+			v = "/"
+		}
+	}
+	return v
+}
+
+// ralRef is the RAL reference of a catalog resource: like the catalog's,
+// except that Class[main] becomes Class[Main].
+func ralRef(r *catalog.Resource) string {
+	if r.Type == "Class" {
+		return "Class[" + catalog.CapitalizeType(r.Title) + "]"
+	}
+	return r.Ref()
+}
+
+// whitRef builds the reference Puppet gives a whit named name: the part
+// before '[' is normalized like a type name.
+func whitRef(name string) string {
+	i := strings.IndexByte(name, '[')
+	return "Whit[" + catalog.CapitalizeType(name[:i]) + name[i:] + "]"
+}
+
+type builder struct {
+	cat     *catalog.Catalog
+	g       *RelGraph
+	byRef   map[string]*Vertex // catalog ref -> vertex
+	byAlias map[string]*Vertex // lower type + "\x00" + namevar -> vertex
+	pairs   map[[2]*Vertex]bool
+	edges   []*RelEdge
+}
+
+// BuildRelGraph builds Puppet's relationship graph of c as
+// Puppet::Graph::RelationshipGraph#populate_from does: manual dependencies
+// from the relationship metaparameters, automatic requirements, then
+// every container replaced by a pair of admissible_/completed_ whits.
+func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
+	b := &builder{cat: c, g: &RelGraph{}, byRef: map[string]*Vertex{},
+		byAlias: map[string]*Vertex{}, pairs: map[[2]*Vertex]bool{}}
+	for _, r := range c.Resources {
+		v := &Vertex{Ref: ralRef(r), Type: strings.ToLower(r.Type), Name: NamevarValue(r), Res: r}
+		b.g.Vertices = append(b.g.Vertices, v)
+		b.byRef[r.Ref()] = v
+		b.byAlias[v.Type+"\x00"+v.Name] = v
+		if r.Type == "Class" {
+			b.byRef["Class["+strings.ToLower(r.Title)+"]"] = v
+		}
+	}
+	if err := b.manual(); err != nil {
+		return nil, err
+	}
+	b.auto()
+	b.replaceContainers()
+	return b.g, nil
+}
+
+// find resolves a reference string to a vertex.
+func (b *builder) find(ref string) *Vertex {
+	typ, title, ok := catalog.ParseRef(ref)
+	if !ok {
+		return nil
+	}
+	typ = catalog.CapitalizeType(typ)
+	if typ == "Class" {
+		title = strings.ToLower(title)
+	}
+	if v := b.byRef[typ+"["+title+"]"]; v != nil {
+		return v
+	}
+	lt := strings.ToLower(typ)
+	if lt == "file" && len(title) > 1 {
+		title = strings.TrimRight(title, "/")
+	}
+	return b.byAlias[lt+"\x00"+title]
+}
+
+func (b *builder) addEdge(s, t *Vertex, event, callback string) {
+	b.edges = append(b.edges, &RelEdge{Source: s, Target: t, Event: event, Callback: callback})
+	b.pairs[[2]*Vertex{s, t}] = true
+}
+
+// manual adds the edges of before/require/notify/subscribe.
+func (b *builder) manual() error {
+	for _, v := range b.g.Vertices {
+		for _, mp := range []string{"require", "subscribe", "before", "notify"} {
+			for _, ref := range refList(v.Res.Params[mp]) {
+				o := b.find(ref)
+				if o == nil {
+					return &Error{Pos: v.Res.Pos(), Msg: "could not find resource '" + ref + "' for relationship from '" + v.Res.Ref() + "'"}
+				}
+				ev, cb := "", ""
+				if mp == "subscribe" || mp == "notify" {
+					ev, cb = "ALL_EVENTS", "refresh"
+				}
+				if mp == "require" || mp == "subscribe" {
+					b.addEdge(o, v, ev, cb)
+				} else {
+					b.addEdge(v, o, ev, cb)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func refList(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, refList(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+var absCmd = regexp.MustCompile(`(?m)^(/\S+)`)
+
+// autoRequires lists the references v automatically requires.
+func (b *builder) autoRequires(v *Vertex) []*Vertex {
+	var out []*Vertex
+	add := func(typ, name string) {
+		if o := b.byAlias[typ+"\x00"+name]; o != nil && o != v {
+			out = append(out, o)
+		}
+	}
+	p := v.Res.Params
+	str := func(k string) string { s, _ := p[k].(string); return s }
+	switch v.Type {
+	case "file":
+		for dir := v.Name; dir != "/" && dir != "." && dir != ""; {
+			dir = path.Dir(dir)
+			if o := b.byAlias["file\x00"+dir]; o != nil {
+				out = append(out, o)
+				break
+			}
+		}
+		if t := str("target"); t != "" {
+			add("file", strings.TrimRight(t, "/"))
+		}
+		if u := str("owner"); u != "" && !isDigits(u) {
+			add("user", u)
+		}
+		if g := str("group"); g != "" && !isDigits(g) {
+			add("group", g)
+		}
+	case "exec":
+		if c := str("cwd"); c != "" {
+			add("file", c)
+		}
+		for _, m := range absCmd.FindAllStringSubmatch(v.Name, -1) {
+			add("file", m[1])
+		}
+		for _, k := range []string{"onlyif", "unless"} {
+			for _, line := range stringList(p[k]) {
+				for _, m := range absCmd.FindAllStringSubmatch(line, -1) {
+					add("file", m[1])
+				}
+			}
+		}
+		if u := str("user"); u != "" && !isDigits(u) {
+			add("user", u)
+		}
+	case "user":
+		if g := str("gid"); g != "" && !isDigits(g) {
+			add("group", g)
+		}
+		for _, g := range stringList(p["groups"]) {
+			for _, s := range strings.Split(g, ",") {
+				add("group", strings.TrimSpace(s))
+			}
+		}
+	}
+	return out
+}
+
+// auto adds the automatic requirements unless the pair is already related.
+func (b *builder) auto() {
+	for _, v := range b.g.Vertices {
+		if v.Res.IsContainer() {
+			continue
+		}
+		for _, o := range b.autoRequires(v) {
+			if b.pairs[[2]*Vertex{o, v}] || b.pairs[[2]*Vertex{v, o}] {
+				continue
+			}
+			b.addEdge(o, v, "NONE", "")
+		}
+	}
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func stringList(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			} else if l, ok := e.([]any); ok && len(l) > 0 {
+				if s, ok := l[0].(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// replaceContainers replaces every container by its admissible_/completed_
+// whit pair (Puppet's replace_containers_with_anchors).
+func (b *builder) replaceContainers() {
+	adm, comp := map[*Vertex]*Vertex{}, map[*Vertex]*Vertex{}
+	var kept []*Vertex
+	var whits []*Vertex
+	for _, v := range b.g.Vertices {
+		if !v.Res.IsContainer() {
+			kept = append(kept, v)
+			continue
+		}
+		ref := ralRef(v.Res)
+		a := &Vertex{Ref: whitRef("admissible_" + ref), Type: "whit", Name: "admissible_" + ref}
+		c := &Vertex{Ref: whitRef("completed_" + ref), Type: "whit", Name: "completed_" + ref}
+		adm[v], comp[v] = a, c
+		whits = append(whits, a, c)
+	}
+	admOf := func(v *Vertex) *Vertex {
+		if a := adm[v]; a != nil {
+			return a
+		}
+		return v
+	}
+	compOf := func(v *Vertex) *Vertex {
+		if c := comp[v]; c != nil {
+			return c
+		}
+		return v
+	}
+	var out []*RelEdge
+	// relationship edges touching containers are rerouted (rules 3 and 4)
+	for _, e := range b.edges {
+		out = append(out, &RelEdge{Source: compOf(e.Source), Target: admOf(e.Target), Event: e.Event, Callback: e.Callback})
+	}
+	children := map[*Vertex][]*Vertex{}
+	for _, ce := range b.cat.Edges {
+		s, t := b.byRef[ce.Source], b.byRef[ce.Target]
+		if s == nil || t == nil || adm[s] == nil {
+			continue
+		}
+		children[s] = append(children[s], t)
+	}
+	for _, v := range b.g.Vertices {
+		if adm[v] == nil {
+			continue
+		}
+		if len(children[v]) == 0 {
+			out = append(out, &RelEdge{Source: adm[v], Target: comp[v]})
+		}
+		for _, c := range children[v] {
+			out = append(out, &RelEdge{Source: adm[v], Target: admOf(c), Event: "ALL_EVENTS", Callback: "refresh"})
+			out = append(out, &RelEdge{Source: compOf(c), Target: comp[v], Event: "ALL_EVENTS", Callback: "refresh"})
+		}
+	}
+	b.g.Vertices = append(kept, whits...)
+	b.g.Edges = out
+}

@@ -1,0 +1,242 @@
+package funcs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+// A Call is one call of a built-in function, as its implementation sees it.
+type Call struct {
+	// Type is the resolved signature at this call site, a func type whose
+	// parameters are the argument types and whose Out is the result type.
+	Type *types.Type
+	// Args are the argument values, one per parameter of Type.
+	Args []values.Value
+	// Env is the environment of the module the call is in.
+	Env *Env
+}
+
+// Out returns the result type of the call.
+func (c *Call) Out() *types.Type { return c.Type.Out }
+
+// Env is what functions may know about the world around the program. The
+// compiler fills it per module; tests may build their own.
+type Env struct {
+	// ModuleDir is the absolute directory of the module the call is in
+	// (deploy.readfile etc. resolve "/x" against it).
+	ModuleDir string
+	// DeployRoot is the absolute directory of the top-level program.
+	DeployRoot string
+	// Prefix is the state directory (value store, vardir, module cache).
+	Prefix string
+	// Hostname is the host's name as the program sees it.
+	Hostname string
+	// Getenv reads an environment variable.
+	Getenv func(string) (string, bool)
+	// Args are extra program arguments (os.args).
+	Args []string
+	// Logf writes a debug or warning line to the tool's log.
+	Logf func(format string, args ...any)
+}
+
+// Impl computes the value of one call.
+type Impl func(ctx context.Context, c *Call) (values.Value, error)
+
+// StreamImpl runs a streaming function: it calls emit each time it has a
+// new value, until ctx is done (return nil or ctx.Err()) or it has nothing
+// more to say (return nil: the stream is closed and its last value stays).
+// A returned error fails the program (or is caught by <|> if catchable).
+// The engine cancels ctx and starts a new stream when the arguments change.
+type StreamImpl func(ctx context.Context, c *Call, emit func(values.Value)) error
+
+// A Func describes one built-in function. Exactly one of Impl, Build and
+// Stream is normally set; Sigs and/or Infer say how it types.
+type Func struct {
+	Module string // "" for top-level builtins, "fmt", "golang/strings", ...
+	Name   string
+
+	// Sigs are the fixed signatures (func types, may hold variables that
+	// are instantiated fresh per call). With several, the call site must
+	// match exactly one after unification.
+	Sigs []*types.Type
+	// Infer, if set, types a call site (polymorphic functions). It runs
+	// during unification instead of Sigs, possibly several times.
+	Infer func(ic *InferCtx) error
+
+	// Impl computes the value from the arguments.
+	Impl Impl
+	// Build, if set, returns the implementation for a resolved signature;
+	// it is called once per call site after unification.
+	Build func(sig *types.Type) (Impl, error)
+	// Stream makes the function streaming (see StreamImpl).
+	Stream StreamImpl
+
+	// Pure means same arguments, same result, no effects.
+	Pure bool
+	// Doc is a one-line description.
+	Doc string
+}
+
+// FullName returns "module.name" or "name" for builtins.
+func (f *Func) FullName() string {
+	if f.Module == "" {
+		return f.Name
+	}
+	return f.Module + "." + f.Name
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]*Func{}
+	modules  = map[string]bool{}
+)
+
+// RegisterFunc adds f to the registry. It panics on a duplicate, as that is
+// a programming error found at start-up.
+func RegisterFunc(f *Func) {
+	mu.Lock()
+	defer mu.Unlock()
+	key := f.FullName()
+	if _, dup := registry[key]; dup {
+		panic(fmt.Sprintf("funcs: %s registered twice", key))
+	}
+	if f.Impl == nil && f.Build == nil && f.Stream == nil {
+		panic(fmt.Sprintf("funcs: %s has no implementation", key))
+	}
+	if len(f.Sigs) == 0 && f.Infer == nil {
+		panic(fmt.Sprintf("funcs: %s has neither signature nor Infer", key))
+	}
+	registry[key] = f
+	if f.Module != "" {
+		modules[f.Module] = true
+	}
+}
+
+func parseSigs(module, name string, sigs []string) []*types.Type {
+	out := make([]*types.Type, len(sigs))
+	for i, s := range sigs {
+		t, err := types.Parse(s)
+		if err != nil {
+			panic(fmt.Sprintf("funcs: %s.%s: %v", module, name, err))
+		}
+		if t.Kind != types.KindFunc {
+			panic(fmt.Sprintf("funcs: %s.%s: signature %q is not a func type", module, name, s))
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// Register adds a simple function with one fixed signature, written in mcl
+// type syntax (e.g. "func(s str) str"). fn gets the argument values.
+func Register(module, name, sig string, fn func(ctx context.Context, args []values.Value) (values.Value, error)) {
+	RegisterFunc(&Func{
+		Module: module, Name: name, Pure: true,
+		Sigs: parseSigs(module, name, []string{sig}),
+		Impl: func(ctx context.Context, c *Call) (values.Value, error) { return fn(ctx, c.Args) },
+	})
+}
+
+// RegisterMulti adds a function with several fixed signatures; fn gets the
+// whole Call, so it can look at c.Type to know which one was chosen.
+func RegisterMulti(module, name string, sigs []string, fn Impl) {
+	RegisterFunc(&Func{Module: module, Name: name, Pure: true, Sigs: parseSigs(module, name, sigs), Impl: fn})
+}
+
+// RegisterPoly adds a polymorphic function: infer types each call site (see
+// InferCtx) and build returns the implementation for the resolved
+// signature.
+func RegisterPoly(module, name string, infer func(*InferCtx) error, build func(sig *types.Type) (Impl, error)) {
+	RegisterFunc(&Func{Module: module, Name: name, Pure: true, Infer: infer, Build: build})
+}
+
+// RegisterStream adds a streaming function with a fixed signature.
+func RegisterStream(module, name, sig string, s StreamImpl) {
+	RegisterFunc(&Func{Module: module, Name: name, Sigs: parseSigs(module, name, []string{sig}), Stream: s})
+}
+
+// Lookup finds a function by module ("" for builtins) and name.
+func Lookup(module, name string) (*Func, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	key := name
+	if module != "" {
+		key = module + "." + name
+	}
+	f, ok := registry[key]
+	return f, ok
+}
+
+// IsModule reports whether module is a core module with functions.
+func IsModule(module string) bool {
+	mu.RLock()
+	defer mu.RUnlock()
+	return modules[module]
+}
+
+// ModuleFuncs returns the names of the functions in module, sorted.
+func ModuleFuncs(module string) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	prefix := module + "."
+	for k, f := range registry {
+		if f.Module == module && strings.HasPrefix(k, prefix) {
+			out = append(out, f.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Modules returns the names of all core modules, sorted.
+func Modules() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(modules))
+	for m := range modules {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrCatchable marks errors that `<|>` may catch (sentinel errors: missing
+// list index or map key, division by zero, bad input to parsers, ...).
+var ErrCatchable = errors.New("catchable error")
+
+type catchable struct{ msg string }
+
+func (e *catchable) Error() string        { return e.msg }
+func (e *catchable) Is(target error) bool { return target == ErrCatchable }
+
+// Catchablef returns a catchable error with a formatted message.
+func Catchablef(format string, args ...any) error {
+	return &catchable{msg: fmt.Sprintf(format, args...)}
+}
+
+// IsCatchable reports whether err may be caught by `<|>`.
+func IsCatchable(err error) bool { return errors.Is(err, ErrCatchable) }
+
+type keyCtx struct{}
+
+// WithKey returns ctx extended with one more element of the instance key.
+// The evaluator identifies each streaming call by its key, so a function
+// that calls a function value several times (iter.map, once per element)
+// must give each call its own key: f.Call(funcs.WithKey(ctx, i), ...).
+func WithKey(ctx context.Context, elem any) context.Context {
+	return context.WithValue(ctx, keyCtx{}, Key(ctx)+"/"+fmt.Sprint(elem))
+}
+
+// Key returns the instance key carried by ctx ("" at the top).
+func Key(ctx context.Context) string {
+	s, _ := ctx.Value(keyCtx{}).(string)
+	return s
+}

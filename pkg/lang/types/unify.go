@@ -1,0 +1,132 @@
+package types
+
+import "fmt"
+
+// A MismatchError says that two types cannot be unified. A and B are the
+// whole terms given to Unify; InnerA and InnerB the first parts that differ.
+type MismatchError struct {
+	A, B           *Type
+	InnerA, InnerB *Type
+	Reason         string
+}
+
+func (e *MismatchError) Error() string {
+	msg := fmt.Sprintf("%s does not match %s", e.A, e.B)
+	if e.InnerA != nil && (e.InnerA != e.A || e.InnerB != e.B) {
+		msg += fmt.Sprintf(" (%s vs %s)", e.InnerA, e.InnerB)
+	}
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// Unify makes a and b the same type by binding free variables, or returns a
+// *MismatchError. On error, bindings made before the conflict are kept (use
+// TryUnify to test without effect).
+func Unify(a, b *Type) error {
+	return unify(a, b, nil)
+}
+
+// TryUnify reports whether a and b unify, leaving no binding behind.
+func TryUnify(a, b *Type) bool {
+	var trail []*Type
+	err := unify(a, b, &trail)
+	for _, v := range trail {
+		v.link = nil
+	}
+	return err == nil
+}
+
+func unify(a, b *Type, trail *[]*Type) error {
+	if err := unifyRec(a, b, trail, 0); err != nil {
+		if m, ok := err.(*MismatchError); ok {
+			m.A, m.B = a.Resolve(), b.Resolve()
+		}
+		return err
+	}
+	return nil
+}
+
+func bind(v, t *Type, trail *[]*Type) error {
+	if t.Kind != KindVar && occurs(v, t, 0) {
+		return &MismatchError{InnerA: v, InnerB: t, Reason: "recursive type"}
+	}
+	v.link = t
+	if trail != nil {
+		*trail = append(*trail, v)
+	}
+	return nil
+}
+
+func occurs(v, t *Type, depth int) bool {
+	t = t.Prune()
+	if t == v {
+		return true
+	}
+	if depth > 200 {
+		return true
+	}
+	switch t.Kind {
+	case KindList:
+		return occurs(v, t.Elem, depth+1)
+	case KindMap:
+		return occurs(v, t.Key, depth+1) || occurs(v, t.Val, depth+1)
+	case KindStruct, KindFunc:
+		for _, f := range t.Fields {
+			if occurs(v, f.Type, depth+1) {
+				return true
+			}
+		}
+		return t.Kind == KindFunc && occurs(v, t.Out, depth+1)
+	}
+	return false
+}
+
+func unifyRec(a, b *Type, trail *[]*Type, depth int) error {
+	a, b = a.Prune(), b.Prune()
+	if a == b {
+		return nil
+	}
+	if depth > 200 {
+		return &MismatchError{InnerA: a, InnerB: b, Reason: "type too deep"}
+	}
+	if a.Kind == KindVar {
+		return bind(a, b, trail)
+	}
+	if b.Kind == KindVar {
+		return bind(b, a, trail)
+	}
+	if a.Kind != b.Kind {
+		return &MismatchError{InnerA: a, InnerB: b}
+	}
+	switch a.Kind {
+	case KindList:
+		return unifyRec(a.Elem, b.Elem, trail, depth+1)
+	case KindMap:
+		if err := unifyRec(a.Key, b.Key, trail, depth+1); err != nil {
+			return err
+		}
+		return unifyRec(a.Val, b.Val, trail, depth+1)
+	case KindStruct, KindFunc:
+		if len(a.Fields) != len(b.Fields) {
+			reason := "different number of fields"
+			if a.Kind == KindFunc {
+				reason = "different number of arguments"
+			}
+			return &MismatchError{InnerA: a, InnerB: b, Reason: reason}
+		}
+		for i := range a.Fields {
+			if a.Kind == KindStruct && a.Fields[i].Name != b.Fields[i].Name {
+				return &MismatchError{InnerA: a, InnerB: b, Reason: fmt.Sprintf("field %q vs %q", a.Fields[i].Name, b.Fields[i].Name)}
+			}
+			if err := unifyRec(a.Fields[i].Type, b.Fields[i].Type, trail, depth+1); err != nil {
+				return err
+			}
+		}
+		if a.Kind == KindFunc {
+			return unifyRec(a.Out, b.Out, trail, depth+1)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package values
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+)
+
+// ToGo returns v as plain Go data: bool, string, int64, float64, []any,
+// map[string]any for structs (field name -> value), and for maps a
+// map[string]any when the keys are str, else []any of [key, value] pairs.
+// Functions become nil.
+func ToGo(v Value) any {
+	switch x := v.(type) {
+	case Bool:
+		return bool(x)
+	case Str:
+		return string(x)
+	case Int:
+		return int64(x)
+	case Float:
+		return float64(x)
+	case *List:
+		out := make([]any, len(x.V))
+		for i, e := range x.V {
+			out[i] = ToGo(e)
+		}
+		return out
+	case *Map:
+		if x.T.Key.Prune().Kind == types.KindStr {
+			out := make(map[string]any, len(x.Keys))
+			for i, k := range x.Keys {
+				out[string(k.(Str))] = ToGo(x.Vals[i])
+			}
+			return out
+		}
+		out := make([]any, len(x.Keys))
+		for i, k := range x.Keys {
+			out[i] = []any{ToGo(k), ToGo(x.Vals[i])}
+		}
+		return out
+	case *Struct:
+		out := make(map[string]any, len(x.V))
+		for i, f := range x.T.Fields {
+			out[f.Name] = ToGo(x.V[i])
+		}
+		return out
+	}
+	return nil
+}
+
+// FromGo converts Go data (as ToGo or encoding/json produce it, plus Go
+// numbers, slices, maps and structs through reflection) to a value of the
+// concrete type t.
+func FromGo(x any, t *types.Type) (Value, error) {
+	t = t.Prune()
+	switch t.Kind {
+	case types.KindBool:
+		if b, ok := x.(bool); ok {
+			return Bool(b), nil
+		}
+	case types.KindStr:
+		if s, ok := x.(string); ok {
+			return Str(s), nil
+		}
+	case types.KindInt:
+		switch n := x.(type) {
+		case json.Number:
+			i, err := n.Int64()
+			if err == nil {
+				return Int(i), nil
+			}
+		case float64:
+			if n == math.Trunc(n) {
+				return Int(int64(n)), nil
+			}
+		default:
+			rv := reflect.ValueOf(x)
+			switch rv.Kind() {
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				return Int(rv.Int()), nil
+			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+				return Int(int64(rv.Uint())), nil
+			}
+		}
+	case types.KindFloat:
+		switch n := x.(type) {
+		case json.Number:
+			f, err := n.Float64()
+			if err == nil {
+				return Float(f), nil
+			}
+		case float64:
+			return Float(n), nil
+		case float32:
+			return Float(n), nil
+		case int64:
+			return Float(n), nil
+		case int:
+			return Float(n), nil
+		}
+	case types.KindList:
+		rv := reflect.ValueOf(x)
+		if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+			l := &List{T: t.Resolve(), V: make([]Value, rv.Len())}
+			for i := range l.V {
+				e, err := FromGo(rv.Index(i).Interface(), t.Elem)
+				if err != nil {
+					return nil, err
+				}
+				l.V[i] = e
+			}
+			return l, nil
+		}
+		if x == nil {
+			return &List{T: t.Resolve()}, nil
+		}
+	case types.KindMap:
+		return mapFromGo(x, t)
+	case types.KindStruct:
+		return structFromGo(x, t)
+	}
+	return nil, fmt.Errorf("cannot convert %T to %s", x, t)
+}
+
+func mapFromGo(x any, t *types.Type) (Value, error) {
+	m := &Map{T: t.Resolve()}
+	if x == nil {
+		return m, nil
+	}
+	rv := reflect.ValueOf(x)
+	if rv.Kind() != reflect.Map {
+		return nil, fmt.Errorf("cannot convert %T to %s", x, t)
+	}
+	keys := rv.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	for _, k := range keys {
+		kv, err := FromGo(k.Interface(), t.Key)
+		if err != nil {
+			return nil, err
+		}
+		vv, err := FromGo(rv.MapIndex(k).Interface(), t.Val)
+		if err != nil {
+			return nil, err
+		}
+		m.Set(kv, vv)
+	}
+	return m, nil
+}
+
+func structFromGo(x any, t *types.Type) (Value, error) {
+	s := &Struct{T: t.Resolve(), V: make([]Value, len(t.Fields))}
+	get := func(name string) (any, bool) { return nil, false }
+	switch m := x.(type) {
+	case map[string]any:
+		get = func(name string) (any, bool) { v, ok := m[name]; return v, ok }
+	default:
+		rv := reflect.Indirect(reflect.ValueOf(x))
+		if rv.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("cannot convert %T to %s", x, t)
+		}
+		get = func(name string) (any, bool) {
+			for i := 0; i < rv.NumField(); i++ {
+				f := rv.Type().Field(i)
+				tag := f.Tag.Get("lang")
+				if tag == name || tag == "" && equalFold(f.Name, name) {
+					return rv.Field(i).Interface(), true
+				}
+			}
+			return nil, false
+		}
+	}
+	for i, f := range t.Fields {
+		gv, ok := get(f.Name)
+		if !ok {
+			z, err := Zero(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			s.V[i] = z
+			continue
+		}
+		v, err := FromGo(gv, f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %v", f.Name, err)
+		}
+		s.V[i] = v
+	}
+	return s, nil
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i]|0x20, b[i]|0x20
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,396 @@
+// Package fswatch is a process-wide file system watcher shared by every
+// resource that watches paths: one inotify instance (one fsnotify.Watcher)
+// for the whole process, whatever the number of resources.
+//
+// # Algorithm
+//
+// A subscription follows one path P. inotify reports events about the
+// entries of a watched directory (create, delete, write, attribute change,
+// rename), so the subscription watches the directory holding P (its anchor)
+// rather than P itself: 10,000 files in one directory cost one kernel watch.
+// Directory watches are reference counted; the last subscription leaving a
+// directory removes its watch.
+//
+// When P's directory does not exist yet, the anchor is the nearest existing
+// ancestor, and the subscription waits for the next path component below it
+// to appear. Any event on the awaited component, on P or on the anchor itself
+// (deleted or moved away) re-anchors the subscription: it recomputes the
+// nearest existing ancestor, moves its reference, and signals the
+// subscriber. A subscription with Contents set also watches P itself when P
+// is a directory, so that changes to its entries are seen; with Recursive set
+// it watches every directory below P as well.
+//
+// Events are routed through maps keyed by path (the path a subscription waits
+// on, and the directories it watches), so delivering one event costs a few
+// map look-ups whatever the number of subscriptions. Delivery never blocks:
+// each subscription has a one-slot channel, and pending signals coalesce.
+// Spurious signals are allowed; missed ones are not, so a kernel queue
+// overflow or a watcher error signals every subscription.
+//
+// The known blind spot is the rename of an ancestor above the anchor, which
+// inotify does not report to a watch below it.
+package fswatch
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// A Watcher multiplexes one fsnotify watcher between many subscriptions.
+type Watcher struct {
+	mu     sync.Mutex
+	fw     *fsnotify.Watcher
+	dirs   map[string]int           // watched directory -> reference count
+	byKey  map[string]map[*Sub]bool // path a subscription waits on -> subs
+	byDir  map[string]map[*Sub]bool // anchor directory -> subs anchored there
+	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
+	all    map[*Sub]bool            // every open subscription
+	closed bool
+}
+
+// A Sub is one subscription. Its channel C receives a value whenever the
+// followed path may have changed.
+type Sub struct {
+	C <-chan struct{}
+
+	c         chan struct{}
+	w         *Watcher
+	path      string
+	contents  bool
+	recursive bool
+
+	key    string          // path whose events concern us (P, or the awaited component)
+	anchor string          // directory watched for key
+	owned  map[string]bool // extra watched directories (Contents/Recursive)
+	closed bool
+}
+
+// Options select what a subscription follows besides the path itself.
+type Options struct {
+	// Contents also reports changes to the entries of the directory at the
+	// path.
+	Contents bool
+	// Recursive reports changes anywhere below the directory at the path.
+	Recursive bool
+}
+
+var (
+	defaultOnce sync.Once
+	defaultW    *Watcher
+	defaultErr  error
+)
+
+// Default returns the process-wide watcher, creating it on first use.
+func Default() (*Watcher, error) {
+	defaultOnce.Do(func() { defaultW, defaultErr = New() })
+	return defaultW, defaultErr
+}
+
+// New returns a new watcher with its own inotify instance. Most callers
+// want Default.
+func New() (*Watcher, error) {
+	fw, err := fsnotify.NewBufferedWatcher(1024)
+	if err != nil {
+		return nil, err
+	}
+	w := &Watcher{
+		fw:    fw,
+		dirs:  map[string]int{},
+		byKey: map[string]map[*Sub]bool{},
+		byDir: map[string]map[*Sub]bool{},
+		byOwn: map[string]map[*Sub]bool{},
+		all:   map[*Sub]bool{},
+	}
+	go w.loop()
+	return w, nil
+}
+
+// Close stops the watcher; its subscriptions receive no more signals.
+func (w *Watcher) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	return w.fw.Close()
+}
+
+// WatchCount returns the number of directories the kernel watches for w.
+func (w *Watcher) WatchCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.dirs)
+}
+
+// Subscribe follows path (an absolute path; a trailing slash is ignored).
+func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
+	if !filepath.IsAbs(path) {
+		return nil, errors.New("fswatch: path must be absolute: " + path)
+	}
+	c := make(chan struct{}, 1)
+	s := &Sub{
+		C: c, c: c, w: w,
+		path:      filepath.Clean(path),
+		contents:  opts.Contents || opts.Recursive,
+		recursive: opts.Recursive,
+		owned:     map[string]bool{},
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, errors.New("fswatch: watcher closed")
+	}
+	w.all[s] = true
+	if err := w.anchorLocked(s); err != nil {
+		w.dropLocked(s)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close ends the subscription and releases its directory watches.
+func (s *Sub) Close() {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	s.w.dropLocked(s)
+}
+
+// Path returns the followed path.
+func (s *Sub) Path() string { return s.path }
+
+func (s *Sub) signal() {
+	select {
+	case s.c <- struct{}{}:
+	default:
+	}
+}
+
+// dropLocked releases every watch of s.
+func (w *Watcher) dropLocked(s *Sub) {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	delete(w.all, s)
+	if s.key != "" {
+		delSub(w.byKey, s.key, s)
+		s.key = ""
+	}
+	if s.anchor != "" {
+		delSub(w.byDir, s.anchor, s)
+		w.releaseLocked(s.anchor)
+		s.anchor = ""
+	}
+	for d := range s.owned {
+		delSub(w.byOwn, d, s)
+		w.releaseLocked(d)
+	}
+	s.owned = map[string]bool{}
+}
+
+// anchorLocked (re)computes the anchor of s (the nearest existing ancestor
+// directory of its path), the key it waits on, and its extra watches.
+func (w *Watcher) anchorLocked(s *Sub) error {
+	key, anchor := s.path, filepath.Dir(s.path)
+	for anchor != s.anchor {
+		err := w.acquireLocked(anchor)
+		if err == nil {
+			if s.anchor != "" {
+				delSub(w.byDir, s.anchor, s)
+				w.releaseLocked(s.anchor)
+			}
+			s.anchor = anchor
+			addSub(w.byDir, anchor, s)
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
+			return err
+		}
+		if anchor == "/" {
+			return err
+		}
+		key, anchor = anchor, filepath.Dir(anchor)
+	}
+	if s.key != key {
+		if s.key != "" {
+			delSub(w.byKey, s.key, s)
+		}
+		s.key = key
+		addSub(w.byKey, key, s)
+	}
+	if s.contents {
+		w.ownTreeLocked(s, key == s.path)
+	}
+	return nil
+}
+
+// ownTreeLocked watches the directory at s.path (and, when recursive, all
+// the directories below it), releasing the ones that disappeared.
+func (w *Watcher) ownTreeLocked(s *Sub, present bool) {
+	want := map[string]bool{}
+	switch {
+	case !present:
+	case s.recursive:
+		_ = filepath.WalkDir(s.path, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				want[p] = true
+			}
+			return nil
+		})
+	default:
+		if fi, err := os.Stat(s.path); err == nil && fi.IsDir() {
+			want[s.path] = true
+		}
+	}
+	for d := range s.owned {
+		if !want[d] {
+			delSub(w.byOwn, d, s)
+			w.releaseLocked(d)
+			delete(s.owned, d)
+		}
+	}
+	for d := range want {
+		if s.owned[d] {
+			continue
+		}
+		if err := w.acquireLocked(d); err == nil {
+			s.owned[d] = true
+			addSub(w.byOwn, d, s)
+		}
+	}
+}
+
+var errNotDir = errors.New("not a directory")
+
+// acquireLocked adds a reference to the kernel watch of dir.
+func (w *Watcher) acquireLocked(dir string) error {
+	if w.dirs[dir] == 0 {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return errNotDir
+		}
+		if err := w.fw.Add(dir); err != nil {
+			return err
+		}
+	}
+	w.dirs[dir]++
+	return nil
+}
+
+// releaseLocked drops a reference to the kernel watch of dir.
+func (w *Watcher) releaseLocked(dir string) {
+	n, ok := w.dirs[dir]
+	if !ok {
+		return
+	}
+	if n <= 1 {
+		delete(w.dirs, dir)
+		_ = w.fw.Remove(dir) // fails harmlessly when the kernel dropped it
+		return
+	}
+	w.dirs[dir] = n - 1
+}
+
+func addSub(m map[string]map[*Sub]bool, k string, s *Sub) {
+	set := m[k]
+	if set == nil {
+		set = map[*Sub]bool{}
+		m[k] = set
+	}
+	set[s] = true
+}
+
+func delSub(m map[string]map[*Sub]bool, k string, s *Sub) {
+	if set := m[k]; set != nil {
+		delete(set, s)
+		if len(set) == 0 {
+			delete(m, k)
+		}
+	}
+}
+
+// loop routes the fsnotify events to the subscriptions until the watcher is
+// closed.
+func (w *Watcher) loop() {
+	for {
+		select {
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return
+			}
+			w.dispatch(ev)
+		case _, ok := <-w.fw.Errors:
+			if !ok {
+				return
+			}
+			w.signalAll()
+		}
+	}
+}
+
+func (w *Watcher) signalAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for s := range w.all {
+		s.signal()
+	}
+}
+
+// dispatch delivers one event: to the subscriptions waiting on its path,
+// to the ones anchored at or owning the directory it names when that
+// directory went away, and to the ones owning its parent directory.
+func (w *Watcher) dispatch(ev fsnotify.Event) {
+	name := filepath.Clean(ev.Name)
+	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var todo []*Sub
+	if gone && w.dirs[name] > 0 {
+		// The kernel dropped (or will drop) this watch: forget it, so that
+		// its subscriptions re-anchor and a later directory of the same name
+		// gets a fresh watch.
+		_ = w.fw.Remove(name)
+		delete(w.dirs, name)
+		for s := range w.byDir[name] {
+			s.anchor = ""
+			todo = append(todo, s)
+		}
+		for s := range w.byOwn[name] {
+			delete(s.owned, name)
+			todo = append(todo, s)
+		}
+		delete(w.byDir, name)
+		delete(w.byOwn, name)
+	}
+	for s := range w.byKey[name] {
+		todo = append(todo, s)
+	}
+	for s := range w.byOwn[filepath.Dir(name)] {
+		todo = append(todo, s)
+	}
+	for _, s := range todo {
+		if s.key != s.path || s.contents || s.anchor == "" {
+			w.reanchorLocked(s)
+		} else {
+			s.signal()
+		}
+	}
+}
+
+// reanchorLocked recomputes the watches of s after a structural change and
+// signals it.
+func (w *Watcher) reanchorLocked(s *Sub) {
+	if s.closed {
+		return
+	}
+	// An error here means even the root could not be watched (a kernel
+	// limit); the subscriber still gets this signal.
+	_ = w.anchorLocked(s)
+	s.signal()
+}

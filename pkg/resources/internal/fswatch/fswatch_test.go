@@ -1,0 +1,161 @@
+package fswatch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func newWatcher(t *testing.T) *Watcher {
+	t.Helper()
+	w, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func subscribe(t *testing.T, w *Watcher, path string, opts Options) *Sub {
+	t.Helper()
+	s, err := w.Subscribe(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func drain(s *Sub) {
+	for {
+		select {
+		case <-s.C:
+		default:
+			return
+		}
+	}
+}
+
+// expect runs act and waits for a signal on s.
+func expect(t *testing.T, s *Sub, what string, act func() error) {
+	t.Helper()
+	drain(s)
+	if err := act(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	select {
+	case <-s.C:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: no event for %s", what, s.Path())
+	}
+}
+
+func TestFileLifecycle(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	s := subscribe(t, w, p, Options{})
+	expect(t, s, "create", func() error { return os.WriteFile(p, []byte("a"), 0o644) })
+	expect(t, s, "edit", func() error { return os.WriteFile(p, []byte("bb"), 0o644) })
+	expect(t, s, "chmod", func() error { return os.Chmod(p, 0o600) })
+	expect(t, s, "replace", func() error {
+		tmp := filepath.Join(dir, ".tmp")
+		if err := os.WriteFile(tmp, []byte("c"), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, p)
+	})
+	expect(t, s, "delete", func() error { return os.Remove(p) })
+}
+
+func TestMissingParents(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a", "b", "f")
+	s := subscribe(t, w, p, Options{})
+	expect(t, s, "mkdir a", func() error { return os.Mkdir(filepath.Join(dir, "a"), 0o755) })
+	expect(t, s, "mkdir b", func() error { return os.Mkdir(filepath.Join(dir, "a", "b"), 0o755) })
+	expect(t, s, "create", func() error { return os.WriteFile(p, nil, 0o644) })
+	expect(t, s, "remove tree", func() error { return os.RemoveAll(filepath.Join(dir, "a")) })
+	expect(t, s, "mkdir again", func() error { return os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755) })
+	expect(t, s, "create again", func() error { return os.WriteFile(p, nil, 0o644) })
+	expect(t, s, "edit again", func() error { return os.WriteFile(p, []byte("x"), 0o644) })
+}
+
+func TestParentRenamed(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "a", "f")
+	s := subscribe(t, w, p, Options{})
+	expect(t, s, "rename parent", func() error { return os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "z")) })
+	expect(t, s, "recreate parent", func() error { return os.Mkdir(filepath.Join(dir, "a"), 0o755) })
+	expect(t, s, "create", func() error { return os.WriteFile(p, nil, 0o644) })
+}
+
+func TestContentsAndRecursive(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	d := filepath.Join(dir, "d")
+	flat := subscribe(t, w, d+"/", Options{Contents: true})
+	rec := subscribe(t, w, d, Options{Recursive: true})
+	expect(t, flat, "mkdir", func() error { return os.Mkdir(d, 0o755) })
+	expect(t, flat, "entry", func() error { return os.WriteFile(filepath.Join(d, "x"), nil, 0o644) })
+	expect(t, rec, "subdir", func() error { return os.Mkdir(filepath.Join(d, "sub"), 0o755) })
+	expect(t, rec, "deep entry", func() error { return os.WriteFile(filepath.Join(d, "sub", "y"), nil, 0o644) })
+	expect(t, rec, "deep edit", func() error { return os.WriteFile(filepath.Join(d, "sub", "y"), []byte("1"), 0o644) })
+	expect(t, flat, "chmod dir", func() error { return os.Chmod(d, 0o700) })
+}
+
+func TestSharedWatches(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	var subs []*Sub
+	for i := 0; i < 500; i++ {
+		subs = append(subs, subscribe(t, w, filepath.Join(dir, fmt.Sprint("f", i)), Options{}))
+	}
+	if n := w.WatchCount(); n != 1 {
+		t.Fatalf("got %d kernel watches for one directory, want 1", n)
+	}
+	// One edit signals its own subscription only.
+	expect(t, subs[7], "edit", func() error { return os.WriteFile(filepath.Join(dir, "f7"), nil, 0o644) })
+	select {
+	case <-subs[8].C:
+		t.Fatal("f8 signalled for an edit of f7")
+	default:
+	}
+	for _, s := range subs {
+		s.Close()
+	}
+	if n := w.WatchCount(); n != 0 {
+		t.Fatalf("got %d kernel watches after closing every subscription, want 0", n)
+	}
+}
+
+func TestRelativePath(t *testing.T) {
+	w := newWatcher(t)
+	if _, err := w.Subscribe("relative/path", Options{}); err == nil {
+		t.Fatal("relative path accepted")
+	}
+}
+
+func BenchmarkSubscribe(b *testing.B) {
+	w, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	dir := b.TempDir()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := w.Subscribe(filepath.Join(dir, fmt.Sprint("f", i)), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+	}
+}

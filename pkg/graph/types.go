@@ -1,5 +1,7 @@
 package graph
 
+import "strings"
+
 // Version is the value of the "mgmt" field of every v1 document.
 const Version = "graph/v1"
 
@@ -14,6 +16,10 @@ type Document struct {
 	Resources []*Resource `json:"resources,omitempty"`
 	Edges     []*Edge     `json:"edges,omitempty"`
 	Error     *Error      `json:"error,omitempty"`
+
+	// At is where the document starts in its input stream; set by the
+	// Decoder, never encoded.
+	At Position `json:"-" yaml:"-"`
 }
 
 // IsError reports whether d carries an error instead of a graph.
@@ -29,6 +35,19 @@ type Resource struct {
 	Meta   *Meta          `json:"meta,omitempty"`
 	Pos    string         `json:"pos,omitempty"`
 	Origin string         `json:"origin,omitempty"`
+
+	// At is where the resource was read (the document's line for JSON,
+	// line and column for YAML); set by the Decoder, never encoded.
+	At Position `json:"-" yaml:"-"`
+}
+
+// Where returns the position to report errors about r at: its pos when it
+// has one, otherwise where it was read.
+func (r *Resource) Where() string {
+	if r.Pos != "" {
+		return r.Pos
+	}
+	return r.At.String()
 }
 
 // Ref returns the reference to r.
@@ -43,6 +62,56 @@ type Ref struct {
 // String returns the ref as kind[name].
 func (r Ref) String() string { return r.Kind + "[" + r.Name + "]" }
 
+// Compare orders refs by kind, then name.
+func (r Ref) Compare(o Ref) int {
+	if r.Kind != o.Kind {
+		if r.Kind < o.Kind {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case r.Name < o.Name:
+		return -1
+	case r.Name > o.Name:
+		return 1
+	}
+	return 0
+}
+
+// An EdgeKey identifies an edge: two edges with the same key are the same
+// edge (they may differ in Notify only).
+type EdgeKey struct {
+	From, To   Ref
+	Send, Recv string
+}
+
+// Key returns the identity of e.
+func (e *Edge) Key() EdgeKey { return EdgeKey{e.From, e.To, e.Send, e.Recv} }
+
+// String returns the edge as from -> to, with the send/recv pair if any.
+func (e *Edge) String() string {
+	s := e.From.String() + " -> " + e.To.String()
+	if e.Send != "" || e.Recv != "" {
+		s += " (" + e.Send + " -> " + e.Recv + ")"
+	}
+	return s
+}
+
+// Compare orders edge keys by from, to, send, recv.
+func (k EdgeKey) Compare(o EdgeKey) int {
+	if c := k.From.Compare(o.From); c != 0 {
+		return c
+	}
+	if c := k.To.Compare(o.To); c != 0 {
+		return c
+	}
+	if c := strings.Compare(k.Send, o.Send); c != 0 {
+		return c
+	}
+	return strings.Compare(k.Recv, o.Recv)
+}
+
 // An Edge orders From before To. Notify also sends a refresh; Send and Recv,
 // when set, name a value sent from From's Send key to To's Recv parameter.
 type Edge struct {
@@ -51,6 +120,9 @@ type Edge struct {
 	Notify bool   `json:"notify,omitempty"`
 	Send   string `json:"send,omitempty"`
 	Recv   string `json:"recv,omitempty"`
+
+	// At is where the edge was read; set by the Decoder, never encoded.
+	At Position `json:"-" yaml:"-"`
 }
 
 // An Error is the payload of an error document.

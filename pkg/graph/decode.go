@@ -1,0 +1,396 @@
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// A Decoder reads graph documents from a stream. The first significant byte
+// decides the syntax of the whole stream: '{' means JSON (one document per
+// line, or pretty-printed documents whose first line starts with '{' in
+// column 1), anything else means upstream mgmt's graph.yaml, single or
+// separated by "---" lines (a "..." line also ends a document).
+//
+// The decoder frames documents itself before parsing them, so a bad
+// document costs only itself: Next returns its error and the following call
+// carries on with the next document. JSON framing counts braces outside
+// strings; a line starting with '{' while a document is still open ends that
+// document as truncated. YAML framing splits on separator lines.
+type Decoder struct {
+	r    *bufio.Reader
+	name string
+	mode int
+
+	line int  // line of the next unread byte, from 1
+	col  int  // bytes already read on that line
+	err  error // sticky read error
+	buf  []byte
+
+	yamlPending bool // a separator was read: the next frame starts fresh
+}
+
+const (
+	modeUnknown = iota
+	modeJSON
+	modeYAML
+)
+
+// NewDecoder returns a decoder reading r; name is used in positions
+// (FILE:LINE:COL), typically the file name or "-".
+func NewDecoder(r io.Reader, name string) *Decoder {
+	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), name: name, line: 1}
+}
+
+// Next returns the next document of the stream. At the end of the stream it
+// returns io.EOF. A document that cannot be decoded gives a nil document and
+// a *PosError (or ErrorList) naming its position; calling Next again goes on
+// with the following document. Any other error is a read error of the
+// underlying reader and is returned again by every later call.
+func (d *Decoder) Next() (doc *Document, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, &PosError{Pos: d.pos(d.line, 0).String(), Msg: fmt.Sprintf("cannot decode document: %v", r)}
+		}
+	}()
+	if d.mode == modeUnknown {
+		c, err := d.detect()
+		if err != nil {
+			return nil, err
+		}
+		d.mode = modeYAML
+		if c == '{' {
+			d.mode = modeJSON
+		}
+	}
+	if d.mode == modeJSON {
+		return d.nextJSON()
+	}
+	return d.nextYAML()
+}
+
+// ReadAll decodes every document of r. It stops at the first error.
+func ReadAll(r io.Reader, name string) ([]*Document, error) {
+	d := NewDecoder(r, name)
+	var out []*Document
+	for {
+		doc, err := d.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, doc)
+	}
+}
+
+func (d *Decoder) pos(line, col int) Position { return Position{File: d.name, Line: line, Col: col} }
+
+// fill makes sure some bytes are buffered and returns them.
+func (d *Decoder) fill() ([]byte, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	if d.r.Buffered() == 0 {
+		if _, err := d.r.Peek(1); err != nil {
+			d.err = err
+			return nil, err
+		}
+	}
+	b, _ := d.r.Peek(d.r.Buffered())
+	return b, nil
+}
+
+// detect consumes blank and comment lines and returns the first
+// significant byte of the stream. The indentation of the line holding it
+// stays unread.
+func (d *Decoder) detect() (byte, error) {
+	for {
+		b, err := d.fill()
+		if err != nil {
+			return 0, err
+		}
+		lineStart := 0
+		for i, c := range b {
+			switch c {
+			case '\n':
+				d.line++
+				lineStart = i + 1
+			case ' ', '\t', '\r':
+			case '#':
+				d.r.Discard(i)
+				d.skipLine()
+				goto next
+			default:
+				d.r.Discard(lineStart)
+				return c, nil
+			}
+		}
+		if lineStart == 0 {
+			lineStart = len(b)
+		}
+		d.r.Discard(lineStart)
+	next:
+	}
+}
+
+// skipSpace consumes white space and returns the next byte without
+// consuming it.
+func (d *Decoder) skipSpace() (byte, error) {
+	for {
+		b, err := d.fill()
+		if err != nil {
+			return 0, err
+		}
+		for i, c := range b {
+			switch c {
+			case '\n':
+				d.line++
+				d.col = 0
+			case ' ', '\t', '\r':
+				d.col++
+			default:
+				d.r.Discard(i)
+				return c, nil
+			}
+		}
+		d.r.Discard(len(b))
+	}
+}
+
+// skipLine consumes the rest of the current line, newline included.
+func (d *Decoder) skipLine() {
+	for {
+		b, err := d.fill()
+		if err != nil {
+			return
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			d.r.Discard(i + 1)
+			d.line++
+			d.col = 0
+			return
+		}
+		d.r.Discard(len(b))
+	}
+}
+
+// frameJSON reads one JSON document: from a '{' to its matching '}'. It
+// returns the frame, whether it is complete, and where it starts.
+func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
+	depth := 0
+	inStr, esc, lineStart := false, false, false
+	frame = d.buf[:0]
+	defer func() { d.buf = frame[:0] }()
+	for {
+		b, err := d.fill()
+		if err != nil {
+			if len(frame) > 0 && err == io.EOF {
+				return frame, false, nil
+			}
+			return frame, false, err
+		}
+		for i, c := range b {
+			if lineStart {
+				lineStart = false
+				if c == '{' && depth > 0 {
+					frame = append(frame, b[:i]...)
+					d.r.Discard(i)
+					return frame, false, nil
+				}
+			}
+			if inStr {
+				switch {
+				case esc:
+					esc = false
+				case c == '\\':
+					esc = true
+				case c == '"':
+					inStr = false
+				case c == '\n':
+					inStr = false
+					d.line++
+					d.col = 0
+					lineStart = true
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inStr = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth <= 0 {
+					frame = append(frame, b[:i+1]...)
+					d.r.Discard(i + 1)
+					d.col += i + 1
+					return frame, true, nil
+				}
+			case '\n':
+				d.line++
+				d.col = 0
+				lineStart = true
+			}
+		}
+		frame = append(frame, b...)
+		d.r.Discard(len(b))
+	}
+}
+
+func (d *Decoder) nextJSON() (*Document, error) {
+	c, err := d.skipSpace()
+	if err != nil {
+		return nil, err
+	}
+	start := d.pos(d.line, d.col+1)
+	if c != '{' {
+		d.skipLine()
+		return nil, &PosError{Pos: start.String(), Msg: fmt.Sprintf("expected '{' to start a JSON graph document, got %s", quoteByte(c))}
+	}
+	frame, complete, err := d.frameJSON()
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if !complete {
+		end := posIn(frame, start, len(bytes.TrimRight(frame, " \t\r\n")))
+		return nil, &PosError{Pos: end.String(), Msg: "unexpected end of JSON document (truncated?)"}
+	}
+	return decodeJSONFrame(frame, start)
+}
+
+// posIn returns the position of byte off of frame, which starts at start.
+func posIn(frame []byte, start Position, off int) Position {
+	if off > len(frame) {
+		off = len(frame)
+	}
+	if off < 0 {
+		off = 0
+	}
+	p := start
+	head := frame[:off]
+	if n := bytes.Count(head, []byte{'\n'}); n > 0 {
+		p.Line += n
+		p.Col = off - bytes.LastIndexByte(head, '\n')
+	} else {
+		p.Col += off
+	}
+	return p
+}
+
+// decodeJSONFrame parses one framed JSON document.
+func decodeJSONFrame(frame []byte, start Position) (*Document, error) {
+	dec := json.NewDecoder(bytes.NewReader(frame))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	doc := &Document{}
+	if err := dec.Decode(doc); err != nil {
+		return nil, jsonError(err, frame, start)
+	}
+	if dec.More() {
+		return nil, &PosError{Pos: posIn(frame, start, int(dec.InputOffset())).String(), Msg: "unexpected data after the document"}
+	}
+	if err := doc.finish(start); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// jsonError turns an encoding/json error into a positioned error.
+func jsonError(err error, frame []byte, start Position) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &PosError{Pos: posIn(frame, start, int(syn.Offset)-1).String(), Msg: strings.TrimPrefix(syn.Error(), "json: ")}
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "document"
+		}
+		return &PosError{Pos: posIn(frame, start, int(typ.Offset)).String(),
+			Msg: fmt.Sprintf("%s: got %s, want %s", field, typ.Value, jsonKind(typ.Type))}
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		return &PosError{Pos: posIn(frame, start, len(frame)).String(), Msg: "unexpected end of JSON document (truncated?)"}
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	return &PosError{Pos: start.String(), Msg: msg}
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("integer (%s)", t.Kind())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf("non-negative integer (%s)", t.Kind())
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// finish checks what every decoded document must satisfy and records
+// positions: the mgmt tag, and no null entries.
+func (doc *Document) finish(start Position) error {
+	doc.At = start
+	if doc.Mgmt != Version {
+		msg := fmt.Sprintf("unknown mgmt tag %q, want %q", doc.Mgmt, Version)
+		if doc.Mgmt == "" {
+			msg = fmt.Sprintf("missing mgmt tag, want \"mgmt\": %q", Version)
+		}
+		return &PosError{Pos: start.String(), Msg: msg}
+	}
+	var errs ErrorList
+	for i, r := range doc.Resources {
+		if r == nil {
+			errs.Add(start.String(), "resources[%d]: got null, want object", i)
+			continue
+		}
+		if !r.At.IsValid() {
+			r.At = start
+		}
+		for k, v := range r.Params {
+			if v == nil {
+				delete(r.Params, k)
+			}
+		}
+	}
+	for i, e := range doc.Edges {
+		if e == nil {
+			errs.Add(start.String(), "edges[%d]: got null, want object", i)
+			continue
+		}
+		if !e.At.IsValid() {
+			e.At = start
+		}
+	}
+	return errs.Err()
+}

@@ -1,0 +1,110 @@
+package graph
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A Position is a place in an input stream: a file (or stream) name, a line
+// and a column, both counted from 1. A zero Line means the position is
+// unknown; a zero Col means only the line is known.
+type Position struct {
+	File string
+	Line int
+	Col  int
+}
+
+// IsValid reports whether p names at least a line.
+func (p Position) IsValid() bool { return p.Line > 0 }
+
+// String returns p as FILE:LINE:COL, FILE:LINE, or FILE when no line is
+// known; "" for the zero Position.
+func (p Position) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.Itoa(p.Line))
+		if p.Col > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(p.Col))
+		}
+	}
+	return b.String()
+}
+
+// A PosError is one error with the position it is about.
+type PosError struct {
+	Pos string // FILE:LINE:COL, or "" when unknown
+	Msg string
+}
+
+// Error returns "POS: MSG", or MSG when the position is unknown.
+func (e *PosError) Error() string {
+	if e.Pos == "" {
+		return e.Msg
+	}
+	return e.Pos + ": " + e.Msg
+}
+
+// Doc returns e as the payload of an error document.
+func (e *PosError) Doc() *Error { return &Error{Message: e.Msg, Pos: e.Pos} }
+
+// An ErrorList is a list of positioned errors, in the order they were found.
+// Validate, the Decoder and Merge return one (as error) when something is
+// wrong; each entry prints on its own line.
+type ErrorList []*PosError
+
+// Add appends an error at pos.
+func (l *ErrorList) Add(pos string, format string, args ...any) {
+	*l = append(*l, &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Error returns the errors one per line.
+func (l ErrorList) Error() string {
+	switch len(l) {
+	case 0:
+		return "no errors"
+	case 1:
+		return l[0].Error()
+	}
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Err returns l as an error, or nil when l is empty.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// ErrorDoc returns the payload of an error document summing up err: the
+// first error's message and position, with a count of the others.
+func ErrorDoc(err error) *Error {
+	var first *PosError
+	more := 0
+	switch e := err.(type) {
+	case ErrorList:
+		if len(e) == 0 {
+			return &Error{Message: "no errors"}
+		}
+		first, more = e[0], len(e)-1
+	case *PosError:
+		first = e
+	default:
+		return &Error{Message: err.Error()}
+	}
+	out := first.Doc()
+	if more > 0 {
+		out.Message += fmt.Sprintf(" (and %d more errors)", more)
+	}
+	return out
+}

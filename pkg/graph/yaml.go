@@ -1,0 +1,701 @@
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Keys of a graph.yaml resource item that are not parameters. The
+// underscore keeps pos and origin apart from parameters of the same name.
+const (
+	yamlPosKey    = "_pos"
+	yamlOriginKey = "_origin"
+)
+
+// isYAMLSeparator reports whether line (without its newline) separates
+// documents; rest is what follows "--- " on the same line.
+func isYAMLSeparator(line []byte) (sep bool, rest []byte) {
+	l := bytes.TrimRight(line, " \t\r")
+	if bytes.Equal(l, []byte("---")) || bytes.Equal(l, []byte("...")) {
+		return true, nil
+	}
+	if bytes.HasPrefix(l, []byte("--- ")) || bytes.HasPrefix(l, []byte("---\t")) {
+		return true, l[4:]
+	}
+	return false, nil
+}
+
+// readLine returns the next line without its newline; eof is set when the
+// stream ended (the line may still hold the last bytes).
+func (d *Decoder) readLine(dst []byte) (line []byte, eof bool, err error) {
+	line = dst
+	for {
+		if d.err != nil {
+			if d.err == io.EOF {
+				return line, true, nil
+			}
+			return line, true, d.err
+		}
+		b, err := d.r.ReadSlice('\n')
+		line = append(line, b...)
+		switch err {
+		case nil:
+			d.line++
+			return line[:len(line)-1], false, nil
+		case bufio.ErrBufferFull:
+			continue
+		default:
+			d.err = err
+		}
+	}
+}
+
+// isBlankYAML reports whether line holds nothing but space or a comment.
+func isBlankYAML(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t\r")
+	return len(t) == 0 || t[0] == '#'
+}
+
+// frameYAML reads the lines of one YAML document.
+func (d *Decoder) frameYAML() (frame []byte, start int, eof bool, err error) {
+	frame = d.buf[:0]
+	defer func() { d.buf = frame[:0] }()
+	start = d.line
+	blank := true
+	for {
+		at, lineNo := len(frame), d.line
+		var line []byte
+		line, eof, err = d.readLine(frame)
+		if err != nil {
+			return nil, start, true, err
+		}
+		frame = line
+		lineText := frame[at:]
+		if sep, rest := isYAMLSeparator(lineText); sep {
+			frame = frame[:at]
+			if !blank {
+				return frame, start, eof, nil
+			}
+			frame = append(frame[:0], rest...)
+			frame = append(frame, '\n')
+			blank = isBlankYAML(rest)
+			start = d.line
+			if !blank {
+				start = lineNo
+			}
+			if eof {
+				return frame, start, eof, nil
+			}
+			continue
+		}
+		frame = append(frame, '\n')
+		if blank && !isBlankYAML(lineText) {
+			blank = false
+		}
+		if eof {
+			if blank {
+				frame = frame[:0]
+			}
+			return frame, start, eof, nil
+		}
+	}
+}
+
+func (d *Decoder) nextYAML() (*Document, error) {
+	for {
+		frame, start, eof, err := d.frameYAML()
+		if err != nil {
+			return nil, err
+		}
+		empty := true
+		for _, l := range bytes.Split(frame, []byte{'\n'}) {
+			if !isBlankYAML(l) {
+				empty = false
+				break
+			}
+		}
+		if empty {
+			if eof {
+				return nil, io.EOF
+			}
+			continue
+		}
+		return decodeYAMLFrame(frame, d.pos(start, 1))
+	}
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+): `)
+
+// yamlError turns a yaml.v3 error into a positioned error, with the line
+// counted in the whole stream.
+func yamlError(err error, start Position) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	p := Position{File: start.File, Line: start.Line}
+	if m := yamlLineRE.FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
+		n, _ := strconv.Atoi(msg[m[2]:m[3]])
+		p.Line = start.Line + n - 1
+		msg = msg[m[1]:]
+	}
+	return &PosError{Pos: p.String(), Msg: msg}
+}
+
+// decodeYAMLFrame parses one graph.yaml document.
+func decodeYAMLFrame(frame []byte, start Position) (*Document, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(frame, &root); err != nil {
+		return nil, yamlError(err, start)
+	}
+	c := &yconv{file: start.File, shift: start.Line - 1, seen: map[*yaml.Node]bool{}}
+	c.shiftLines(&root)
+	n := &root
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	doc := c.document(n)
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	doc.At = start
+	if err := doc.finish(start); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// yconv converts a yaml.Node tree to a Document, collecting errors.
+type yconv struct {
+	file  string
+	shift int
+	seen  map[*yaml.Node]bool
+	errs  ErrorList
+	nodes int
+}
+
+func (c *yconv) shiftLines(n *yaml.Node) {
+	if n == nil || c.seen[n] {
+		return
+	}
+	c.seen[n] = true
+	n.Line += c.shift
+	for _, k := range n.Content {
+		c.shiftLines(k)
+	}
+	c.shiftLines(n.Alias)
+}
+
+func (c *yconv) at(n *yaml.Node) Position {
+	return Position{File: c.file, Line: n.Line, Col: n.Column}
+}
+
+func (c *yconv) errorf(n *yaml.Node, format string, args ...any) {
+	c.errs.Add(c.at(n).String(), format, args...)
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func yamlKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return "string"
+		case "!!int":
+			return "integer"
+		case "!!float":
+			return "float"
+		case "!!bool":
+			return "boolean"
+		case "!!null":
+			return "null"
+		}
+		return n.ShortTag()
+	}
+	return "alias"
+}
+
+// str reads a string scalar; any non-null scalar is accepted as its text.
+func (c *yconv) str(n *yaml.Node, what string) string {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		c.errorf(n, "%s: got %s, want string", what, yamlKind(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (c *yconv) mapping(n *yaml.Node, what string) bool {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, "%s: got %s, want mapping", what, yamlKind(n))
+		return false
+	}
+	return true
+}
+
+func (c *yconv) document(n *yaml.Node) *Document {
+	doc := &Document{Mgmt: Version}
+	n = deref(n)
+	if n == nil || !c.mapping(n, "document") {
+		return doc
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		switch key := k.Value; key {
+		case "mgmt":
+			doc.Mgmt = c.str(v, key)
+		case "graph":
+			doc.Graph = c.str(v, key)
+		case "seq":
+			if err := v.Decode(&doc.Seq); err != nil {
+				c.errorf(v, "seq: got %s, want integer", yamlKind(v))
+			}
+		case "source":
+			doc.Source = c.str(v, key)
+		case "comment", "remote":
+		case "resources":
+			doc.Resources = c.resources(v)
+		case "edges":
+			doc.Edges = c.edges(v)
+		case "error":
+			doc.Error = c.errorDoc(v)
+		default:
+			c.errorf(k, "unknown field %q", key)
+		}
+	}
+	return doc
+}
+
+func (c *yconv) errorDoc(n *yaml.Node) *Error {
+	e := &Error{}
+	if !c.mapping(n, "error") {
+		return e
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "message":
+			e.Message = c.str(v, "error.message")
+		case "pos":
+			e.Pos = c.str(v, "error.pos")
+		default:
+			c.errorf(k, "error: unknown field %q", k.Value)
+		}
+	}
+	return e
+}
+
+func (c *yconv) resources(n *yaml.Node) []*Resource {
+	if n.ShortTag() == "!!null" {
+		return nil
+	}
+	if !c.mapping(n, "resources") {
+		return nil
+	}
+	var out []*Resource
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kind := c.str(n.Content[i], "resource kind")
+		list := deref(n.Content[i+1])
+		if list.ShortTag() == "!!null" {
+			continue
+		}
+		if list.Kind != yaml.SequenceNode {
+			c.errorf(list, "resources.%s: got %s, want sequence", kind, yamlKind(list))
+			continue
+		}
+		for _, item := range list.Content {
+			if r := c.resource(kind, deref(item)); r != nil {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+func (c *yconv) resource(kind string, n *yaml.Node) *Resource {
+	if !c.mapping(n, "resources."+kind+" item") {
+		return nil
+	}
+	r := &Resource{Kind: kind, At: c.at(n)}
+	hasName := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		switch key := c.str(k, "parameter name"); key {
+		case "name":
+			r.Name, hasName = c.str(v, kind+" name"), true
+		case "meta":
+			r.Meta = c.meta(v)
+		case yamlPosKey:
+			r.Pos = c.str(v, yamlPosKey)
+		case yamlOriginKey:
+			r.Origin = c.str(v, yamlOriginKey)
+		default:
+			val, ok := c.value(v, 0)
+			if !ok {
+				continue
+			}
+			if val == nil {
+				continue
+			}
+			if r.Params == nil {
+				r.Params = map[string]any{}
+			}
+			r.Params[key] = val
+		}
+	}
+	if !hasName {
+		c.errorf(n, "%s resource without a name", kind)
+	}
+	return r
+}
+
+// value converts a parameter value. Numbers become json.Number, null
+// becomes nil (the parameter is absent).
+func (c *yconv) value(n *yaml.Node, depth int) (any, bool) {
+	n = deref(n)
+	c.nodes++
+	if depth > 100 || c.nodes > 10_000_000 {
+		c.errorf(n, "value nested too deeply or too large")
+		return nil, false
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			v, ok := c.value(e, depth+1)
+			if !ok {
+				return nil, false
+			}
+			if v == nil {
+				c.errorf(e, "null in a list")
+				return nil, false
+			}
+			out = append(out, v)
+		}
+		return out, true
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := c.str(n.Content[i], "map key")
+			v, ok := c.value(n.Content[i+1], depth+1)
+			if !ok {
+				return nil, false
+			}
+			if v == nil {
+				c.errorf(n.Content[i+1], "null map value")
+				return nil, false
+			}
+			out[k] = v
+		}
+		return out, true
+	case yaml.ScalarNode:
+		return c.scalar(n)
+	}
+	c.errorf(n, "unsupported YAML value")
+	return nil, false
+}
+
+func (c *yconv) scalar(n *yaml.Node) (any, bool) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, true
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			c.errorf(n, "bad boolean %q", n.Value)
+			return nil, false
+		}
+		return b, true
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err == nil {
+			return json.Number(strconv.FormatInt(i, 10)), true
+		}
+		var u uint64
+		if err := n.Decode(&u); err == nil {
+			return json.Number(strconv.FormatUint(u, 10)), true
+		}
+		c.errorf(n, "integer %s out of range", n.Value)
+		return nil, false
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			c.errorf(n, "float %s cannot be represented", n.Value)
+			return nil, false
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), true
+	}
+	return n.Value, true
+}
+
+// metaFields maps the yaml names of Meta's fields to their index.
+var metaFields = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeOf(Meta{})
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		m[name] = i
+	}
+	return m
+}()
+
+func (c *yconv) meta(n *yaml.Node) *Meta {
+	if n.ShortTag() == "!!null" {
+		return nil
+	}
+	m := &Meta{}
+	if !c.mapping(n, "meta") {
+		return m
+	}
+	mv := reflect.ValueOf(m).Elem()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		idx, ok := metaFields[k.Value]
+		if !ok {
+			c.errorf(k, "meta: unknown metaparameter %q", k.Value)
+			continue
+		}
+		f := mv.Field(idx)
+		if err := v.Decode(f.Addr().Interface()); err != nil {
+			c.errorf(v, "meta.%s: got %s, want %s", k.Value, yamlKind(v), jsonKind(f.Type()))
+		}
+	}
+	return m
+}
+
+func (c *yconv) ref(n *yaml.Node, what string) Ref {
+	n = deref(n)
+	var r Ref
+	if !c.mapping(n, what) {
+		return r
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "kind":
+			r.Kind = c.str(v, what+".kind")
+		case "name":
+			r.Name = c.str(v, what+".name")
+		default:
+			c.errorf(k, "%s: unknown field %q", what, k.Value)
+		}
+	}
+	return r
+}
+
+func (c *yconv) edges(n *yaml.Node) []*Edge {
+	if n.ShortTag() == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		c.errorf(n, "edges: got %s, want sequence", yamlKind(n))
+		return nil
+	}
+	var out []*Edge
+	for _, item := range n.Content {
+		item = deref(item)
+		if !c.mapping(item, "edge") {
+			continue
+		}
+		e := &Edge{At: c.at(item)}
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			k, v := item.Content[i], deref(item.Content[i+1])
+			switch k.Value {
+			case "name":
+			case "from":
+				e.From = c.ref(v, "edge from")
+			case "to":
+				e.To = c.ref(v, "edge to")
+			case "notify":
+				if err := v.Decode(&e.Notify); err != nil {
+					c.errorf(v, "edge notify: got %s, want boolean", yamlKind(v))
+				}
+			case "send":
+				e.Send = c.str(v, "edge send")
+			case "recv":
+				e.Recv = c.str(v, "edge recv")
+			default:
+				c.errorf(k, "edge: unknown field %q", k.Value)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// encodeYAML writes doc in the graph.yaml form, between a "---" line and a
+// "..." line so that a streaming reader sees the end of each document.
+func encodeYAML(w io.Writer, doc *Document) error {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v *yaml.Node) { root.Content = append(root.Content, ystr(k), v) }
+	add("mgmt", ystr(doc.Mgmt))
+	add("graph", ystr(doc.Graph))
+	add("seq", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(doc.Seq, 10)})
+	if doc.Source != "" {
+		add("source", ystr(doc.Source))
+	}
+	if doc.Error != nil {
+		e := ymap("message", ystr(doc.Error.Message))
+		if doc.Error.Pos != "" {
+			e.Content = append(e.Content, ystr("pos"), ystr(doc.Error.Pos))
+		}
+		add("error", e)
+	}
+	if len(doc.Resources) > 0 {
+		add("resources", yamlResources(doc.Resources))
+	}
+	if len(doc.Edges) > 0 {
+		list := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, e := range doc.Edges {
+			list.Content = append(list.Content, yamlEdge(e))
+		}
+		add("edges", list)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return err
+	}
+	enc.Close()
+	buf.WriteString("...\n")
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func ystr(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func ymap(kv ...any) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for i := 0; i+1 < len(kv); i += 2 {
+		n.Content = append(n.Content, ystr(kv[i].(string)), kv[i+1].(*yaml.Node))
+	}
+	return n
+}
+
+func yamlRef(r Ref) *yaml.Node {
+	n := ymap("kind", ystr(r.Kind), "name", ystr(r.Name))
+	n.Style = yaml.FlowStyle
+	return n
+}
+
+func yamlEdge(e *Edge) *yaml.Node {
+	n := ymap("name", ystr(e.From.String()+" -> "+e.To.String()), "from", yamlRef(e.From), "to", yamlRef(e.To))
+	if e.Notify {
+		n.Content = append(n.Content, ystr("notify"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+	}
+	if e.Send != "" {
+		n.Content = append(n.Content, ystr("send"), ystr(e.Send))
+	}
+	if e.Recv != "" {
+		n.Content = append(n.Content, ystr("recv"), ystr(e.Recv))
+	}
+	return n
+}
+
+// yamlResources groups sorted resources by kind.
+func yamlResources(res []*Resource) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode}
+	var list *yaml.Node
+	last := ""
+	for _, r := range res {
+		if list == nil || r.Kind != last {
+			list = &yaml.Node{Kind: yaml.SequenceNode}
+			out.Content = append(out.Content, ystr(r.Kind), list)
+			last = r.Kind
+		}
+		item := ymap("name", ystr(r.Name))
+		for _, k := range sortedKeys(r.Params) {
+			item.Content = append(item.Content, ystr(k), yamlValue(r.Params[k]))
+		}
+		if r.Meta != nil {
+			var mn yaml.Node
+			if err := mn.Encode(r.Meta); err == nil && len(mn.Content) > 0 {
+				item.Content = append(item.Content, ystr("meta"), &mn)
+			}
+		}
+		if r.Pos != "" {
+			item.Content = append(item.Content, ystr(yamlPosKey), ystr(r.Pos))
+		}
+		if r.Origin != "" {
+			item.Content = append(item.Content, ystr(yamlOriginKey), ystr(r.Origin))
+		}
+		list.Content = append(list.Content, item)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// yamlValue converts a parameter value to a YAML node.
+func yamlValue(v any) *yaml.Node {
+	switch v := v.(type) {
+	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	case string:
+		return ystr(v)
+	case bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v)}
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(string(v), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(v)}
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, e := range v {
+			n.Content = append(n.Content, yamlValue(e))
+		}
+		return n
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range sortedKeys(v) {
+			n.Content = append(n.Content, ystr(k), yamlValue(v[k]))
+		}
+		return n
+	}
+	// Other Go values (from producers building documents in memory) go
+	// through JSON, which is what the wire format carries anyway.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ystr(fmt.Sprint(v))
+	}
+	var back any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if dec.Decode(&back) != nil {
+		return ystr(string(b))
+	}
+	return yamlValue(back)
+}

@@ -4,5 +4,6 @@
 package all
 
 import (
-	_ "github.com/mgmtpipe/mgmt/pkg/resources" // core kinds: file, exec, noop, test, ...
+	_ "github.com/mgmtpipe/mgmt/pkg/resources"        // core kinds: file, exec, noop, test, ...
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/system" // pkg, svc, user, group, hostname, mount
 )

@@ -1,0 +1,354 @@
+package ast
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Print returns prog as mcl source in a canonical layout (tabs, one
+// statement per line). Parsing the result gives the same tree.
+func Print(prog *Prog) string {
+	var p printer
+	p.stmts(prog.Stmts)
+	return p.b.String()
+}
+
+// PrintExpr returns e as mcl source.
+func PrintExpr(e Expr) string {
+	var p printer
+	p.expr(e)
+	return p.b.String()
+}
+
+type printer struct {
+	b      strings.Builder
+	indent int
+}
+
+func (p *printer) w(s ...string) {
+	for _, x := range s {
+		p.b.WriteString(x)
+	}
+}
+
+func (p *printer) nl() {
+	p.b.WriteByte('\n')
+	for i := 0; i < p.indent; i++ {
+		p.b.WriteByte('\t')
+	}
+}
+
+func (p *printer) stmts(ss []Stmt) {
+	for i, s := range ss {
+		if i > 0 {
+			p.nl()
+		}
+		p.stmt(s)
+	}
+	if p.indent == 0 && len(ss) > 0 {
+		p.b.WriteByte('\n')
+	}
+}
+
+func (p *printer) block(prog *Prog) {
+	p.w("{")
+	if len(prog.Stmts) > 0 {
+		p.indent++
+		p.nl()
+		p.stmts(prog.Stmts)
+		p.indent--
+		p.nl()
+	}
+	p.w("}")
+}
+
+func (p *printer) params(ps []*Param) {
+	p.w("(")
+	for i, x := range ps {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.w("$", x.Name)
+		if x.Type != nil {
+			p.w(" ", x.Type.String())
+		}
+	}
+	p.w(")")
+}
+
+func (p *printer) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *Bind:
+		p.w("$", s.Name)
+		if s.Type != nil {
+			p.w(" ", s.Type.String())
+		}
+		p.w(" = ")
+		p.expr(s.Value)
+	case *Res:
+		if s.Collect {
+			p.w("collect ")
+		}
+		p.w(s.Kind, " ")
+		p.expr(s.Name)
+		p.w(" {")
+		p.indent++
+		for _, n := range s.Order {
+			p.nl()
+			p.resEntry(n)
+			p.w(",")
+		}
+		p.indent--
+		if len(s.Order) > 0 {
+			p.nl()
+		}
+		p.w("}")
+	case *Edge:
+		for i, h := range s.Halves {
+			if i > 0 {
+				p.w(" -> ")
+			}
+			p.w(capKind(h.Kind), "[")
+			p.expr(h.Name)
+			p.w("]")
+			if h.Field != "" {
+				p.w(".", h.Field)
+			}
+		}
+	case *If:
+		p.w("if ")
+		p.expr(s.Cond)
+		p.w(" ")
+		p.block(s.Then)
+		if s.Else != nil {
+			p.w(" else ")
+			p.block(s.Else)
+		}
+	case *For:
+		p.w("for $", s.Index, ", $", s.Value, " in ")
+		p.expr(s.List)
+		p.w(" ")
+		p.block(s.Body)
+	case *ForKV:
+		p.w("forkv $", s.Key, ", $", s.Val, " in ")
+		p.expr(s.Map)
+		p.w(" ")
+		p.block(s.Body)
+	case *FuncStmt:
+		p.w("func ", s.Name)
+		p.lambdaRest(s.Func)
+	case *Class:
+		p.w("class ", s.Name)
+		if s.HasArg {
+			p.params(s.Params)
+		}
+		p.w(" ")
+		p.block(s.Body)
+	case *Include:
+		p.w("include ", s.Name)
+		if s.HasArg {
+			p.args(s.Args)
+		}
+		if s.Alias != "" {
+			p.w(" as ", s.Alias)
+		}
+	case *Import:
+		p.w("import ", strconv.Quote(s.Path))
+		if s.Alias != "" {
+			p.w(" as ", s.Alias)
+		}
+	case *Panic:
+		p.w("panic")
+		p.args(s.Args)
+	case *Prog:
+		p.block(s)
+	}
+}
+
+func capKind(kind string) string {
+	parts := strings.Split(kind, ":")
+	for i, x := range parts {
+		if x != "" {
+			parts[i] = strings.ToUpper(x[:1]) + x[1:]
+		}
+	}
+	return strings.Join(parts, ":")
+}
+
+func (p *printer) cond(c Expr) {
+	if c != nil {
+		p.expr(c)
+		p.w(" ?: ")
+	}
+}
+
+func (p *printer) resEntry(n Node) {
+	switch e := n.(type) {
+	case *ResField:
+		p.w(e.Key, " => ")
+		p.cond(e.Cond)
+		p.expr(e.Value)
+	case *ResEdge:
+		p.w(capKind(e.Prop), " => ")
+		p.cond(e.Cond)
+		p.w(capKind(e.Kind), "[")
+		p.expr(e.Name)
+		p.w("]")
+	case *ResMeta:
+		p.w("Meta")
+		if e.Prop != "" {
+			p.w(":", e.Prop)
+		}
+		p.w(" => ")
+		p.cond(e.Cond)
+		p.expr(e.Value)
+	}
+}
+
+func (p *printer) args(args []Expr) {
+	p.w("(")
+	for i, a := range args {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.expr(a)
+	}
+	p.w(")")
+}
+
+func (p *printer) lambdaRest(l *Lambda) {
+	p.params(l.Params)
+	if l.Out != nil {
+		p.w(" ", l.Out.String())
+	}
+	p.w(" { ")
+	p.expr(l.Body)
+	p.w(" }")
+}
+
+// escape writes a string literal's content with escapes; dollars are
+// escaped so that no interpolation appears.
+func escape(s string) string {
+	q := strconv.Quote(s)
+	q = q[1 : len(q)-1]
+	return strings.ReplaceAll(q, "$", `\$`)
+}
+
+var precedence = map[string]int{
+	"or": 2, "and": 3,
+	"<": 4, ">": 4, "<=": 4, ">=": 4, "==": 4, "!=": 4, "in": 4,
+	"+": 5, "-": 5, "*": 6, "/": 6,
+}
+
+func (p *printer) expr(e Expr) {
+	switch e := e.(type) {
+	case *Bool:
+		p.w(strconv.FormatBool(e.Value))
+	case *Str:
+		p.w(`"`, escape(e.Value), `"`)
+	case *Interp:
+		p.w(`"`)
+		for _, part := range e.Parts {
+			switch x := part.(type) {
+			case *Str:
+				p.w(escape(x.Value))
+			case *Var:
+				p.w("${", x.Name, "}")
+			}
+		}
+		p.w(`"`)
+	case *Int:
+		p.w(strconv.FormatInt(e.Value, 10))
+	case *Float:
+		if e.Text != "" {
+			p.w(e.Text)
+		} else {
+			s := strconv.FormatFloat(e.Value, 'f', -1, 64)
+			if !strings.Contains(s, ".") {
+				s += ".0"
+			}
+			p.w(s)
+		}
+	case *List:
+		p.w("[")
+		for i, x := range e.Elems {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.expr(x)
+		}
+		p.w("]")
+	case *Map:
+		p.w("{")
+		for i := range e.Keys {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.expr(e.Keys[i])
+			p.w(" => ")
+			p.expr(e.Vals[i])
+		}
+		p.w("}")
+	case *Struct:
+		p.w("struct{")
+		for i := range e.Names {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.w(e.Names[i], " => ")
+			p.expr(e.Values[i])
+		}
+		p.w("}")
+	case *Var:
+		p.w("$", e.Name)
+	case *Call:
+		if e.Name != "" {
+			p.w(e.Name)
+		} else {
+			p.wrapped(e.Fn)
+		}
+		p.args(e.Args)
+	case *Lambda:
+		p.w("func")
+		p.lambdaRest(e)
+	case *IfExpr:
+		p.w("if ")
+		p.expr(e.Cond)
+		p.w(" { ")
+		p.expr(e.Then)
+		p.w(" } else { ")
+		p.expr(e.Else)
+		p.w(" }")
+	case *Except:
+		p.wrapped(e.A)
+		p.w(" <|> ")
+		p.wrapped(e.B)
+	case *Binary:
+		p.wrapped(e.A)
+		p.w(" ", e.Op, " ")
+		p.wrapped(e.B)
+	case *Not:
+		p.w("not ")
+		p.wrapped(e.X)
+	case *Index:
+		p.wrapped(e.X)
+		p.w("[")
+		p.expr(e.Index)
+		p.w("]")
+	case *Field:
+		p.wrapped(e.X)
+		p.w("->", e.Name)
+	}
+}
+
+// wrapped prints e, in parentheses unless it is atomic.
+func (p *printer) wrapped(e Expr) {
+	switch e.(type) {
+	case *Bool, *Str, *Interp, *Int, *Float, *List, *Map, *Struct, *Var, *Call, *Index, *Field:
+		p.expr(e)
+	default:
+		p.w("(")
+		p.expr(e)
+		p.w(")")
+	}
+}

@@ -1,0 +1,624 @@
+// Package parser reads mcl source into an ast.Prog.
+//
+// The lexer turns the whole file into tokens first (newlines are tokens:
+// they end statements). The parser is recursive descent with precedence
+// climbing for the binary operators (lowest first: <|>, or, and,
+// comparisons and in, + -, * /, not, ->, [ ]). It panics with a
+// *SyntaxError on the first error; Parse recovers it at the boundary.
+// String literals are decoded and interpolated (`${name}` becomes an
+// ast.Interp) while parsing.
+package parser
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+)
+
+// Parse parses the source of one file.
+func Parse(file, src string) (prog *ast.Prog, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			se, ok := r.(*SyntaxError)
+			if !ok {
+				panic(r)
+			}
+			prog, err = nil, se
+		}
+	}()
+	p := &parser{toks: lex(file, src)}
+	prog = p.prog(true)
+	return prog, nil
+}
+
+// ParseExpr parses a single expression (used by tests and --var values).
+func ParseExpr(file, src string) (e ast.Expr, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			se, ok := r.(*SyntaxError)
+			if !ok {
+				panic(r)
+			}
+			e, err = nil, se
+		}
+	}()
+	p := &parser{toks: lex(file, src)}
+	p.skipNL()
+	e = p.expr()
+	p.skipNL()
+	if p.peek().kind != tEOF {
+		p.unexpected("end of input")
+	}
+	return e, nil
+}
+
+type parser struct {
+	toks []token
+	i    int
+}
+
+func (p *parser) peek() token     { return p.toks[p.i] }
+func (p *parser) peekN(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+func (p *parser) adv() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) failAt(pos ast.Pos, format string, args ...any) {
+	panic(&SyntaxError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) unexpected(want string) {
+	t := p.peek()
+	p.failAt(t.pos, "unexpected %s, expecting %s", t, want)
+}
+
+func (p *parser) is(kind tokKind, text string) bool {
+	t := p.peek()
+	return t.kind == kind && t.text == text
+}
+
+func (p *parser) isPunct(s string) bool { return p.is(tPunct, s) }
+func (p *parser) isOp(s string) bool    { return p.is(tOp, s) }
+func (p *parser) isKw(s string) bool    { return p.is(tKeyword, s) }
+
+func (p *parser) expectPunct(s string) token {
+	if !p.isPunct(s) {
+		p.unexpected(fmt.Sprintf("%q", s))
+	}
+	return p.adv()
+}
+
+func (p *parser) skipNL() {
+	for p.peek().kind == tNewline {
+		p.adv()
+	}
+}
+
+// prog parses statements until EOF (top) or a closing brace (not top).
+func (p *parser) prog(top bool) *ast.Prog {
+	prog := &ast.Prog{Pos: p.peek().pos}
+	for {
+		p.skipNL()
+		t := p.peek()
+		if t.kind == tEOF {
+			if !top {
+				p.unexpected(`"}"`)
+			}
+			return prog
+		}
+		if !top && p.isPunct("}") {
+			return prog
+		}
+		prog.Stmts = append(prog.Stmts, p.stmt())
+		t = p.peek()
+		switch {
+		case t.kind == tNewline || t.kind == tEOF:
+		case !top && p.isPunct("}"):
+		default:
+			p.unexpected("NEWLINE")
+		}
+	}
+}
+
+func (p *parser) block() *ast.Prog {
+	p.expectPunct("{")
+	b := p.prog(false)
+	p.expectPunct("}")
+	return b
+}
+
+func (p *parser) stmt() ast.Stmt {
+	t := p.peek()
+	switch t.kind {
+	case tVar:
+		return p.bind()
+	case tIdent:
+		if t.text == "collect" && p.peekN(1).kind == tIdent {
+			p.adv()
+			r := p.res()
+			r.Pos, r.Collect = t.pos, true
+			return r
+		}
+		return p.res()
+	case tCaps:
+		return p.edge()
+	case tKeyword:
+		switch t.text {
+		case "if":
+			return p.ifStmt()
+		case "for":
+			return p.forStmt()
+		case "forkv":
+			return p.forKV()
+		case "func":
+			return p.funcStmt()
+		case "class":
+			return p.class()
+		case "include":
+			return p.include()
+		case "import":
+			return p.importStmt()
+		case "panic":
+			p.adv()
+			args := p.args()
+			if len(args) < 1 || len(args) > 2 {
+				p.failAt(t.pos, "panic takes one or two arguments")
+			}
+			return &ast.Panic{Pos: t.pos, Args: args}
+		}
+	}
+	p.unexpected("a statement")
+	return nil
+}
+
+func (p *parser) bind() ast.Stmt {
+	t := p.adv()
+	if strings.Contains(t.text, ".") {
+		p.failAt(t.pos, "cannot bind the dotted name $%s", t.text)
+	}
+	b := &ast.Bind{Pos: t.pos, Name: t.text}
+	if !p.isPunct("=") {
+		if p.peek().kind == tNewline || p.peek().kind == tEOF {
+			p.unexpected(`"="`)
+		}
+		b.Type = p.typ()
+	}
+	p.expectPunct("=")
+	p.skipNL()
+	b.Value = p.expr()
+	return b
+}
+
+// kindName parses `a:b:c` (lower case) or `A:B:C` (capitalized).
+func (p *parser) kindName(kind tokKind) string {
+	t := p.peek()
+	if t.kind != kind {
+		p.unexpected(tokNames[kind])
+	}
+	p.adv()
+	name := t.text
+	for p.isPunct(":") && p.peekN(1).kind == kind {
+		p.adv()
+		name += ":" + p.adv().text
+	}
+	return name
+}
+
+func (p *parser) res() *ast.Res {
+	pos := p.peek().pos
+	kind := p.kindName(tIdent)
+	if strings.Contains(kind, ".") {
+		p.failAt(pos, "unexpected %q: a resource kind has no dots", kind)
+	}
+	r := &ast.Res{Pos: pos, Kind: kind}
+	r.Name = p.expr()
+	p.expectPunct("{")
+	for {
+		p.skipNL()
+		if p.isPunct("}") {
+			p.adv()
+			return r
+		}
+		p.resEntry(r)
+		if !p.isPunct(",") {
+			p.unexpected(`","`)
+		}
+		p.adv()
+	}
+}
+
+func (p *parser) resEntry(r *ast.Res) {
+	t := p.peek()
+	switch {
+	case t.kind == tIdent:
+		p.adv()
+		if strings.Contains(t.text, ".") {
+			p.failAt(t.pos, "unexpected %q: a parameter name has no dots", t.text)
+		}
+		p.expectPunct("=>")
+		f := &ast.ResField{Pos: t.pos, Key: t.text}
+		f.Cond, f.Value = p.condValue()
+		r.Fields = append(r.Fields, f)
+		r.Order = append(r.Order, f)
+	case t.kind == tCaps && t.text == "meta":
+		p.adv()
+		m := &ast.ResMeta{Pos: t.pos}
+		if p.isPunct(":") {
+			p.adv()
+			n := p.peek()
+			if n.kind != tIdent {
+				p.unexpected("a metaparameter name")
+			}
+			p.adv()
+			m.Prop = strings.ToLower(n.text)
+		}
+		p.expectPunct("=>")
+		m.Cond, m.Value = p.condValue()
+		r.Metas = append(r.Metas, m)
+		r.Order = append(r.Order, m)
+	case t.kind == tCaps && (t.text == "before" || t.text == "depend" || t.text == "notify" || t.text == "listen"):
+		p.adv()
+		p.expectPunct("=>")
+		e := &ast.ResEdge{Pos: t.pos, Prop: t.text}
+		if p.peek().kind != tCaps {
+			e.Cond = p.expr()
+			if !p.isOp("?:") {
+				p.unexpected(`"?:" or a resource reference`)
+			}
+			p.adv()
+		}
+		e.Kind = p.kindName(tCaps)
+		p.expectPunct("[")
+		e.Name = p.expr()
+		p.expectPunct("]")
+		r.Edges = append(r.Edges, e)
+		r.Order = append(r.Order, e)
+	default:
+		p.unexpected("a resource field")
+	}
+}
+
+func (p *parser) condValue() (cond, value ast.Expr) {
+	v := p.expr()
+	if p.isOp("?:") {
+		p.adv()
+		return v, p.expr()
+	}
+	return nil, v
+}
+
+func (p *parser) edgeHalf() *ast.EdgeHalf {
+	pos := p.peek().pos
+	h := &ast.EdgeHalf{Pos: pos, Kind: p.kindName(tCaps)}
+	p.expectPunct("[")
+	h.Name = p.expr()
+	p.expectPunct("]")
+	if p.isPunct(".") {
+		p.adv()
+		f := p.peek()
+		if f.kind != tIdent {
+			p.unexpected("a field name")
+		}
+		h.Field = p.adv().text
+	}
+	return h
+}
+
+func (p *parser) edge() ast.Stmt {
+	e := &ast.Edge{Pos: p.peek().pos}
+	e.Halves = append(e.Halves, p.edgeHalf())
+	for p.isOp("->") {
+		p.adv()
+		p.skipNL()
+		e.Halves = append(e.Halves, p.edgeHalf())
+	}
+	if len(e.Halves) < 2 {
+		p.unexpected(`"->"`)
+	}
+	sr := false
+	for _, h := range e.Halves {
+		if h.Field != "" {
+			sr = true
+		}
+	}
+	if sr && (len(e.Halves) != 2 || e.Halves[0].Field == "" || e.Halves[1].Field == "") {
+		p.failAt(e.Pos, "a send/recv edge joins exactly two fields: Kind[a].send -> Kind[b].recv")
+	}
+	return e
+}
+
+func (p *parser) ifStmt() ast.Stmt {
+	t := p.adv()
+	s := &ast.If{Pos: t.pos, Cond: p.expr()}
+	s.Then = p.block()
+	if p.isKw("else") {
+		p.adv()
+		if p.isKw("if") {
+			inner := p.ifStmt()
+			s.Else = &ast.Prog{Pos: inner.Position(), Stmts: []ast.Stmt{inner}}
+		} else {
+			s.Else = p.block()
+		}
+	}
+	return s
+}
+
+func (p *parser) varName() token {
+	t := p.peek()
+	if t.kind != tVar || strings.Contains(t.text, ".") {
+		p.unexpected("a variable")
+	}
+	return p.adv()
+}
+
+func (p *parser) forStmt() ast.Stmt {
+	t := p.adv()
+	s := &ast.For{Pos: t.pos}
+	s.Index = p.varName().text
+	p.expectPunct(",")
+	s.Value = p.varName().text
+	if !p.isKw("in") {
+		p.unexpected(`"in"`)
+	}
+	p.adv()
+	s.List = p.expr()
+	s.Body = p.block()
+	return s
+}
+
+func (p *parser) forKV() ast.Stmt {
+	t := p.adv()
+	s := &ast.ForKV{Pos: t.pos}
+	s.Key = p.varName().text
+	p.expectPunct(",")
+	s.Val = p.varName().text
+	if !p.isKw("in") {
+		p.unexpected(`"in"`)
+	}
+	p.adv()
+	s.Map = p.expr()
+	s.Body = p.block()
+	return s
+}
+
+func (p *parser) params() []*ast.Param {
+	p.expectPunct("(")
+	var ps []*ast.Param
+	for {
+		p.skipNL()
+		if p.isPunct(")") {
+			p.adv()
+			return ps
+		}
+		if len(ps) > 0 {
+			p.expectPunct(",")
+			p.skipNL()
+			if p.isPunct(")") {
+				p.adv()
+				return ps
+			}
+		}
+		v := p.varName()
+		prm := &ast.Param{Pos: v.pos, Name: v.text}
+		if !p.isPunct(",") && !p.isPunct(")") && p.peek().kind != tNewline {
+			prm.Type = p.typ()
+		}
+		ps = append(ps, prm)
+	}
+}
+
+func (p *parser) lambdaRest(pos ast.Pos) *ast.Lambda {
+	l := &ast.Lambda{Pos: pos, Params: p.params()}
+	if !p.isPunct("{") {
+		l.Out = p.typ()
+	}
+	p.expectPunct("{")
+	p.skipNL()
+	l.Body = p.expr()
+	p.skipNL()
+	p.expectPunct("}")
+	return l
+}
+
+func (p *parser) funcStmt() ast.Stmt {
+	t := p.adv()
+	n := p.peek()
+	if n.kind != tIdent || strings.Contains(n.text, ".") {
+		p.unexpected("a function name")
+	}
+	p.adv()
+	return &ast.FuncStmt{Pos: t.pos, Name: n.text, Func: p.lambdaRest(n.pos)}
+}
+
+func (p *parser) class() ast.Stmt {
+	t := p.adv()
+	c := &ast.Class{Pos: t.pos, Name: p.kindName(tIdent)}
+	if p.isPunct("(") {
+		c.HasArg = true
+		c.Params = p.params()
+	}
+	c.Body = p.block()
+	return c
+}
+
+func (p *parser) include() ast.Stmt {
+	t := p.adv()
+	s := &ast.Include{Pos: t.pos, Name: p.kindName(tIdent)}
+	if p.isPunct("(") {
+		s.HasArg = true
+		s.Args = p.args()
+	}
+	if p.isKw("as") {
+		p.adv()
+		a := p.peek()
+		if a.kind != tIdent || strings.Contains(a.text, ".") {
+			p.unexpected("an alias name")
+		}
+		s.Alias = p.adv().text
+	}
+	return s
+}
+
+func (p *parser) importStmt() ast.Stmt {
+	t := p.adv()
+	st := p.peek()
+	if st.kind != tString {
+		p.unexpected("an import path string")
+	}
+	p.adv()
+	s := &ast.Import{Pos: t.pos, Path: decodeOrFail(p, st)}
+	if p.isKw("as") {
+		p.adv()
+		a := p.peek()
+		switch {
+		case a.kind == tOp && a.text == "*":
+			s.Alias = "*"
+		case a.kind == tIdent && !strings.Contains(a.text, "."):
+			s.Alias = a.text
+		default:
+			p.unexpected(`an alias name or "*"`)
+		}
+		p.adv()
+	}
+	return s
+}
+
+func decodeOrFail(p *parser, t token) string {
+	s, err := unescape(t.text)
+	if err != nil {
+		p.failAt(t.pos, "%v", err)
+	}
+	return s
+}
+
+// args parses `( expr, ... )` allowing newlines after commas and a
+// trailing comma.
+func (p *parser) args() []ast.Expr {
+	p.expectPunct("(")
+	return p.exprList(")")
+}
+
+func (p *parser) exprList(end string) []ast.Expr {
+	var out []ast.Expr
+	for {
+		p.skipNL()
+		if p.isPunct(end) {
+			p.adv()
+			return out
+		}
+		if len(out) > 0 {
+			p.expectPunct(",")
+			p.skipNL()
+			if p.isPunct(end) {
+				p.adv()
+				return out
+			}
+		}
+		out = append(out, p.expr())
+	}
+}
+
+// typ parses a type written with tokens.
+func (p *parser) typ() *types.Type {
+	t := p.peek()
+	switch {
+	case t.kind == tPunct && t.text == "[":
+		p.adv()
+		p.expectPunct("]")
+		return types.NewList(p.typ())
+	case t.kind == tKeyword && t.text == "func":
+		p.adv()
+		p.expectPunct("(")
+		var fs []types.Field
+		for !p.isPunct(")") {
+			if len(fs) > 0 {
+				p.expectPunct(",")
+			}
+			f := types.Field{}
+			if n := p.peek(); n.kind == tIdent && !isTypeWord(n.text) {
+				p.adv()
+				f.Name = n.text
+			} else if n.kind == tVar {
+				p.adv()
+				f.Name = n.text
+			}
+			f.Type = p.typ()
+			fs = append(fs, f)
+		}
+		p.adv()
+		return types.NewFunc(fs, p.typ())
+	case t.kind == tIdent:
+		switch t.text {
+		case "bool", "str", "int", "float", "variant":
+			p.adv()
+			typ, _ := types.Parse(t.text)
+			return typ
+		case "map":
+			p.adv()
+			p.expectPunct("{")
+			k := p.typ()
+			p.expectPunct(":")
+			v := p.typ()
+			p.expectPunct("}")
+			return types.NewMap(k, v)
+		case "struct":
+			return p.structType()
+		}
+	}
+	p.unexpected("a type")
+	return nil
+}
+
+func (p *parser) structType() *types.Type {
+	p.adv()
+	p.expectPunct("{")
+	var fs []types.Field
+	seen := map[string]bool{}
+	for {
+		p.skipNL()
+		if p.isPunct("}") {
+			p.adv()
+			return types.NewStruct(fs...)
+		}
+		if len(fs) > 0 {
+			if !p.isPunct(";") && p.peek().kind != tNewline {
+				p.unexpected(`";"`)
+			}
+			p.adv()
+			p.skipNL()
+			if p.isPunct("}") {
+				p.adv()
+				return types.NewStruct(fs...)
+			}
+		}
+		n := p.peek()
+		if n.kind != tIdent || strings.Contains(n.text, ".") {
+			p.unexpected("a field name")
+		}
+		p.adv()
+		if seen[n.text] {
+			p.failAt(n.pos, "duplicate struct field %q", n.text)
+		}
+		seen[n.text] = true
+		fs = append(fs, types.Field{Name: n.text, Type: p.typ()})
+	}
+}
+
+func isTypeWord(w string) bool {
+	switch w {
+	case "bool", "str", "int", "float", "variant", "map", "struct":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,262 @@
+package syntax
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Token kinds.
+const (
+	EOF      = "EOF"
+	NAME     = "NAME"     // lower-case bare word: file, foo::bar
+	TYPE     = "TYPE"     // capitalized word: File, Foo::Bar
+	VAR      = "VAR"      // $x, $::x, $a::b (Text without the $)
+	STRING   = "STRING"   // single-quoted string (Text is the value)
+	DQSTRING = "DQSTRING" // double-quoted string (Text is the raw body)
+	NUMBER   = "NUMBER"
+	REGEX    = "REGEX" // /re/ (Text is the pattern)
+	PUNCT    = "PUNCT" // operators and punctuation (Text is the operator)
+)
+
+// A Pos is a position in a source file.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// A Token is one lexical token.
+type Token struct {
+	Kind string
+	Text string
+	Pos  Pos
+}
+
+// An Error is a positioned syntax or evaluation error.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Unsupported builds the error for a construct outside the native subset.
+func Unsupported(p Pos, what string) *Error {
+	return &Error{Pos: p, Msg: "unsupported Puppet construct: " + what + " (install Puppet to compile this manifest)"}
+}
+
+var puncts = []string{
+	"<<|", "|>>", "=>", "+>", "->", "~>", "<-", "<~", "==", "!=", "=~", "!~", "<=", ">=", "<<", ">>", "<|", "|>",
+	"{", "}", "[", "]", "(", ")", ",", ";", ":", "=", "<", ">", "!", "+", "-", "*", "/", "%", "?", "|", "@", ".",
+}
+
+// valueEnd reports whether a token ends an operand, so that a following
+// '/' is a division rather than the start of a regex.
+func valueEnd(t Token) bool {
+	switch t.Kind {
+	case NAME, TYPE, VAR, STRING, DQSTRING, NUMBER, REGEX:
+		return t.Kind != NAME || !keywords[t.Text]
+	case PUNCT:
+		return t.Text == ")" || t.Text == "]" || t.Text == "}"
+	}
+	return false
+}
+
+var keywords = map[string]bool{
+	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
+	"case": true, "class": true, "define": true, "node": true, "inherits": true,
+}
+
+// Lex splits src into tokens.
+func Lex(file, src string) ([]Token, error) {
+	l := &lexer{file: file, src: src, line: 1, col: 1}
+	var out []Token
+	for {
+		t, err := l.next(out)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		if t.Kind == EOF {
+			return out, nil
+		}
+	}
+}
+
+type lexer struct {
+	file      string
+	src       string
+	off       int
+	line, col int
+}
+
+func (l *lexer) pos() Pos { return Pos{l.file, l.line, l.col} }
+
+func (l *lexer) advance(n int) {
+	for i := 0; i < n && l.off < len(l.src); i++ {
+		if l.src[l.off] == '\n' {
+			l.line, l.col = l.line+1, 1
+		} else {
+			l.col++
+		}
+		l.off++
+	}
+}
+
+func (l *lexer) skipSpace() error {
+	for l.off < len(l.src) {
+		c := l.src[l.off]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			l.advance(1)
+		case c == '#':
+			for l.off < len(l.src) && l.src[l.off] != '\n' {
+				l.advance(1)
+			}
+		case strings.HasPrefix(l.src[l.off:], "/*"):
+			p := l.pos()
+			end := strings.Index(l.src[l.off+2:], "*/")
+			if end < 0 {
+				return &Error{p, "unterminated comment"}
+			}
+			l.advance(end + 4)
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// word scans a possibly ::-qualified word starting at off.
+func (l *lexer) word(off int) int {
+	i := off
+	for {
+		for i < len(l.src) && isWord(l.src[i]) {
+			i++
+		}
+		if strings.HasPrefix(l.src[i:], "::") && i+2 < len(l.src) && isWord(l.src[i+2]) {
+			i += 2
+			continue
+		}
+		return i
+	}
+}
+
+func (l *lexer) next(prev []Token) (Token, error) {
+	if err := l.skipSpace(); err != nil {
+		return Token{}, err
+	}
+	p := l.pos()
+	if l.off >= len(l.src) {
+		return Token{Kind: EOF, Pos: p}, nil
+	}
+	s := l.src[l.off:]
+	c := s[0]
+	tok := func(kind, text string, n int) (Token, error) {
+		l.advance(n)
+		return Token{Kind: kind, Text: text, Pos: p}, nil
+	}
+	switch {
+	case c == '$':
+		start := l.off + 1
+		if strings.HasPrefix(s[1:], "::") {
+			start += 2
+		}
+		end := l.word(start)
+		if end == start {
+			return Token{}, &Error{p, "bad variable name"}
+		}
+		return tok(VAR, strings.TrimPrefix(l.src[l.off+1:end], "::"), end-l.off)
+	case c == '\'':
+		return l.single(p)
+	case c == '"':
+		return l.double(p)
+	case c >= '0' && c <= '9':
+		i := 0
+		for i < len(s) && (isWord(s[i]) || s[i] == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9') {
+			i++
+		}
+		return tok(NUMBER, s[:i], i)
+	case isWord(c) || strings.HasPrefix(s, "::") && len(s) > 2 && isWord(s[2]):
+		start := l.off
+		if c == ':' {
+			start += 2
+		}
+		end := l.word(start)
+		w := l.src[start:end]
+		if unicode.IsUpper(rune(w[0])) {
+			return tok(TYPE, w, end-l.off)
+		}
+		return tok(NAME, w, end-l.off)
+	case strings.HasPrefix(s, "@("):
+		return Token{}, Unsupported(p, "heredoc")
+	case c == '@':
+		return Token{}, Unsupported(p, "virtual and exported resources")
+	case c == '/' && (len(prev) == 0 || !valueEnd(prev[len(prev)-1])):
+		i := 1
+		for i < len(s) && s[i] != '/' && s[i] != '\n' {
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(s) || s[i] != '/' {
+			return Token{}, &Error{p, "unterminated regular expression"}
+		}
+		return tok(REGEX, strings.ReplaceAll(s[1:i], `\/`, "/"), i+1)
+	}
+	for _, op := range puncts {
+		if strings.HasPrefix(s, op) {
+			return tok(PUNCT, op, len(op))
+		}
+	}
+	return Token{}, &Error{p, fmt.Sprintf("unexpected character %q", c)}
+}
+
+func (l *lexer) single(p Pos) (Token, error) {
+	var b strings.Builder
+	s := l.src[l.off:]
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == '\\' || s[i+1] == '\'') {
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			}
+			b.WriteByte('\\')
+		case '\'':
+			l.advance(i + 1)
+			return Token{Kind: STRING, Text: b.String(), Pos: p}, nil
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return Token{}, &Error{p, "unterminated string"}
+}
+
+func (l *lexer) double(p Pos) (Token, error) {
+	s := l.src[l.off:]
+	depth := 0
+	for i := 1; i < len(s); i++ {
+		switch {
+		case s[i] == '\\':
+			i++
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '{':
+			depth++
+			i++
+		case s[i] == '}' && depth > 0:
+			depth--
+		case s[i] == '"' && depth == 0:
+			l.advance(i + 1)
+			return Token{Kind: DQSTRING, Text: s[1:i], Pos: p}, nil
+		}
+	}
+	return Token{}, &Error{p, "unterminated string"}
+}

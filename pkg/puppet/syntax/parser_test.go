@@ -1,0 +1,54 @@
+package syntax
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseExamples(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/examples/*.pp")
+	if len(files) == 0 {
+		t.Fatal("no examples")
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(f, string(src)); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{`file { "/x": ensure => }`, `x.pp:1:24: syntax error: unexpected "}"`},
+		{"\n  @file { '/x': }", "x.pp:2:3: unsupported Puppet construct: virtual and exported resources (install Puppet to compile this manifest)"},
+		{`File <| |>`, "x.pp:1:1: unsupported Puppet construct: resource collectors"},
+		{`File["/x"] { mode => "0644" }`, "x.pp:1:1: unsupported Puppet construct: resource overrides"},
+		{`$x = @("END")`, "x.pp:1:6: unsupported Puppet construct: heredoc"},
+		{`[1].each |$x| { }`, "x.pp:1:4: unsupported Puppet construct: method calls"},
+		{`file { "/x": ensure => file`, `x.pp:1:28: syntax error: expected "}", got end of file`},
+		{`"abc`, `x.pp:1:1: unterminated string`},
+		{`class foo { `, `x.pp:1:13: syntax error: unexpected end of file, expected "}"`},
+		{`notice("${x")`, `x.pp:1:8: unterminated string`},
+	} {
+		_, err := Parse("x.pp", tc.src)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`file { "/x": ensure => file }`, `class a($b = 1) { notify { "${b}": } }`,
+		`$x = $y ? { /a/ => 1, default => 2 }`, `case $x { "a", "b": {} default: {} }`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		Parse("fuzz.pp", src) // must not panic
+	})
+}

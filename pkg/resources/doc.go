@@ -1,4 +1,71 @@
 // Package resources holds the core resource kinds (file, exec, noop, test,
 // print, msg, timer, password, value). Each registers itself with the
-// engine in an init function.
+// engine in an init function; parameters carry `lang` and `yaml` tags with
+// their mcl names, from which the engine derives each kind's schema
+// (pointer fields are optional: absent differs from the zero value).
+//
+// # Watching
+//
+// Every resource that watches paths (file, password, value) subscribes to
+// the process-wide watcher of internal/fswatch: one inotify instance for the
+// whole process, one kernel watch per directory whatever the number of
+// files in it, events routed to resources by path. A Watch subscribes
+// before calling Running, so no change after the first CheckApply is
+// missed.
+//
+// # file
+//
+// CheckApply does one lstat; when content is managed (content, source or
+// fragments) and the size matches, it reads the file and compares bytes.
+// Content is written atomically: a temporary file named
+// ".<name>.mgmt-tmp-<random>" in the same directory gets the data, the
+// permission bits and owner, and is renamed over the path; on an error or
+// cancellation it is removed. Without state "exists", a missing file is
+// never created (content and mode only apply to an existing file). The
+// mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X").
+//
+// With Meta:reverse, the state of the path before the resource's first
+// change (existence, mode, owner and, up to 1 MiB, content) is saved as
+// JSON in "<vardir>/reverse/orig.json"; Reversed returns a file resource
+// that removes a path the resource created, or restores that state.
+//
+// Automatic edges: a file depends on its nearest managed parent directory
+// and on the user and group resources named by owner and group; an exec
+// depends on the directory resource of its cwd and comes before the file
+// resource of the path named by creates.
+//
+// # exec
+//
+// Without ifcmd or creates, the command runs on the first CheckApply, after
+// a refresh and after each line of watchcmd's output, and nowhere else.
+// ifcmd (run when exiting 0) and creates (run while the path is missing)
+// are checked at every CheckApply. Commands run in their own process group,
+// killed as a whole on timeout or cancellation. After a run, exec sends
+// output (stdout and stderr interleaved), stdout and stderr.
+//
+// # The value store
+//
+// The value resource and mcl's value.get* functions share a local store
+// under the engine's prefix (--prefix): key K lives in the file
+//
+//	<prefix>/value/<url.PathEscape(K)>
+//
+// holding the JSON encoding of the value, without a trailing newline: a
+// string ("text"), an int (42), a float (always with a "." or an exponent,
+// e.g. 1.0, 2.5e-07) or a bool (true). A missing file means the key is not
+// set (value.get* report ready false). Files are replaced atomically
+// (temporary file and rename in the same directory), so a reader watching
+// the directory with inotify sees a create or a moved-to event and never a
+// partial value; temporary files start with "." and can be ignored. The
+// value resource takes key (default: the resource name) and at most one of
+// str, int, float and bool; with none set, it removes the key.
+//
+// # Other kinds
+//
+// noop does nothing (noops group into one vertex); test has a parameter of
+// most types mcl can express and sends "hello" and "answer"; print logs
+// msg; msg logs body and, with journal set, writes it to journald's native
+// socket; timer reports a change every interval seconds, refreshing its
+// notify successors; password keeps a random password in its vardir and
+// sends it as "password", generating a new one on a refresh.
 package resources

@@ -1,0 +1,392 @@
+package resources
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
+)
+
+func init() {
+	engine.RegisterResource("exec", func() engine.Res { return &ExecRes{} })
+}
+
+// ExecRes runs a command.
+//
+// Without ifcmd or creates, the command runs on the first CheckApply, on a
+// refresh notification, and after each line printed by watchcmd; other
+// CheckApply calls (a poke from a changed predecessor, the second half of a
+// paired execution) find the state right. With ifcmd, the command runs only
+// when ifcmd exits 0; with creates, only while that path is missing; these
+// checks run at every CheckApply, refresh or not.
+type ExecRes struct {
+	traits.Base
+	traits.Edgeable
+	traits.Refreshable
+	traits.Sendable
+
+	init *engine.Init
+
+	// Cmd is the command: run by Shell with -c when Shell is set; with
+	// Args, the program to run; otherwise split on white space.
+	Cmd   string   `lang:"cmd" yaml:"cmd"`
+	Args  []string `lang:"args" yaml:"args"`
+	Cwd   string   `lang:"cwd" yaml:"cwd"`
+	Shell string   `lang:"shell" yaml:"shell"`
+	// Env holds extra environment variables.
+	Env map[string]string `lang:"env" yaml:"env"`
+	// Timeout bounds each run of cmd, in seconds; 0 is no limit.
+	Timeout uint64 `lang:"timeout" yaml:"timeout"`
+	// User and Group run the commands under another identity (needs root).
+	User  string `lang:"user" yaml:"user"`
+	Group string `lang:"group" yaml:"group"`
+
+	// WatchCmd runs for as long as the resource is watched; each line of
+	// its output is an event.
+	WatchCmd   string `lang:"watchcmd" yaml:"watchcmd"`
+	WatchCwd   string `lang:"watchcwd" yaml:"watchcwd"`
+	WatchShell string `lang:"watchshell" yaml:"watchshell"`
+
+	// IfCmd guards Cmd: Cmd runs only if IfCmd exits 0.
+	IfCmd   string `lang:"ifcmd" yaml:"ifcmd"`
+	IfCwd   string `lang:"ifcwd" yaml:"ifcwd"`
+	IfShell string `lang:"ifshell" yaml:"ifshell"`
+
+	// Creates guards Cmd: Cmd runs only if this path does not exist.
+	Creates string `lang:"creates" yaml:"creates"`
+
+	// DoneCmd runs after each successful run of Cmd.
+	DoneCmd   string `lang:"donecmd" yaml:"donecmd"`
+	DoneCwd   string `lang:"donecwd" yaml:"donecwd"`
+	DoneShell string `lang:"doneshell" yaml:"doneshell"`
+
+	mu    sync.Mutex
+	dirty bool // cmd is due: first run, or watchcmd printed a line
+}
+
+// ExecSends is what an exec resource sends after running its command.
+type ExecSends struct {
+	Output *string `lang:"output"` // stdout and stderr, interleaved
+	Stdout *string `lang:"stdout"`
+	Stderr *string `lang:"stderr"`
+}
+
+// Default returns an exec resource with its defaults.
+func (obj *ExecRes) Default() engine.Res { return &ExecRes{} }
+
+// Validate checks the parameters.
+func (obj *ExecRes) Validate() error {
+	if strings.TrimSpace(obj.Cmd) == "" {
+		return fmt.Errorf("cmd is empty")
+	}
+	if obj.Shell != "" && len(obj.Args) > 0 {
+		return fmt.Errorf("args cannot be combined with shell (put them in cmd)")
+	}
+	for _, p := range []struct{ name, v string }{{"cwd", obj.Cwd}, {"watchcwd", obj.WatchCwd}, {"ifcwd", obj.IfCwd}, {"donecwd", obj.DoneCwd}, {"creates", obj.Creates}} {
+		if p.v != "" && !filepath.IsAbs(p.v) {
+			return fmt.Errorf("%s %q must be absolute", p.name, p.v)
+		}
+	}
+	for k := range obj.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("invalid environment variable name %q", k)
+		}
+	}
+	return nil
+}
+
+// Init keeps the handle; the command is due on the first CheckApply.
+func (obj *ExecRes) Init(init *engine.Init) error {
+	obj.init = init
+	obj.dirty = true
+	return nil
+}
+
+// Cleanup does nothing.
+func (obj *ExecRes) Cleanup() error { return nil }
+
+// Sends returns the keys exec sends.
+func (obj *ExecRes) Sends() any { return &ExecSends{} }
+
+// Watch runs watchcmd, if any, turning each line of its output into an
+// event, until ctx is done.
+func (obj *ExecRes) Watch(ctx context.Context) error {
+	if obj.WatchCmd == "" {
+		obj.init.Running()
+		<-ctx.Done()
+		return nil
+	}
+	cmd, err := obj.command(ctx, obj.WatchCmd, nil, obj.WatchShell, obj.WatchCwd)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("watchcmd: %v", err)
+	}
+	obj.init.Running()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		obj.mu.Lock()
+		obj.dirty = true
+		obj.mu.Unlock()
+		obj.init.Event()
+	}
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("watchcmd exited: %v", err)
+	}
+	return fmt.Errorf("watchcmd exited")
+}
+
+// CheckApply runs the command when it is due (see ExecRes).
+func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
+	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	if obj.IfCmd != "" {
+		cmd, err := obj.command(ctx, obj.IfCmd, nil, obj.IfShell, obj.IfCwd)
+		if err != nil {
+			return false, err
+		}
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				return false, fmt.Errorf("ifcmd: %v", err)
+			}
+			return true, nil // the guard says there is nothing to do
+		}
+	}
+	if obj.Creates != "" {
+		if _, err := os.Lstat(obj.Creates); err == nil {
+			return true, nil
+		}
+	}
+	obj.mu.Lock()
+	due := obj.dirty
+	obj.mu.Unlock()
+	if obj.IfCmd == "" && obj.Creates == "" && !due && !refresh {
+		return true, nil
+	}
+	if !apply {
+		return false, nil
+	}
+	if err := obj.run(ctx); err != nil {
+		return false, err
+	}
+	obj.mu.Lock()
+	obj.dirty = false
+	obj.mu.Unlock()
+	if obj.DoneCmd != "" {
+		cmd, err := obj.command(ctx, obj.DoneCmd, nil, obj.DoneShell, obj.DoneCwd)
+		if err != nil {
+			return false, err
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return false, fmt.Errorf("donecmd: %v: %s", err, firstLine(out))
+		}
+	}
+	return false, nil
+}
+
+// run runs cmd and sends its output.
+func (obj *ExecRes) run(ctx context.Context) error {
+	if obj.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(obj.Timeout)*time.Second)
+		defer cancel()
+	}
+	cmd, err := obj.command(ctx, obj.Cmd, obj.Args, obj.Shell, obj.Cwd)
+	if err != nil {
+		return err
+	}
+	var stdout, stderr, both bytes.Buffer
+	var mu sync.Mutex
+	cmd.Stdout = io.MultiWriter(&stdout, &lockedWriter{&mu, &both})
+	cmd.Stderr = io.MultiWriter(&stderr, &lockedWriter{&mu, &both})
+	start := time.Now()
+	err = cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("cmd timed out after %v", time.Since(start).Round(time.Millisecond))
+	}
+	if err != nil {
+		msg := firstLine(stderr.Bytes())
+		if msg == "" {
+			msg = firstLine(stdout.Bytes())
+		}
+		if msg != "" {
+			return fmt.Errorf("cmd: %v: %s", err, msg)
+		}
+		return fmt.Errorf("cmd: %v", err)
+	}
+	if obj.init != nil && obj.init.Send != nil {
+		o, so, se := both.String(), stdout.String(), stderr.String()
+		if err := obj.init.Send(&ExecSends{Output: &o, Stdout: &so, Stderr: &se}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func firstLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// command builds a command in its own process group, so that cancelling
+// ctx kills the command and its children.
+func (obj *ExecRes) command(ctx context.Context, line string, args []string, shell, cwd string) (*exec.Cmd, error) {
+	var argv []string
+	switch {
+	case shell != "":
+		argv = []string{shell, "-c", line}
+	case len(args) > 0:
+		argv = append([]string{line}, args...)
+	default:
+		argv = strings.Fields(line)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = cwd
+	if cwd == "" {
+		cmd.Dir = obj.Cwd
+	}
+	cmd.Env = os.Environ()
+	keys := make([]string, 0, len(obj.Env))
+	for k := range obj.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cmd.Env = append(cmd.Env, k+"="+obj.Env[k])
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if obj.User != "" || obj.Group != "" {
+		cred := &syscall.Credential{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
+		if obj.User != "" {
+			uid, err := lookupUID(obj.User)
+			if err != nil {
+				return nil, err
+			}
+			cred.Uid = uint32(uid)
+		}
+		if obj.Group != "" {
+			gid, err := lookupGID(obj.Group)
+			if err != nil {
+				return nil, err
+			}
+			cred.Gid = uint32(gid)
+		}
+		cmd.SysProcAttr.Credential = cred
+	}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	return cmd, nil
+}
+
+// UIDs returns the exec's UID.
+func (obj *ExecRes) UIDs() []engine.ResUID {
+	return []engine.ResUID{&engine.BaseUID{Kind: "exec", Name: obj.Name()}}
+}
+
+// AutoEdges makes the exec wait for the file resource of its cwd, and run
+// before the file resource of the path it creates.
+func (obj *ExecRes) AutoEdges() (engine.AutoEdge, error) {
+	var uids []engine.ResUID
+	if obj.Cwd != "" {
+		uids = append(uids, newFileUID(obj.Cwd, false))
+	}
+	if obj.Creates != "" {
+		uids = append(uids, newFileUID(obj.Creates, true))
+	}
+	return &onceAutoEdge{uids: uids}, nil
+}
+
+// onceAutoEdge proposes one fixed list of UIDs.
+type onceAutoEdge struct {
+	uids []engine.ResUID
+	done bool
+}
+
+// Next returns the UIDs the first time, then nothing.
+func (a *onceAutoEdge) Next() []engine.ResUID {
+	if a.done {
+		return nil
+	}
+	return a.uids
+}
+
+// Test ends the search.
+func (a *onceAutoEdge) Test([]bool) bool {
+	a.done = true
+	return false
+}
+
+// Cmp compares two exec resources.
+func (obj *ExecRes) Cmp(r engine.Res) error {
+	res, ok := r.(*ExecRes)
+	if !ok {
+		return fmt.Errorf("not a %T", obj)
+	}
+	a := []string{obj.Cmd, obj.Cwd, obj.Shell, obj.User, obj.Group, obj.WatchCmd, obj.WatchCwd, obj.WatchShell,
+		obj.IfCmd, obj.IfCwd, obj.IfShell, obj.Creates, obj.DoneCmd, obj.DoneCwd, obj.DoneShell}
+	b := []string{res.Cmd, res.Cwd, res.Shell, res.User, res.Group, res.WatchCmd, res.WatchCwd, res.WatchShell,
+		res.IfCmd, res.IfCwd, res.IfShell, res.Creates, res.DoneCmd, res.DoneCwd, res.DoneShell}
+	for i := range a {
+		if a[i] != b[i] {
+			return fmt.Errorf("a command parameter differs (%q != %q)", a[i], b[i])
+		}
+	}
+	if strings.Join(obj.Args, "\x00") != strings.Join(res.Args, "\x00") || len(obj.Args) != len(res.Args) {
+		return fmt.Errorf("the args differ")
+	}
+	if obj.Timeout != res.Timeout {
+		return fmt.Errorf("the timeout differs")
+	}
+	if len(obj.Env) != len(res.Env) {
+		return fmt.Errorf("the env differs")
+	}
+	for k, v := range obj.Env {
+		if w, ok := res.Env[k]; !ok || w != v {
+			return fmt.Errorf("the env differs")
+		}
+	}
+	return nil
+}

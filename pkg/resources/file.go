@@ -1,0 +1,566 @@
+package resources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
+	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
+)
+
+func init() {
+	engine.RegisterResource("file", func() engine.Res { return &FileRes{} })
+}
+
+// File states.
+const (
+	FileStateExists = "exists"
+	FileStateAbsent = "absent"
+)
+
+// FileRes manages a file or, when its path ends with a slash, a directory.
+type FileRes struct {
+	traits.Base
+	traits.Edgeable
+	traits.Recvable
+
+	init *engine.Init
+
+	// Path is the absolute path; it defaults to the resource name. A
+	// trailing slash means a directory.
+	Path string `lang:"path" yaml:"path"`
+	// State is "exists", "absent" or "" (undefined: the file's existence
+	// is not managed, and the other parameters apply only if it exists).
+	State string `lang:"state" yaml:"state"`
+	// Content is the wanted content of a file; nil leaves it unmanaged.
+	Content *string `lang:"content" yaml:"content"`
+	// Source is a file (or, for a directory, a directory) to copy.
+	Source string `lang:"source" yaml:"source"`
+	// Fragments are files (and directories, whose files are taken in name
+	// order) whose contents, concatenated, make the wanted content.
+	Fragments []string `lang:"fragments" yaml:"fragments"`
+	// Recurse copies a source directory at every depth (otherwise only its
+	// top-level entries), and lets state absent remove a non-empty
+	// directory.
+	Recurse bool `lang:"recurse" yaml:"recurse"`
+	// Force allows replacing a file by a directory or the reverse.
+	Force bool `lang:"force" yaml:"force"`
+	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode.
+	Mode string `lang:"mode" yaml:"mode"`
+	// Owner is a user name or uid.
+	Owner string `lang:"owner" yaml:"owner"`
+	// Group is a group name or gid.
+	Group string `lang:"group" yaml:"group"`
+
+	mode     *fileMode
+	uid, gid int       // resolved owner and group, -1 until resolved
+	orig     *fileOrig // the state before our first change (Meta:reverse)
+}
+
+// Default returns a file resource with its defaults.
+func (obj *FileRes) Default() engine.Res { return &FileRes{} }
+
+// path returns the managed path, with its trailing slash for a directory.
+func (obj *FileRes) path() string {
+	if obj.Path != "" {
+		return obj.Path
+	}
+	return obj.Name()
+}
+
+// isDir reports whether a directory is managed.
+func (obj *FileRes) isDir() bool { return strings.HasSuffix(obj.path(), "/") }
+
+// cleanPath returns the managed path without its trailing slash.
+func (obj *FileRes) cleanPath() string { return filepath.Clean(obj.path()) }
+
+// Validate checks the parameters.
+func (obj *FileRes) Validate() error {
+	p := obj.path()
+	if p == "" || !filepath.IsAbs(p) {
+		return fmt.Errorf("path %q must be absolute", p)
+	}
+	if c := filepath.Clean(p); c != strings.TrimSuffix(p, "/") && p != "/" {
+		return fmt.Errorf("path %q is not clean (want %q)", p, c)
+	}
+	switch obj.State {
+	case "", FileStateExists, FileStateAbsent:
+	default:
+		return fmt.Errorf("state %q must be %q, %q or empty", obj.State, FileStateExists, FileStateAbsent)
+	}
+	n := 0
+	for _, set := range []bool{obj.Content != nil, obj.Source != "", len(obj.Fragments) > 0} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("content, source and fragments are mutually exclusive")
+	}
+	if obj.State == FileStateAbsent && (n > 0 || obj.Mode != "" || obj.Owner != "" || obj.Group != "") {
+		return fmt.Errorf("state absent cannot be combined with content, source, fragments, mode, owner or group")
+	}
+	if obj.isDir() {
+		if obj.Content != nil || len(obj.Fragments) > 0 {
+			return fmt.Errorf("a directory (path ending in /) cannot have content or fragments")
+		}
+		if obj.Source != "" && !strings.HasSuffix(obj.Source, "/") {
+			return fmt.Errorf("the source of a directory must be a directory (ending in /)")
+		}
+	} else if strings.HasSuffix(obj.Source, "/") {
+		return fmt.Errorf("the source of a file cannot be a directory")
+	}
+	if obj.Source != "" && !filepath.IsAbs(obj.Source) {
+		return fmt.Errorf("source %q must be absolute", obj.Source)
+	}
+	for _, f := range obj.Fragments {
+		if !filepath.IsAbs(f) {
+			return fmt.Errorf("fragment %q must be absolute", f)
+		}
+	}
+	if obj.Mode != "" {
+		m, err := parseMode(obj.Mode)
+		if err != nil {
+			return err
+		}
+		obj.mode = m
+	}
+	return nil
+}
+
+// Init keeps the handle and loads a saved reversal state.
+func (obj *FileRes) Init(init *engine.Init) error {
+	obj.init = init
+	obj.uid, obj.gid = -1, -1
+	if obj.Mode != "" && obj.mode == nil {
+		m, err := parseMode(obj.Mode)
+		if err != nil {
+			return err
+		}
+		obj.mode = m
+	}
+	if obj.MetaParams().Reverse {
+		o, err := obj.loadOrig()
+		if err != nil {
+			return err
+		}
+		obj.orig = o
+	}
+	return nil
+}
+
+// Cleanup does nothing: the file resource holds nothing between calls.
+func (obj *FileRes) Cleanup() error { return nil }
+
+// Watch follows the path, its source and its fragments through the shared
+// watcher until ctx is done.
+func (obj *FileRes) Watch(ctx context.Context) error {
+	w, err := fswatch.Default()
+	if err != nil {
+		return err
+	}
+	type follow struct {
+		path string
+		opts fswatch.Options
+	}
+	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
+	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
+	if obj.Source != "" {
+		list[0].opts = dirTree
+		list = append(list, follow{filepath.Clean(obj.Source), dirTree})
+	}
+	for _, f := range obj.Fragments {
+		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
+	}
+	var subs []*fswatch.Sub
+	defer func() {
+		for _, s := range subs {
+			s.Close()
+		}
+	}()
+	for _, f := range list {
+		s, err := w.Subscribe(f.path, f.opts)
+		if err != nil {
+			return err
+		}
+		subs = append(subs, s)
+	}
+	obj.init.Running()
+	return forwardEvents(ctx, subs, obj.init.Event)
+}
+
+// forwardEvents calls event for every signal of the subscriptions until
+// ctx is done.
+func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error {
+	if len(subs) == 1 {
+		for {
+			select {
+			case <-subs[0].C:
+				event()
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+	merged := make(chan struct{}, 1)
+	for _, s := range subs[1:] {
+		go func(s *fswatch.Sub) {
+			for {
+				select {
+				case <-s.C:
+					select {
+					case merged <- struct{}{}:
+					default:
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}(s)
+	}
+	for {
+		select {
+		case <-subs[0].C:
+			event()
+		case <-merged:
+			event()
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// fileCheck is the state of one CheckApply run.
+type fileCheck struct {
+	ctx     context.Context
+	apply   bool
+	path    string
+	fi      os.FileInfo // nil when the path does not exist
+	changes []string
+}
+
+func (c *fileCheck) change(what string) { c.changes = append(c.changes, what) }
+
+// CheckApply checks the file and, if apply is set, repairs it. An already
+// right file costs one lstat, plus one read when content is managed and
+// the size matches.
+func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
+	c := &fileCheck{ctx: ctx, apply: apply, path: obj.cleanPath()}
+	err := obj.checkApply(c)
+	if len(c.changes) > 0 && obj.init != nil && obj.init.Logf != nil {
+		verb := "changed"
+		if !apply {
+			verb = "would change"
+		}
+		obj.init.Logf("%s: %s", verb, strings.Join(c.changes, ", "))
+	}
+	if err != nil {
+		return false, err
+	}
+	return len(c.changes) == 0, nil
+}
+
+func (obj *FileRes) checkApply(c *fileCheck) error {
+	fi, err := os.Lstat(c.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	c.fi = fi
+	if obj.State == FileStateAbsent {
+		return obj.checkAbsent(c)
+	}
+	if c.fi != nil && c.fi.IsDir() != obj.isDir() {
+		if err := obj.replaceKind(c); err != nil || c.fi != nil {
+			return err
+		}
+	}
+	if c.fi == nil {
+		if obj.State != FileStateExists {
+			return nil // content and friends never create a file
+		}
+		if err := obj.create(c); err != nil || c.fi == nil {
+			return err
+		}
+	}
+	if obj.isDir() {
+		if obj.Source != "" {
+			changed, err := syncTree(c.ctx, obj.Source, c.path, obj.Recurse, c.apply)
+			if len(changed) > 0 {
+				c.change(fmt.Sprintf("copied %d entries from %s", len(changed), obj.Source))
+			}
+			if err != nil {
+				return err
+			}
+		}
+	} else if err := obj.checkContent(c); err != nil {
+		return err
+	}
+	return obj.checkAttrs(c)
+}
+
+// checkAbsent removes the path if it exists.
+func (obj *FileRes) checkAbsent(c *fileCheck) error {
+	if c.fi == nil {
+		return nil
+	}
+	isDir := c.fi.IsDir()
+	if isDir != obj.isDir() && !obj.Force {
+		return fmt.Errorf("%s is a %s, not a %s (set force to remove it)", c.path, kindWord(isDir), kindWord(obj.isDir()))
+	}
+	c.change("removed")
+	if !c.apply {
+		return nil
+	}
+	if err := obj.saveOrig(c); err != nil {
+		return err
+	}
+	if isDir && (obj.Recurse || obj.Force) {
+		return os.RemoveAll(c.path)
+	}
+	if err := os.Remove(c.path); err != nil {
+		if isDir {
+			return fmt.Errorf("removing %s: %v (set recurse to remove a non-empty directory)", c.path, err)
+		}
+		return err
+	}
+	return nil
+}
+
+func kindWord(dir bool) string {
+	if dir {
+		return "directory"
+	}
+	return "file"
+}
+
+// replaceKind removes a file where a directory is wanted, or the reverse,
+// when force is set.
+func (obj *FileRes) replaceKind(c *fileCheck) error {
+	if obj.State != FileStateExists {
+		return nil // not ours to manage: content and mode of an unexpected kind are left alone
+	}
+	if !obj.Force {
+		return fmt.Errorf("%s is a %s, want a %s (set force to replace it)", c.path, kindWord(c.fi.IsDir()), kindWord(obj.isDir()))
+	}
+	c.change("replaced a " + kindWord(c.fi.IsDir()))
+	if !c.apply {
+		return nil
+	}
+	if err := os.RemoveAll(c.path); err != nil {
+		return err
+	}
+	c.fi = nil
+	return nil
+}
+
+// create makes the missing file (with its content) or directory.
+func (obj *FileRes) create(c *fileCheck) error {
+	c.change("created")
+	if !c.apply {
+		return nil
+	}
+	if err := obj.saveOrig(c); err != nil {
+		return err
+	}
+	perm := uint32(0o644)
+	if obj.isDir() {
+		perm = 0o755
+	}
+	if obj.mode != nil {
+		perm = obj.mode.apply(perm, obj.isDir())
+	}
+	uid, gid, err := obj.owner()
+	if err != nil {
+		return err
+	}
+	if obj.isDir() {
+		if err := os.Mkdir(c.path, os.FileMode(perm&0o777)); err != nil {
+			return err
+		}
+		if err := syscall.Chmod(c.path, perm); err != nil {
+			return err
+		}
+		if uid >= 0 || gid >= 0 {
+			if err := os.Lchown(c.path, uid, gid); err != nil {
+				return err
+			}
+		}
+	} else {
+		data, err := obj.wantContent()
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(c.ctx, c.path, data, perm, uid, gid); err != nil {
+			return err
+		}
+	}
+	fi, err := os.Lstat(c.path)
+	c.fi = fi
+	return err
+}
+
+// wantContent returns the wanted content of a file, or nil when it is not
+// managed.
+func (obj *FileRes) wantContent() ([]byte, error) {
+	switch {
+	case obj.Content != nil:
+		return []byte(*obj.Content), nil
+	case obj.Source != "":
+		b, err := os.ReadFile(obj.Source)
+		if err != nil {
+			return nil, fmt.Errorf("source: %w", err)
+		}
+		return b, nil
+	case len(obj.Fragments) > 0:
+		return readFragments(obj.Fragments)
+	}
+	return nil, nil
+}
+
+// checkContent compares and rewrites the content of a file.
+func (obj *FileRes) checkContent(c *fileCheck) error {
+	if obj.Content == nil && obj.Source == "" && len(obj.Fragments) == 0 {
+		return nil
+	}
+	want, err := obj.wantContent()
+	if err != nil {
+		return err
+	}
+	if !c.fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", c.path)
+	}
+	same, err := sameContent(c.path, c.fi.Size(), want)
+	if err != nil || same {
+		return err
+	}
+	c.change("content")
+	if !c.apply {
+		return nil
+	}
+	if err := obj.saveOrig(c); err != nil {
+		return err
+	}
+	perm, uid, gid := statBits(c.fi)
+	if uid == os.Geteuid() {
+		uid = -1
+	}
+	if gid == os.Getegid() {
+		gid = -1
+	}
+	if err := writeAtomic(c.ctx, c.path, want, perm, uid, gid); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(c.path)
+	c.fi = fi
+	return err
+}
+
+// owner resolves the wanted uid and gid (-1 when not managed), once.
+func (obj *FileRes) owner() (int, int, error) {
+	if obj.Owner != "" && obj.uid < 0 {
+		u, err := lookupUID(obj.Owner)
+		if err != nil {
+			return -1, -1, err
+		}
+		obj.uid = u
+	}
+	if obj.Group != "" && obj.gid < 0 {
+		g, err := lookupGID(obj.Group)
+		if err != nil {
+			return -1, -1, err
+		}
+		obj.gid = g
+	}
+	uid, gid := -1, -1
+	if obj.Owner != "" {
+		uid = obj.uid
+	}
+	if obj.Group != "" {
+		gid = obj.gid
+	}
+	return uid, gid, nil
+}
+
+// checkAttrs compares and sets the mode, owner and group.
+func (obj *FileRes) checkAttrs(c *fileCheck) error {
+	if c.fi.Mode()&os.ModeSymlink != 0 {
+		return nil // chmod and chown would follow the link
+	}
+	perm, uid, gid := statBits(c.fi)
+	if obj.mode != nil {
+		if want := obj.mode.apply(perm, c.fi.IsDir()); want != perm {
+			c.change(fmt.Sprintf("mode %04o -> %04o", perm, want))
+			if c.apply {
+				if err := obj.saveOrig(c); err != nil {
+					return err
+				}
+				if err := syscall.Chmod(c.path, want); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if obj.Owner == "" && obj.Group == "" {
+		return nil
+	}
+	wu, wg, err := obj.owner()
+	if err != nil {
+		return err
+	}
+	if (wu < 0 || wu == uid) && (wg < 0 || wg == gid) {
+		return nil
+	}
+	c.change(fmt.Sprintf("owner %d:%d -> %d:%d", uid, gid, pick(wu, uid), pick(wg, gid)))
+	if !c.apply {
+		return nil
+	}
+	if err := obj.saveOrig(c); err != nil {
+		return err
+	}
+	return os.Lchown(c.path, wu, wg)
+}
+
+func pick(want, have int) int {
+	if want < 0 {
+		return have
+	}
+	return want
+}
+
+// Cmp compares two file resources.
+func (obj *FileRes) Cmp(r engine.Res) error {
+	res, ok := r.(*FileRes)
+	if !ok {
+		return fmt.Errorf("not a %T", obj)
+	}
+	switch {
+	case obj.path() != res.path():
+		return fmt.Errorf("the path differs")
+	case obj.State != res.State:
+		return fmt.Errorf("the state differs")
+	case (obj.Content == nil) != (res.Content == nil) || obj.Content != nil && *obj.Content != *res.Content:
+		return fmt.Errorf("the content differs")
+	case obj.Source != res.Source:
+		return fmt.Errorf("the source differs")
+	case strings.Join(obj.Fragments, "\x00") != strings.Join(res.Fragments, "\x00") || len(obj.Fragments) != len(res.Fragments):
+		return fmt.Errorf("the fragments differ")
+	case obj.Recurse != res.Recurse:
+		return fmt.Errorf("recurse differs")
+	case obj.Force != res.Force:
+		return fmt.Errorf("force differs")
+	case obj.Mode != res.Mode:
+		return fmt.Errorf("the mode differs")
+	case obj.Owner != res.Owner:
+		return fmt.Errorf("the owner differs")
+	case obj.Group != res.Group:
+		return fmt.Errorf("the group differs")
+	}
+	return nil
+}

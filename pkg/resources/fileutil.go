@@ -1,0 +1,247 @@
+package resources
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"syscall"
+)
+
+// tmpMarker is part of the name of every temporary file written before an
+// atomic rename, so that stray ones are easy to recognise.
+const tmpMarker = ".mgmt-tmp-"
+
+// writeAtomic replaces path with data: it writes a temporary file in the
+// same directory, sets its permission bits and owner, and renames it over
+// path. On any error, or when ctx is done before the rename, the temporary
+// file is removed and path is left as it was. uid or gid -1 leave the
+// temporary file's owner as created.
+func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int) (err error) {
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(dir, "."+base+tmpMarker)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = writeAll(ctx, f, data); err != nil {
+		return err
+	}
+	if err = syscall.Fchmod(int(f.Fd()), perm); err != nil {
+		return err
+	}
+	if uid >= 0 || gid >= 0 {
+		if err = f.Chown(uid, gid); err != nil {
+			return err
+		}
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = ctx.Err(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeAll writes data in chunks, giving up when ctx is done.
+func writeAll(ctx context.Context, w io.Writer, data []byte) error {
+	const chunk = 1 << 20
+	for len(data) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(len(data), chunk)
+		if _, err := w.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// sameContent reports whether the regular file at path, whose size is
+// size, holds exactly want. It reads the file only when the sizes match.
+func sameContent(path string, size int64, want []byte) (bool, error) {
+	if size != int64(len(want)) {
+		return false, nil
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(have, want), nil
+}
+
+// statBits returns the permission bits (07777), uid and gid of fi.
+func statBits(fi os.FileInfo) (perm uint32, uid, gid int) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return uint32(fi.Mode().Perm()), -1, -1
+	}
+	return st.Mode & 07777, int(st.Uid), int(st.Gid)
+}
+
+// lookupUID resolves a user name or numeric id.
+func lookupUID(s string) (int, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return n, nil
+	}
+	u, err := user.Lookup(s)
+	if err != nil {
+		return -1, fmt.Errorf("unknown user %q", s)
+	}
+	return strconv.Atoi(u.Uid)
+}
+
+// lookupGID resolves a group name or numeric id.
+func lookupGID(s string) (int, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return n, nil
+	}
+	g, err := user.LookupGroup(s)
+	if err != nil {
+		return -1, fmt.Errorf("unknown group %q", s)
+	}
+	return strconv.Atoi(g.Gid)
+}
+
+// readFragments concatenates the fragments: a file contributes its
+// content, a directory the content of its regular files in name order.
+func readFragments(frags []string) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, p := range frags {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("fragment: %w", err)
+		}
+		if !fi.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("fragment: %w", err)
+			}
+			buf.Write(b)
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("fragment: %w", err)
+		}
+		sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+		for _, e := range ents {
+			if !e.Type().IsRegular() {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(p, e.Name()))
+			if err != nil {
+				return nil, fmt.Errorf("fragment: %w", err)
+			}
+			buf.Write(b)
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// syncTree makes the directory dst hold copies of the entries of src
+// (regular files with their content and permission bits, directories,
+// symbolic links); with recurse it descends into subdirectories, without it
+// only the top level is copied. Entries of dst absent from src are kept. It
+// returns the relative paths it changed (or, with apply false, would
+// change).
+func syncTree(ctx context.Context, src, dst string, recurse, apply bool) ([]string, error) {
+	var changed []string
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return changed, err
+		}
+		s, d := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
+		si, err := os.Lstat(s)
+		if err != nil {
+			return changed, fmt.Errorf("source: %w", err)
+		}
+		di, derr := os.Lstat(d)
+		perm, _, _ := statBits(si)
+		switch {
+		case si.IsDir():
+			if !recurse {
+				continue
+			}
+			if derr != nil || !di.IsDir() {
+				changed = append(changed, d+"/")
+				if !apply {
+					continue
+				}
+				if derr == nil {
+					if err := os.RemoveAll(d); err != nil {
+						return changed, err
+					}
+				}
+				if err := os.Mkdir(d, os.FileMode(perm&0777)); err != nil {
+					return changed, err
+				}
+			}
+			sub, err := syncTree(ctx, s, d, recurse, apply)
+			changed = append(changed, sub...)
+			if err != nil {
+				return changed, err
+			}
+		case si.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(s)
+			if err != nil {
+				return changed, err
+			}
+			if have, err := os.Readlink(d); err == nil && have == target {
+				continue
+			}
+			changed = append(changed, d)
+			if apply {
+				os.RemoveAll(d)
+				if err := os.Symlink(target, d); err != nil {
+					return changed, err
+				}
+			}
+		case si.Mode().IsRegular():
+			want, err := os.ReadFile(s)
+			if err != nil {
+				return changed, fmt.Errorf("source: %w", err)
+			}
+			if derr == nil && di.Mode().IsRegular() {
+				dperm, _, _ := statBits(di)
+				same, err := sameContent(d, di.Size(), want)
+				if err != nil {
+					return changed, err
+				}
+				if same && dperm == perm {
+					continue
+				}
+			}
+			changed = append(changed, d)
+			if apply {
+				if derr == nil && di.IsDir() {
+					if err := os.RemoveAll(d); err != nil {
+						return changed, err
+					}
+				}
+				if err := writeAtomic(ctx, d, want, perm, -1, -1); err != nil {
+					return changed, err
+				}
+			}
+		}
+	}
+	return changed, nil
+}

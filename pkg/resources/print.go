@@ -1,0 +1,80 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
+)
+
+func init() {
+	engine.RegisterResource("print", func() engine.Res { return &PrintRes{} })
+}
+
+// PrintRes prints a message to the log: on its first CheckApply, whenever
+// the message changes (it can be received), and on a refresh.
+type PrintRes struct {
+	traits.Base
+	traits.Refreshable
+	traits.Recvable
+
+	init *engine.Init
+
+	Msg string `lang:"msg" yaml:"msg"`
+
+	mu      sync.Mutex
+	printed *string // the message last printed
+}
+
+// Default returns a print resource.
+func (obj *PrintRes) Default() engine.Res { return &PrintRes{} }
+
+// Validate accepts any message.
+func (obj *PrintRes) Validate() error { return nil }
+
+// Init keeps the handle.
+func (obj *PrintRes) Init(init *engine.Init) error {
+	obj.init = init
+	return nil
+}
+
+// Cleanup does nothing.
+func (obj *PrintRes) Cleanup() error { return nil }
+
+// Watch waits for ctx to be done.
+func (obj *PrintRes) Watch(ctx context.Context) error {
+	obj.init.Running()
+	<-ctx.Done()
+	return nil
+}
+
+// CheckApply prints the message when it is due. Printing changes nothing
+// on the system, so the state is always right.
+func (obj *PrintRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
+	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	obj.mu.Lock()
+	due := obj.printed == nil || *obj.printed != obj.Msg || refresh
+	if due {
+		m := obj.Msg
+		obj.printed = &m
+	}
+	obj.mu.Unlock()
+	if due && obj.init != nil && obj.init.Logf != nil {
+		obj.init.Logf("msg: %s", obj.Msg)
+	}
+	return true, nil
+}
+
+// Cmp compares two print resources.
+func (obj *PrintRes) Cmp(r engine.Res) error {
+	res, ok := r.(*PrintRes)
+	if !ok {
+		return fmt.Errorf("not a %T", obj)
+	}
+	if obj.Msg != res.Msg {
+		return fmt.Errorf("the msg differs")
+	}
+	return nil
+}

@@ -1,24 +1,176 @@
-// Package mgmtcluster implements the mgmt-cluster tool: Run or query the embedded etcd cluster that holds the shared world.
+// Package mgmtcluster implements the mgmt-cluster tool: it runs a host of
+// the self-managing etcd cluster that holds the shared world (a member, or a
+// standby proxy promoted when a member leaves or dies), and talks to a
+// running cluster: health, membership, world keys, and the certificates of
+// a TLS cluster.
 package mgmtcluster
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/pkg/world"
 )
 
 const name = "mgmt-cluster"
 
+// connFlags are the flags of every command that reaches a cluster.
+type connFlags struct {
+	Seeds     []string `help:"Client URLs of the cluster (run: of the cluster to join)." placeholder:"URL"`
+	Namespace string   `help:"Key prefix of the world." default:"/_mgmt"`
+	TLSCert   string   `name:"tls-cert" help:"PEM certificate of this host, for peer and client traffic." type:"path"`
+	TLSKey    string   `name:"tls-key" help:"PEM key of --tls-cert." type:"path"`
+	TLSCA     string   `name:"tls-ca" help:"PEM CA that signs every certificate of the cluster." type:"path"`
+	Insecure  bool     `help:"Allow plain http on non-loopback addresses."`
+}
+
 type flags struct {
 	cli.VersionFlag
+	connFlags
+
+	Run     runCmd     `cmd:"" help:"Run a host of the cluster: a member, or a standby beyond the ideal size."`
+	Status  statusCmd  `cmd:"" help:"Print the health of every member."`
+	Members membersCmd `cmd:"" help:"Print the members of the cluster."`
+	Get     getCmd     `cmd:"" help:"Print the value of a world key (relative to the namespace, e.g. strings/foo)."`
+	Put     putCmd     `cmd:"" help:"Set a world key."`
+	Del     delCmd     `cmd:"" help:"Delete a world key."`
+	Certs   certsCmd   `cmd:"" help:"Generate a CA and per-host certificates."`
+}
+
+// env is what a command runs with.
+type env struct {
+	ctx            context.Context
+	conn           *connFlags
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func (e *env) logf(format string, v ...any) {
+	fmt.Fprintf(e.stderr, name+": "+format+"\n", v...)
+}
+
+// tls returns the TLS files, or nil when none are configured.
+func (c *connFlags) tls() *world.TLSFiles {
+	if c.TLSCert == "" && c.TLSKey == "" && c.TLSCA == "" {
+		return nil
+	}
+	return &world.TLSFiles{Cert: c.TLSCert, Key: c.TLSKey, CA: c.TLSCA}
+}
+
+// defaultURL returns http or https://127.0.0.1:port depending on TLS.
+func (c *connFlags) defaultURL(port int) string {
+	if c.tls() != nil {
+		return fmt.Sprintf("https://127.0.0.1:%d", port)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
+// connect returns a client of the cluster at --seeds (default: the local
+// member).
+func (e *env) connect() (*world.Client, error) {
+	seeds := e.conn.Seeds
+	if len(seeds) == 0 {
+		seeds = []string{e.conn.defaultURL(2379)}
+	}
+	t := e.conn.tls()
+	if t != nil {
+		if err := t.Check(); err != nil {
+			return nil, err
+		}
+	}
+	if err := world.CheckURLs(seeds, t != nil, e.conn.Insecure); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	return world.Connect(ctx, world.Config{Endpoints: seeds, Namespace: e.conn.Namespace, Hostname: "mgmt-cluster", TLS: t})
 }
 
 // Run runs mgmt-cluster with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	if _, code, done := cli.Parse(name, "Run or query the embedded etcd cluster that holds the shared world.", &f, args, stdout, stderr); done {
+	kctx, code, done := cli.Parse(name, "Run or query the embedded etcd cluster that holds the shared world.", &f, args, stdout, stderr)
+	if done {
 		return code
 	}
-	return cli.NotImplemented(name, stderr)
+	e := &env{ctx: ctx, conn: &f.connFlags, stdin: stdin, stdout: stdout, stderr: stderr}
+	var err error
+	switch cmd := kctx.Command(); {
+	case cmd == "run":
+		err = f.Run.run(e)
+	case cmd == "status":
+		err = f.Status.run(e)
+	case cmd == "members":
+		err = f.Members.run(e)
+	case strings.HasPrefix(cmd, "get"):
+		err = f.Get.run(e)
+	case strings.HasPrefix(cmd, "put"):
+		err = f.Put.run(e)
+	case strings.HasPrefix(cmd, "del"):
+		err = f.Del.run(e)
+	case strings.HasPrefix(cmd, "certs"):
+		err = f.Certs.run(e)
+	default:
+		err = fmt.Errorf("unknown command %q", cmd)
+	}
+	if err != nil {
+		e.logf("%v", err)
+		return cli.ExitFail
+	}
+	return cli.ExitOK
+}
+
+type runCmd struct {
+	Name             string   `help:"Member name (default: the hostname)."`
+	Prefix           string   `help:"State directory." default:"/var/lib/mgmt" type:"path"`
+	DataDir          string   `help:"Member data directory (default: PREFIX/server)." type:"path"`
+	ClientURLs       []string `name:"client-urls" help:"URLs to serve clients on (default: http://127.0.0.1:2379)." placeholder:"URL"`
+	ServerURLs       []string `name:"server-urls" help:"URLs to serve peers on (default: http://127.0.0.1:2380)." placeholder:"URL"`
+	IdealClusterSize int      `name:"ideal-cluster-size" help:"Voting members wanted; more hosts wait as standby proxies." default:"5"`
+	Debug            bool     `help:"Log etcd's own messages at info level."`
+}
+
+func (r *runCmd) run(e *env) error {
+	if r.Name == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return err
+		}
+		r.Name = h
+	}
+	if r.DataDir == "" {
+		r.DataDir = filepath.Join(r.Prefix, "server")
+	}
+	if len(r.ClientURLs) == 0 {
+		r.ClientURLs = []string{e.conn.defaultURL(2379)}
+	}
+	if len(r.ServerURLs) == 0 {
+		r.ServerURLs = []string{e.conn.defaultURL(2380)}
+	}
+	a, err := world.NewAgent(world.AgentConfig{
+		Server: world.ServerConfig{
+			Name:       r.Name,
+			DataDir:    r.DataDir,
+			ClientURLs: r.ClientURLs,
+			PeerURLs:   r.ServerURLs,
+			Seeds:      e.conn.Seeds,
+			TLS:        e.conn.tls(),
+			Insecure:   e.conn.Insecure,
+			Log:        e.stderr,
+			Debug:      r.Debug,
+		},
+		IdealSize: r.IdealClusterSize,
+		Namespace: e.conn.Namespace,
+		Logf:      e.logf,
+	})
+	if err != nil {
+		return err
+	}
+	return a.Run(e.ctx)
 }

@@ -1,0 +1,195 @@
+package mgmtcluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/world"
+)
+
+type statusCmd struct {
+	JSON    bool          `name:"json" help:"Print JSON instead of a table."`
+	Timeout time.Duration `help:"Time to wait for each member's answer." default:"2s"`
+}
+
+func (s *statusCmd) run(e *env) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ms, err := c.Status(e.ctx, s.Timeout)
+	if err != nil {
+		return err
+	}
+	if s.JSON {
+		return writeJSON(e.stdout, ms)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tID\tCLIENT URLS\tHEALTHY\tLEADER\tVERSION\tDB SIZE\tERROR")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%v\t%s\t%d\t%s\n", orDash(m.Name), m.ID,
+			orDash(strings.Join(m.ClientURLs, ",")), m.Healthy, m.Leader, orDash(m.Version), m.DBSize, m.Error)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if !m.Healthy {
+			return fmt.Errorf("member %s is unhealthy", orDash(m.Name))
+		}
+	}
+	return nil
+}
+
+type membersCmd struct {
+	JSON bool `name:"json" help:"Print JSON instead of a table."`
+}
+
+func (m *membersCmd) run(e *env) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ms, err := c.Members(e.ctx)
+	if err != nil {
+		return err
+	}
+	if m.JSON {
+		return writeJSON(e.stdout, ms)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tID\tPEER URLS\tCLIENT URLS\tLEARNER")
+	for _, x := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", orDash(x.Name), x.ID, strings.Join(x.PeerURLs, ","),
+			orDash(strings.Join(x.ClientURLs, ",")), x.Learner)
+	}
+	return tw.Flush()
+}
+
+type getCmd struct {
+	Key    string `arg:"" help:"Key relative to the namespace."`
+	Prefix bool   `help:"Print every key under KEY as KEY<TAB>VALUE lines."`
+}
+
+func (g *getCmd) run(e *env) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	k := c.RawKey(g.Key)
+	if g.Prefix {
+		if !strings.HasSuffix(g.Key, "/") && g.Key != "" {
+			k += "/"
+		}
+		all, err := c.GetPrefix(e.ctx, k)
+		if err != nil {
+			return err
+		}
+		keys := make([]string, 0, len(all))
+		for key := range all {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			rel := strings.TrimPrefix(strings.TrimPrefix(key, c.Namespace()), "/")
+			fmt.Fprintf(e.stdout, "%s\t%s\n", rel, all[key])
+		}
+		return nil
+	}
+	v, ok, err := c.Get(e.ctx, k)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s: key not found", g.Key)
+	}
+	_, err = fmt.Fprintln(e.stdout, v)
+	return err
+}
+
+type putCmd struct {
+	Key   string `arg:"" help:"Key relative to the namespace."`
+	Value string `arg:"" help:"Value; - reads it from stdin."`
+}
+
+func (p *putCmd) run(e *env) error {
+	v := p.Value
+	if v == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return err
+		}
+		v = string(b)
+	}
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Put(e.ctx, c.RawKey(p.Key), v)
+}
+
+type delCmd struct {
+	Key string `arg:"" help:"Key relative to the namespace."`
+}
+
+func (d *delCmd) run(e *env) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ok, err := c.Delete(e.ctx, c.RawKey(d.Key))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s: key not found", d.Key)
+	}
+	return nil
+}
+
+type certsCmd struct {
+	Hosts []string `arg:"" help:"Hostnames to make certificates for."`
+	Dir   string   `help:"Directory for ca.crt, ca.key and HOST.crt, HOST.key (an existing CA is reused)." default:"." type:"path"`
+	SAN   []string `name:"san" help:"Extra DNS names or IP addresses in every host certificate." placeholder:"NAME"`
+	Days  int      `help:"Validity in days." default:"825"`
+}
+
+func (c *certsCmd) run(e *env) error {
+	if c.Days < 1 {
+		return fmt.Errorf("--days must be positive, got %d", c.Days)
+	}
+	files, err := world.GenerateCerts(c.Dir, c.Hosts, c.SAN, time.Duration(c.Days)*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintln(e.stdout, f)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,97 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// A Member is one etcd member of the cluster, with its health as seen from
+// this client when Status filled it.
+type Member struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"` // the member's hostname; empty until it started
+	PeerURLs   []string `json:"peer_urls"`
+	ClientURLs []string `json:"client_urls"`
+	Learner    bool     `json:"learner,omitempty"`
+
+	Healthy  bool   `json:"healthy"`
+	Leader   bool   `json:"leader,omitempty"`
+	Version  string `json:"version,omitempty"`
+	DBSize   int64  `json:"db_size,omitempty"`
+	RaftTerm uint64 `json:"raft_term,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Members returns the cluster's members sorted by name, without health.
+func (c *Client) Members(ctx context.Context) ([]*Member, error) {
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	r, err := c.cli.MemberList(octx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Member
+	for _, m := range r.Members {
+		out = append(out, &Member{
+			ID:         fmt.Sprintf("%x", m.ID),
+			Name:       m.Name,
+			PeerURLs:   m.PeerURLs,
+			ClientURLs: m.ClientURLs,
+			Learner:    m.IsLearner,
+		})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Status returns the members with their health: each member is asked
+// directly on its first client URL, within timeout.
+func (c *Client) Status(ctx context.Context, timeout time.Duration) ([]*Member, error) {
+	ms, err := c.Members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		if len(m.ClientURLs) == 0 {
+			m.Error = "not started"
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			st, err := c.cli.Status(sctx, m.ClientURLs[0])
+			if err != nil {
+				m.Error = err.Error()
+				return
+			}
+			m.Healthy = len(st.Errors) == 0
+			if !m.Healthy {
+				m.Error = fmt.Sprint(st.Errors)
+			}
+			m.Leader = st.Leader == st.Header.MemberId
+			m.Version, m.DBSize, m.RaftTerm = st.Version, st.DbSize, st.RaftTerm
+		}()
+	}
+	wg.Wait()
+	return ms, nil
+}
+
+// memberIDs maps member names to IDs, for membership changes.
+func memberList(ctx context.Context, cli *clientv3.Client) (*clientv3.MemberListResponse, error) {
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	return cli.MemberList(octx)
+}

@@ -1,0 +1,183 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Scheduling strategies.
+const (
+	// StrategyFirst keeps the hosts that volunteered first: a chosen host
+	// stays chosen while it volunteers. It is the default.
+	StrategyFirst = "first"
+	// StrategyAlpha chooses hosts in alphabetical order.
+	StrategyAlpha = "alpha"
+	// StrategyHash chooses hosts by a hash of namespace and hostname, which
+	// spreads different namespaces over different hosts.
+	StrategyHash = "hash"
+)
+
+// Strategies lists the valid strategy names.
+var Strategies = []string{StrategyFirst, StrategyAlpha, StrategyHash}
+
+// SchedOpts are a volunteer's wishes for a namespace. When volunteers
+// disagree, those of the earliest volunteer win.
+type SchedOpts struct {
+	Strategy string `json:"strategy,omitempty"`
+	Max      int    `json:"max,omitempty"` // 0 means no limit
+}
+
+// Validate reports an unknown strategy or a negative max.
+func (o SchedOpts) Validate() error {
+	if o.Max < 0 {
+		return fmt.Errorf("max must not be negative, got %d", o.Max)
+	}
+	if o.Strategy == "" {
+		return nil
+	}
+	for _, s := range Strategies {
+		if o.Strategy == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown strategy %q, want one of %s", o.Strategy, strings.Join(Strategies, ", "))
+}
+
+// A volunteer is one host's entry in a namespace.
+type volunteer struct {
+	host string
+	rev  int64 // creation revision: the order of arrival
+	opts SchedOpts
+}
+
+// SchedulerAdd makes this host volunteer for namespace ns. The entry lives
+// on this host's lease, so it vanishes when the host dies or closes.
+func (c *Client) SchedulerAdd(ctx context.Context, ns string, opts SchedOpts) error {
+	if err := checkKey(ns); err != nil {
+		return err
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	lease, err := c.hostLease(ctx)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(opts)
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	if _, err := c.cli.Put(octx, c.schedHostKey(c.hostname, ns), string(b), clientv3.WithLease(lease)); err != nil {
+		return err
+	}
+	return c.storeSchedule(ctx, ns)
+}
+
+// SchedulerWithdraw removes this host from namespace ns.
+func (c *Client) SchedulerWithdraw(ctx context.Context, ns string) error {
+	if err := checkKey(ns); err != nil {
+		return err
+	}
+	if _, err := c.Delete(ctx, c.schedHostKey(c.hostname, ns)); err != nil {
+		return err
+	}
+	return c.storeSchedule(ctx, ns)
+}
+
+// SchedulerVolunteering reports whether this host volunteers for ns.
+func (c *Client) SchedulerVolunteering(ctx context.Context, ns string) (bool, error) {
+	_, ok, err := c.Get(ctx, c.schedHostKey(c.hostname, ns))
+	return ok, err
+}
+
+// storeSchedule records the current schedule of ns for inspection.
+func (c *Client) storeSchedule(ctx context.Context, ns string) error {
+	hosts, err := c.Schedule(ctx, ns)
+	if err != nil {
+		return err
+	}
+	return c.Put(ctx, c.ns+schedDir+ns, strings.Join(hosts, ","))
+}
+
+// Schedule returns the hosts chosen for namespace ns, in the order of the
+// strategy.
+func (c *Client) Schedule(ctx context.Context, ns string) ([]string, error) {
+	if err := checkKey(ns); err != nil {
+		return nil, err
+	}
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	r, err := c.cli.Get(octx, c.ns+schedHostDir, clientv3.WithPrefix())
+	if err != nil {
+		return nil, err
+	}
+	var vs []volunteer
+	for _, kv := range r.Kvs {
+		host, rest, ok := strings.Cut(strings.TrimPrefix(string(kv.Key), c.ns+schedHostDir), "/")
+		if !ok || rest != ns {
+			continue
+		}
+		v := volunteer{host: host, rev: kv.CreateRevision}
+		json.Unmarshal(kv.Value, &v.opts) // bad options fall back to defaults
+		vs = append(vs, v)
+	}
+	return choose(ns, vs), nil
+}
+
+// ScheduleWatch notifies when the schedule of ns may have changed.
+func (c *Client) ScheduleWatch(ctx context.Context, ns string) (<-chan error, error) {
+	if err := checkKey(ns); err != nil {
+		return nil, err
+	}
+	// Volunteers of every namespace share one prefix: the hostname comes
+	// first in the key, so a prefix watch cannot select one namespace.
+	return c.watch(ctx, c.ns+schedHostDir, true), nil
+}
+
+// choose applies the strategy of the earliest volunteer to vs.
+func choose(ns string, vs []volunteer) []string {
+	if len(vs) == 0 {
+		return []string{}
+	}
+	sort.Slice(vs, func(i, j int) bool {
+		if vs[i].rev != vs[j].rev {
+			return vs[i].rev < vs[j].rev
+		}
+		return vs[i].host < vs[j].host
+	})
+	opts := vs[0].opts
+	switch opts.Strategy {
+	case StrategyAlpha:
+		sort.Slice(vs, func(i, j int) bool { return vs[i].host < vs[j].host })
+	case StrategyHash:
+		sum := func(h string) uint64 {
+			f := fnv.New64a()
+			f.Write([]byte(ns + "\x00" + h))
+			return f.Sum64()
+		}
+		sort.Slice(vs, func(i, j int) bool {
+			a, b := sum(vs[i].host), sum(vs[j].host)
+			if a != b {
+				return a < b
+			}
+			return vs[i].host < vs[j].host
+		})
+	}
+	if opts.Max > 0 && len(vs) > opts.Max {
+		vs = vs[:opts.Max]
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.host
+	}
+	return out
+}
+
+func (c *Client) schedHostKey(host, ns string) string {
+	return c.ns + schedHostDir + host + "/" + ns
+}

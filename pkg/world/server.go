@@ -1,0 +1,389 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	etcderr "go.etcd.io/etcd/server/v3/etcdserver/errors"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// ServerConfig describes an embedded etcd member.
+type ServerConfig struct {
+	Name       string   // member name: the hostname
+	DataDir    string   // the member's data; reused when it holds a member
+	ClientURLs []string // listened on and advertised to clients
+	PeerURLs   []string // listened on and advertised to peers
+	Seeds      []string // client URLs of a cluster to join; none starts a new one
+	TLS        *TLSFiles
+	Insecure   bool      // allow plain http on non-loopback addresses
+	Log        io.Writer // etcd's own log; nil discards it
+	Debug      bool      // log etcd at info level instead of fatal errors only
+}
+
+// Validate reports missing fields and URLs that do not fit the security
+// policy.
+func (c *ServerConfig) Validate() error {
+	if err := checkHost(c.Name); err != nil {
+		return fmt.Errorf("member name: %v", err)
+	}
+	if c.DataDir == "" {
+		return fmt.Errorf("no data directory")
+	}
+	if len(c.ClientURLs) == 0 || len(c.PeerURLs) == 0 {
+		return fmt.Errorf("need client and peer URLs")
+	}
+	if c.TLS != nil {
+		if err := c.TLS.Check(); err != nil {
+			return err
+		}
+	}
+	for _, us := range [][]string{c.ClientURLs, c.PeerURLs, c.Seeds} {
+		if err := CheckURLs(us, c.TLS != nil, c.Insecure); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckURLs reports a URL that is not http(s)://host:port, https without
+// TLS files, http with them, or plain http on a non-loopback address
+// unless insecure.
+func CheckURLs(us []string, withTLS, insecure bool) error {
+	for _, s := range us {
+		u, err := url.Parse(s)
+		if err != nil {
+			return fmt.Errorf("bad URL %q: %v", s, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Port() == "" || u.Hostname() == "" {
+			return fmt.Errorf("bad URL %q: want http(s)://HOST:PORT", s)
+		}
+		if withTLS && u.Scheme != "https" {
+			return fmt.Errorf("URL %q: TLS is configured, use https", s)
+		}
+		if !withTLS && u.Scheme == "https" {
+			return fmt.Errorf("URL %q: https needs --tls-cert, --tls-key and --tls-ca", s)
+		}
+		if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
+			return fmt.Errorf("URL %q: plain http is only allowed on loopback; use TLS or --insecure", s)
+		}
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// A Server is a running embedded etcd member.
+type Server struct {
+	cfg  ServerConfig
+	etcd *embed.Etcd
+}
+
+// HasData reports whether dir holds an etcd member's data.
+func HasData(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "member", "wal"))
+	return err == nil
+}
+
+// StartServer starts a member and returns once it serves clients. With a
+// member's data in DataDir it restarts that member; otherwise, with seeds
+// it adds itself to their cluster and joins it, and without seeds it
+// starts a new single-member cluster.
+func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	ec, err := cfg.embedConfig()
+	if err != nil {
+		return nil, err
+	}
+	var added uint64 // the member we added to a cluster, removed on failure
+	switch {
+	case HasData(cfg.DataDir):
+		ec.ClusterState = embed.ClusterStateFlagExisting
+	case len(cfg.Seeds) > 0:
+		ec.ClusterState = embed.ClusterStateFlagExisting
+		if ec.InitialCluster, added, err = cfg.join(ctx); err != nil {
+			return nil, err
+		}
+	default:
+		ec.ClusterState = embed.ClusterStateFlagNew
+	}
+	s, err := start(ctx, ec)
+	if err != nil && added != 0 {
+		cfg.removeMember(added)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.cfg = cfg
+	return s, nil
+}
+
+// start runs the etcd member of ec and waits until it is ready.
+func start(ctx context.Context, ec *embed.Config) (*Server, error) {
+	e, err := embed.StartEtcd(ec)
+	if err != nil {
+		return nil, fmt.Errorf("starting etcd member %s: %v", ec.Name, err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return &Server{etcd: e}, nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, fmt.Errorf("etcd member %s: %v", ec.Name, err)
+	case <-e.Server.StopNotify():
+		e.Close()
+		return nil, fmt.Errorf("etcd member %s stopped while starting (removed from the cluster?)", ec.Name)
+	case <-ctx.Done():
+		e.Close()
+		return nil, fmt.Errorf("etcd member %s not ready: %v", ec.Name, ctx.Err())
+	}
+}
+
+// embedConfig translates the configuration for etcd.
+func (c *ServerConfig) embedConfig() (*embed.Config, error) {
+	ec := embed.NewConfig()
+	ec.Name = c.Name
+	ec.Dir = c.DataDir
+	var err error
+	if ec.ListenClientUrls, err = parseURLs(c.ClientURLs); err != nil {
+		return nil, err
+	}
+	if ec.ListenPeerUrls, err = parseURLs(c.PeerURLs); err != nil {
+		return nil, err
+	}
+	ec.AdvertiseClientUrls = ec.ListenClientUrls
+	ec.AdvertisePeerUrls = ec.ListenPeerUrls
+	ec.InitialCluster = c.Name + "=" + strings.Join(c.PeerURLs, ","+c.Name+"=")
+	ec.InitialClusterToken = "mgmt"
+	ec.AutoCompactionMode = embed.CompactorModePeriodic
+	ec.AutoCompactionRetention = "1h"
+	if c.TLS != nil {
+		ec.ClientTLSInfo = c.TLS.info()
+		ec.PeerTLSInfo = c.TLS.info()
+	}
+	// etcd logs errors on every ordinary shutdown: only its fatal
+	// messages are shown unless debugging.
+	level := zapcore.DPanicLevel
+	if c.Debug {
+		level = zapcore.InfoLevel
+	}
+	w := c.Log
+	if w == nil {
+		w = io.Discard
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	lg := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level))
+	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
+	ec.Logger = "zap"
+	return ec, nil
+}
+
+func parseURLs(us []string) ([]url.URL, error) {
+	out := make([]url.URL, 0, len(us))
+	for _, s := range us {
+		u, err := url.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *u)
+	}
+	return out, nil
+}
+
+// seedClient connects to the seeds with the member's TLS identity.
+func (c *ServerConfig) seedClient(endpoints []string) (*clientv3.Client, error) {
+	cc := clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: zap.NewNop()}
+	if c.TLS != nil {
+		tc, err := c.TLS.ClientConfig()
+		if err != nil {
+			return nil, err
+		}
+		cc.TLS = tc
+	}
+	return clientv3.New(cc)
+}
+
+// join adds this member to the seeds' cluster and returns the initial
+// cluster string to start with and the new member's ID. A stale member
+// with the same peer URLs (one that never started, or lost its data) is
+// removed first.
+func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
+	cli, err := c.seedClient(c.Seeds)
+	if err != nil {
+		return "", 0, err
+	}
+	defer cli.Close()
+	list, err := memberList(ctx, cli)
+	if err != nil {
+		return "", 0, fmt.Errorf("joining through %s: %v", strings.Join(c.Seeds, ","), err)
+	}
+	for _, m := range list.Members {
+		same := samePeers(m.PeerURLs, c.PeerURLs)
+		if m.Name == c.Name && !same {
+			return "", 0, fmt.Errorf("a member named %s already exists with peer URLs %s", c.Name, strings.Join(m.PeerURLs, ","))
+		}
+		if same {
+			octx, cancel := opContext(ctx)
+			_, err := cli.MemberRemove(octx, m.ID)
+			cancel()
+			if err != nil {
+				return "", 0, fmt.Errorf("removing the stale member %x: %v", m.ID, err)
+			}
+		}
+	}
+	var add *clientv3.MemberAddResponse
+	err = retryUnhealthy(ctx, func(ctx context.Context) error {
+		var err error
+		add, err = cli.MemberAdd(ctx, c.PeerURLs)
+		return err
+	})
+	if err != nil {
+		return "", 0, fmt.Errorf("adding member %s: %v", c.Name, err)
+	}
+	var parts []string
+	for _, m := range add.Members {
+		name := m.Name
+		if m.ID == add.Member.ID {
+			name = c.Name
+		} else if name == "" {
+			name = fmt.Sprintf("%x", m.ID) // added by someone else, not started yet
+		}
+		for _, p := range m.PeerURLs {
+			parts = append(parts, name+"="+p)
+		}
+	}
+	return strings.Join(parts, ","), add.Member.ID, nil
+}
+
+func samePeers(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	set := map[string]bool{}
+	for _, s := range a {
+		set[s] = true
+	}
+	for _, s := range b {
+		if !set[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// removeMember removes member id through the seeds, best effort.
+func (c *ServerConfig) removeMember(id uint64) {
+	cli, err := c.seedClient(c.Seeds)
+	if err != nil {
+		return
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cli.MemberRemove(ctx, id)
+}
+
+// ID returns the member's ID.
+func (s *Server) ID() uint64 { return uint64(s.etcd.Server.MemberID()) }
+
+// Name returns the member's name.
+func (s *Server) Name() string { return s.cfg.Name }
+
+// ClientURLs returns the URLs clients reach the member on.
+func (s *Server) ClientURLs() []string { return s.cfg.ClientURLs }
+
+// Done is closed when the member stopped on its own: removed from the
+// cluster, or a fatal error.
+func (s *Server) Done() <-chan struct{} { return s.etcd.Server.StopNotify() }
+
+// Err returns the error that stopped the member, if any.
+func (s *Server) Err() <-chan error { return s.etcd.Err() }
+
+// Close stops the member and keeps its membership and data, as a crash
+// would: a restart with the same data directory rejoins.
+func (s *Server) Close() { s.etcd.Close() }
+
+// ErrLastMember is returned by Leave when the member is the cluster's only
+// one: it stops but stays a member, keeping its data.
+var ErrLastMember = errors.New("last member of the cluster: stopped, data kept")
+
+// Leave removes the member from the cluster, stops it and deletes its data
+// directory (a removed member's data can never be used again). The last
+// member of a cluster only stops, and Leave returns ErrLastMember.
+func (s *Server) Leave(ctx context.Context) error {
+	es := s.etcd.Server
+	if len(es.Cluster().Members()) <= 1 {
+		s.etcd.Close()
+		return ErrLastMember
+	}
+	if es.Leader() == es.MemberID() {
+		// Hand leadership over first, so the cluster keeps a leader
+		// while the removal is applied.
+		es.TryTransferLeadershipOnShutdown()
+	}
+	err := retryUnhealthy(ctx, func(ctx context.Context) error {
+		_, err := es.RemoveMember(ctx, uint64(es.MemberID()))
+		return err
+	})
+	if err != nil && es.Cluster().Member(es.MemberID()) != nil {
+		s.etcd.Close()
+		return fmt.Errorf("removing member %s: %v", s.cfg.Name, err)
+	}
+	// An error with the member gone means the removal was applied and
+	// stopped the member before it could answer.
+	// Once the removal is applied the member stops on its own.
+	select {
+	case <-es.StopNotify():
+	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
+	}
+	s.etcd.Close()
+	return os.RemoveAll(s.cfg.DataDir)
+}
+
+// retryUnhealthy runs op until it succeeds, fails with another error than
+// "unhealthy cluster", or ctx ends. etcd refuses membership changes until
+// the local member has been connected to its peers for a few seconds.
+func retryUnhealthy(ctx context.Context, op func(context.Context) error) error {
+	for {
+		octx, cancel := opContext(ctx)
+		err := op(octx)
+		cancel()
+		if err == nil || !isUnhealthy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func isUnhealthy(err error) bool {
+	return errors.Is(err, etcderr.ErrUnhealthy) || errors.Is(err, etcderr.ErrNotEnoughStartedMembers) ||
+		strings.Contains(err.Error(), "unhealthy cluster") || strings.Contains(err.Error(), "not enough started members")
+}

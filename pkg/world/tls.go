@@ -1,0 +1,191 @@
+package world
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+)
+
+// TLSFiles names the PEM files of a host's certificate, its key, and the CA
+// that signs every certificate of the cluster. The same certificate serves
+// peer and client traffic, as server and as client.
+type TLSFiles struct {
+	Cert, Key, CA string
+}
+
+// Check reports a missing or unreadable file.
+func (t *TLSFiles) Check() error {
+	if t.Cert == "" || t.Key == "" || t.CA == "" {
+		return fmt.Errorf("TLS needs a certificate, a key and a CA (--tls-cert, --tls-key, --tls-ca)")
+	}
+	for _, f := range []string{t.Cert, t.Key, t.CA} {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("TLS: %v", err)
+		}
+	}
+	return nil
+}
+
+// info returns the etcd TLS description, with client certificate
+// authentication.
+func (t *TLSFiles) info() transport.TLSInfo {
+	return transport.TLSInfo{CertFile: t.Cert, KeyFile: t.Key, TrustedCAFile: t.CA, ClientCertAuth: true}
+}
+
+// ClientConfig returns the TLS configuration of a client of the cluster.
+func (t *TLSFiles) ClientConfig() (*tls.Config, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	info := t.info()
+	tc, err := info.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("TLS: %v", err)
+	}
+	return tc, nil
+}
+
+// CA file names written by GenerateCerts.
+const (
+	CACertFile = "ca.crt"
+	CAKeyFile  = "ca.key"
+)
+
+// GenerateCerts writes into dir a CA (ca.crt, ca.key; an existing pair is
+// reused) and, for each host, <host>.crt and <host>.key valid for server and
+// client authentication for the host name, "localhost", the loopback
+// addresses and the extra names or IP addresses in sans. It returns the
+// files written.
+func GenerateCerts(dir string, hosts, sans []string, validity time.Duration) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	caCert, caKey, wrote, err := loadOrMakeCA(dir, validity)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hosts {
+		if err := checkHost(h); err != nil {
+			return nil, err
+		}
+		names := append([]string{h, "localhost", "127.0.0.1", "::1"}, sans...)
+		certPEM, keyPEM, err := makeCert(caCert, caKey, h, names, validity, false)
+		if err != nil {
+			return nil, err
+		}
+		cf, kf := filepath.Join(dir, h+".crt"), filepath.Join(dir, h+".key")
+		if err := os.WriteFile(cf, certPEM, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(kf, keyPEM, 0o600); err != nil {
+			return nil, err
+		}
+		wrote = append(wrote, cf, kf)
+	}
+	return wrote, nil
+}
+
+// loadOrMakeCA reads the CA of dir, or creates it.
+func loadOrMakeCA(dir string, validity time.Duration) (*x509.Certificate, *ecdsa.PrivateKey, []string, error) {
+	cf, kf := filepath.Join(dir, CACertFile), filepath.Join(dir, CAKeyFile)
+	certPEM, err1 := os.ReadFile(cf)
+	keyPEM, err2 := os.ReadFile(kf)
+	if err1 == nil && err2 == nil {
+		cert, key, err := parsePair(certPEM, keyPEM)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %v", dir, err)
+		}
+		return cert, key, nil, nil
+	}
+	if !errors.Is(err1, os.ErrNotExist) || !errors.Is(err2, os.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("%s: need both %s and %s, or neither", dir, CACertFile, CAKeyFile)
+	}
+	certPEM, keyPEM, err := makeCert(nil, nil, "mgmt cluster CA", nil, validity, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := os.WriteFile(cf, certPEM, 0o644); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := os.WriteFile(kf, keyPEM, 0o600); err != nil {
+		return nil, nil, nil, err
+	}
+	cert, key, err := parsePair(certPEM, keyPEM)
+	return cert, key, []string{cf, kf}, err
+}
+
+func parsePair(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, nil, fmt.Errorf("CA files are not PEM")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cert, key, nil
+}
+
+// makeCert returns a PEM certificate and key: a self-signed CA when isCA,
+// otherwise a leaf signed by the CA for names (DNS names or IPs).
+func makeCert(ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string, names []string, validity time.Duration, isCA bool) ([]byte, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: cn, Organization: []string{"mgmt"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validity),
+	}
+	if isCA {
+		tmpl.IsCA = true
+		tmpl.BasicConstraintsValid = true
+		tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
+		ca, caKey = tmpl, key
+	} else {
+		tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+		for _, n := range names {
+			if ip := net.ParseIP(n); ip != nil {
+				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+			} else {
+				tmpl.DNSNames = append(tmpl.DNSNames, n)
+			}
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), nil
+}

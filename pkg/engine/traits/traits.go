@@ -3,6 +3,7 @@
 package traits
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -65,6 +66,17 @@ func (g *Groupable) SetGrouped(b bool) { g.grouped = b }
 
 // GetGroup returns the resources merged into this one.
 func (g *Groupable) GetGroup() []engine.Groupable { return g.group }
+
+// GroupRes adds r to the group of the receiver. A resource that already
+// has a group of its own cannot be grouped again.
+func (g *Groupable) GroupRes(r engine.Groupable) error {
+	if len(r.GetGroup()) > 0 {
+		return fmt.Errorf("%s already has a group", r)
+	}
+	r.SetGrouped(true)
+	g.group = append(g.group, r)
+	return nil
+}
 
 // SetGroup replaces the resources merged into this one.
 func (g *Groupable) SetGroup(rs []engine.Groupable) { g.group = rs }

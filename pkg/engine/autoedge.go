@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// maxAutoEdgeRounds bounds the Next/Test iterations of one resource, so a
+// buggy AutoEdge cannot hang graph preparation.
+const maxAutoEdgeRounds = 4096
+
+type uidEntry struct {
+	v   *Vertex
+	uid ResUID
+}
+
+// uidKey is the index key of a UID: its kind and its name without a
+// trailing slash, so a directory path matches with or without it. Matching
+// then asks IFF, so the key only has to narrow the candidates.
+func uidKey(kind, name string) string {
+	if len(name) > 1 {
+		name = strings.TrimSuffix(name, "/")
+	}
+	return kind + "\x00" + name
+}
+
+// autoEdges adds the automatic edges: for every Edgeable resource whose
+// autoedge metaparameter is on, the UIDs its AutoEdge asks for are matched
+// (by IFF) against the UIDs of the other resources, and an edge is added
+// from each match to the resource (or the reverse when the UID says so). An
+// edge that would close a cycle is skipped.
+func (g *Graph) autoEdges() error {
+	index := map[string][]uidEntry{}
+	for _, v := range g.all {
+		ev, ok := v.Res.(Edgeable)
+		if !ok {
+			continue
+		}
+		for _, u := range ev.UIDs() {
+			k := uidKey(u.GetKind(), u.GetName())
+			index[k] = append(index[k], uidEntry{v, u})
+		}
+	}
+	if len(index) == 0 {
+		return nil
+	}
+	order := topoIndex(g.all)
+	for _, v := range g.all {
+		ev, ok := v.Res.(Edgeable)
+		if !ok || !boolOr(v.Res.MetaParams().AutoEdge, true) {
+			continue
+		}
+		ae, err := ev.AutoEdges()
+		if err != nil {
+			return posErrorf(v.Src.Pos, "%s: autoedges: %v", v.key, err)
+		}
+		if ae == nil {
+			continue
+		}
+		for round := 0; round < maxAutoEdgeRounds; round++ {
+			uids := ae.Next()
+			if len(uids) == 0 {
+				break
+			}
+			found := make([]bool, len(uids))
+			for i, u := range uids {
+				for _, c := range index[uidKey(u.GetKind(), u.GetName())] {
+					if c.v == v || !u.IFF(c.uid) {
+						continue
+					}
+					from, to := c.v, v
+					if u.IsReversed() {
+						from, to = v, c.v
+					}
+					if g.addAutoEdge(from, to, &order) {
+						found[i] = true
+					}
+				}
+			}
+			if !ae.Test(found) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// addAutoEdge adds from -> to unless it exists or would close a cycle. It
+// reports whether the two resources are now connected by an edge.
+func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
+	for _, e := range from.out {
+		if e.To == to {
+			return true
+		}
+	}
+	ord := *order
+	if ord[from] > ord[to] {
+		if reachable(to, from) {
+			return false
+		}
+		defer func() { *order = topoIndex(g.all) }()
+	}
+	e := &Edge{From: from, To: to, Auto: true}
+	from.out = append(from.out, e)
+	to.in = append(to.in, e)
+	g.docEdges = append(g.docEdges, &graph.Edge{From: from.Src.Ref(), To: to.Src.Ref()})
+	return true
+}
+
+// topoIndex returns the position of each vertex in a topological order.
+func topoIndex(vs []*Vertex) map[*Vertex]int {
+	indeg := make(map[*Vertex]int, len(vs))
+	for _, v := range vs {
+		for _, e := range v.out {
+			indeg[e.To]++
+		}
+	}
+	queue := make([]*Vertex, 0, len(vs))
+	for _, v := range vs {
+		if indeg[v] == 0 {
+			queue = append(queue, v)
+		}
+	}
+	out := make(map[*Vertex]int, len(vs))
+	for i := 0; i < len(queue); i++ {
+		v := queue[i]
+		out[v] = i
+		for _, e := range v.out {
+			indeg[e.To]--
+			if indeg[e.To] == 0 {
+				queue = append(queue, e.To)
+			}
+		}
+	}
+	return out
+}
+
+// autoGroup merges groupable resources: within each kind, in sorted order,
+// every resource that is not yet grouped absorbs the later ones that its
+// GroupCmp accepts, unless a path joins the two (merging would close a
+// cycle) or either one takes part in send/recv. The edges of a member move
+// to its group head.
+func (g *Graph) autoGroup() {
+	byKind := map[string][]*Vertex{}
+	var kinds []string
+	for _, v := range g.all {
+		gr, ok := v.Res.(Groupable)
+		if !ok || !boolOr(v.Res.MetaParams().AutoGroup, true) || v.Res.MetaParams().Hidden || gr.IsGrouped() || hasSendRecv(v) {
+			continue
+		}
+		if _, ok := byKind[v.Src.Kind]; !ok {
+			kinds = append(kinds, v.Src.Kind)
+		}
+		byKind[v.Src.Kind] = append(byKind[v.Src.Kind], v)
+	}
+	for _, k := range kinds {
+		vs := byKind[k]
+		for i, head := range vs {
+			if head.grouped {
+				continue
+			}
+			hg := head.Res.(Groupable)
+			for _, w := range vs[i+1:] {
+				if w.grouped {
+					continue
+				}
+				wg := w.Res.(Groupable)
+				if hg.GroupCmp(wg) != nil || reachable(head, w) || reachable(w, head) {
+					continue
+				}
+				if err := hg.GroupRes(wg); err != nil {
+					continue
+				}
+				wg.SetGrouped(true)
+				w.grouped = true
+				head.Members = append(head.Members, w)
+				moveEdges(w, head)
+			}
+		}
+	}
+}
+
+func hasSendRecv(v *Vertex) bool {
+	for _, e := range v.in {
+		if e.Send != "" {
+			return true
+		}
+	}
+	for _, e := range v.out {
+		if e.Send != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// moveEdges re-attaches the edges of w to head.
+func moveEdges(w, head *Vertex) {
+	for _, e := range w.out {
+		e.From = head
+		head.out = append(head.out, e)
+	}
+	for _, e := range w.in {
+		e.To = head
+		head.in = append(head.in, e)
+	}
+	w.in, w.out = nil, nil
+}

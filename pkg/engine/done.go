@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+func sprintf(format string, v ...any) string { return fmt.Sprintf(format, v...) }
+
+// done handles the end of a CheckApply: metrics and logs, retries or
+// failure on error, and on success the pokes, refreshes and send/recv
+// values that flow to the successors.
+func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
+	vs.running = false
+	s.running--
+	for _, sem := range vs.semas {
+		sem.used--
+	}
+	if vs.cancelRun != nil {
+		vs.cancelRun()
+		vs.cancelRun = nil
+	}
+	for _, w := range s.waiting {
+		s.enqueue(w)
+	}
+	s.waiting = nil
+	apply := !(s.e.cfg.Noop || vs.meta.Noop)
+	s.e.cfg.Metrics.checkApply(vs, apply, ok, err)
+	if vs.removed {
+		s.update(vs)
+		s.finalize(vs)
+		return
+	}
+	if err != nil {
+		s.applyError(vs, err)
+	} else {
+		s.applyOK(vs, ok, apply, dur)
+	}
+	s.update(vs)
+	s.enqueue(vs)
+	for _, e := range vs.out {
+		s.enqueue(e.to)
+	}
+}
+
+func (s *sched) applyError(vs *vstate, err error) {
+	vs.refresh = vs.refresh || vs.refreshNow
+	if vs.retries != 0 {
+		if vs.retries > 0 {
+			vs.retries--
+		}
+		s.e.logf("%s", errorAt(vs, "error (retrying in %s): %v", time.Duration(vs.meta.Delay)*time.Millisecond, err))
+		vs.timer = true
+		s.after(time.Duration(vs.meta.Delay)*time.Millisecond, msg{kind: msgRetry, vs: vs})
+		return
+	}
+	s.fail(vs, err)
+}
+
+// fail marks vs failed for good and blocks its descendants.
+func (s *sched) fail(vs *vstate, err error) {
+	if vs.failed != nil {
+		return
+	}
+	vs.failed = err
+	s.failed++
+	s.e.logf("%s", errorAt(vs, "error: %v", err))
+	s.e.cfg.Metrics.failure(vs, 1)
+	s.update(vs)
+	s.block(vs)
+}
+
+// block marks every descendant of vs as blocked by a failure.
+func (s *sched) block(vs *vstate) {
+	stack := []*vstate{vs}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range v.out {
+			if !e.to.blocked {
+				e.to.blocked = true
+				s.update(e.to)
+				stack = append(stack, e.to)
+			}
+		}
+	}
+}
+
+func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration) {
+	vs.applied = true
+	vs.lastOK = ok
+	if vs.meta.RetryReset {
+		vs.retries = vs.meta.Retry
+	}
+	if !ok {
+		if apply {
+			s.e.logf("%s: changed%s (%s)", vs.key, groupNote(vs), roundDur(dur))
+		} else {
+			s.e.logf("%s: would change%s (noop)", vs.key, groupNote(vs))
+		}
+	}
+	if !ok && apply {
+		for _, e := range vs.out {
+			if e.to.meta.Hidden || e.to.removed {
+				continue
+			}
+			e.to.dirty = true
+			if e.notify {
+				e.to.refresh = true
+			}
+			s.update(e.to)
+		}
+	}
+	s.sendValues(vs)
+	if vs.reversal != "" {
+		s.reversalDone(vs)
+	}
+	if apply && vs.meta.Reverse {
+		s.saveReversal(vs)
+	}
+}
+
+// sendValues marks dirty the receivers whose sent value changed.
+func (s *sched) sendValues(vs *vstate) {
+	sr, ok := vs.res.(Sendable)
+	if !ok {
+		return
+	}
+	var sent any
+	for _, e := range vs.out {
+		if e.send == "" {
+			continue
+		}
+		if sent == nil {
+			if sent = sr.Sent(); sent == nil {
+				return
+			}
+		}
+		f, ok := fieldByLang(reflect.ValueOf(sent), e.send)
+		if !ok {
+			continue
+		}
+		val := deref(f)
+		if e.seen && reflect.DeepEqual(val, e.last) {
+			continue
+		}
+		e.seen, e.last = true, val
+		e.to.dirty = true
+		s.update(e.to)
+	}
+}
+
+func groupNote(vs *vstate) string {
+	if len(vs.v.Members) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(vs.v.Members))
+	for _, m := range vs.v.Members {
+		names = append(names, m.key)
+	}
+	return " (with " + strings.Join(names, ", ") + ")"
+}
+
+func roundDur(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(time.Microsecond)
+	}
+	return d
+}

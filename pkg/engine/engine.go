@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config configures an Engine.
+type Config struct {
+	Program  string
+	Version  string
+	Hostname string
+	Prefix   string // state directory: vardirs and saved reversals live here
+
+	Noop bool // run every CheckApply with apply=false
+	Sema int  // > 0: a global semaphore of this size shared by every resource
+
+	// ConvergedTimeout, when >= 0, closes Converged() once the whole graph
+	// has stayed converged this long. Negative disables it.
+	ConvergedTimeout time.Duration
+
+	// Parallel caps the number of CheckApply calls running at once
+	// (default 64). Independent resources run in parallel up to it.
+	Parallel int
+
+	Debug   bool
+	World   World
+	Logf    func(format string, v ...any) // engine and resource log; nil discards
+	Metrics *Metrics                      // nil: no metrics
+}
+
+// Status is a snapshot of the engine, for status lines.
+type Status struct {
+	Total     int // runnable vertices
+	Converged int // vertices with nothing left to do
+	Running   int // CheckApply calls in progress
+	Failed    int // vertices failed for good (retries exhausted)
+	Loaded    bool
+	Seq       int64     // seq of the graph loaded last
+	Since     time.Time // when the graph became converged; zero if it is not
+}
+
+// An Engine runs resource graphs: one Watch per resource, CheckApply when a
+// resource is dirty and its dependencies are converged, graph swaps,
+// metaparameters and the converger. All its scheduling state belongs to the
+// goroutine of Run; other goroutines talk to it through messages.
+type Engine struct {
+	cfg Config
+
+	mu    sync.Mutex
+	inbox []msg
+	wake  chan struct{}
+
+	loadedOnce atomic.Bool
+	converged  chan struct{}
+	status     atomic.Pointer[Status]
+	runCtx     context.Context // cancelled at shutdown; parent of every Watch and CheckApply
+	runStarted chan struct{}
+
+	// owned by the Run goroutine
+	s *sched
+
+	wg      sync.WaitGroup // every goroutine the engine started
+	applyWG sync.WaitGroup // running CheckApply calls
+}
+
+// New returns an engine; Run starts it.
+func New(cfg Config) *Engine {
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = 64
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Program == "" {
+		cfg.Program = "mgmt"
+	}
+	e := &Engine{
+		cfg:        cfg,
+		wake:       make(chan struct{}, 1),
+		converged:  make(chan struct{}),
+		runStarted: make(chan struct{}),
+	}
+	e.status.Store(&Status{})
+	return e
+}
+
+// Converged is closed once the graph has been converged for the configured
+// ConvergedTimeout.
+func (e *Engine) Converged() <-chan struct{} { return e.converged }
+
+// Status returns a snapshot of the engine state.
+func (e *Engine) Status() Status { return *e.status.Load() }
+
+// Load hands a prepared graph to the engine, which swaps it in. It may be
+// called before or while Run runs, from any goroutine.
+func (e *Engine) Load(g *Graph) {
+	e.post(msg{kind: msgGraph, g: g})
+}
+
+// Run runs the engine until ctx is done, then stops every resource (Watch
+// ended, running CheckApply calls cancelled through their context, Cleanup
+// called) and returns.
+func (e *Engine) Run(ctx context.Context) error {
+	runCtx, cancel := context.WithCancel(context.Background())
+	e.runCtx = runCtx
+	e.s = newSched(e)
+	close(e.runStarted)
+	var convTimer *time.Timer
+	var convC <-chan time.Time
+	defer func() {
+		if convTimer != nil {
+			convTimer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			cancel()
+			e.s.shutdown()
+			e.wg.Wait()
+			return nil
+		case <-e.wake:
+		case <-convC:
+			convC = nil
+			select {
+			case <-e.converged:
+			default:
+				e.cfg.Logf("converged for %s", e.cfg.ConvergedTimeout)
+				close(e.converged)
+			}
+			continue
+		}
+		for {
+			msgs := e.drain()
+			if len(msgs) == 0 {
+				break
+			}
+			for _, m := range msgs {
+				e.s.handle(m)
+			}
+			e.s.schedule()
+		}
+		st := e.s.snapshot()
+		e.status.Store(&st)
+		if e.cfg.ConvergedTimeout >= 0 {
+			conv := st.Loaded && st.Total == st.Converged && st.Running == 0
+			switch {
+			case conv && convTimer == nil:
+				convTimer = time.NewTimer(e.cfg.ConvergedTimeout)
+				convC = convTimer.C
+			case !conv && convTimer != nil:
+				convTimer.Stop()
+				convTimer, convC = nil, nil
+			}
+		}
+	}
+}
+
+// post queues a message for the Run goroutine.
+func (e *Engine) post(m msg) {
+	e.mu.Lock()
+	e.inbox = append(e.inbox, m)
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) drain() []msg {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.inbox
+	e.inbox = nil
+	return m
+}
+
+// go runs f in a goroutine the engine waits for at shutdown.
+func (e *Engine) goTrack(f func()) {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		f()
+	}()
+}
+
+func (e *Engine) logf(format string, v ...any) { e.cfg.Logf(format, v...) }
+
+// errorf formats an error about a vertex, with its position when known.
+func errorAt(vs *vstate, format string, v ...any) string {
+	msg := fmt.Sprintf(format, v...)
+	if vs.v.Src != nil && vs.v.Src.Pos != "" {
+		return vs.v.Src.Pos + ": " + vs.key + ": " + msg
+	}
+	return vs.key + ": " + msg
+}

@@ -1,0 +1,403 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+)
+
+func jsonNumber(s string) json.Number { return json.Number(s) }
+
+func TestChainOrder(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1", "b want=2", "c want=3", "z want=9"}, "a -> b", "b -> c"))
+	st := h.converge(1)
+	if st.Total != 4 || st.Failed != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	got := changed()
+	idx := map[string]int{}
+	for i, n := range got {
+		idx[n] = i
+	}
+	if len(got) != 4 || idx["a"] > idx["b"] || idx["b"] > idx["c"] {
+		t.Fatalf("apply order %v, want a before b before c", got)
+	}
+	for _, n := range []string{"a", "b", "c", "z"} {
+		if c := sys.count(n); c != 1 {
+			t.Errorf("%s: %d CheckApply calls, want 1", n, c)
+		}
+	}
+}
+
+func TestDriftPokesSuccessors(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1", "b want=2", "c want=3"}, "a -> b"))
+	h.converge(1)
+	sys.set("a", "drifted")
+	sys.poke("a")
+	h.waitFor(func(engine.Status) bool { return sys.count("b") == 2 }, "b re-checked")
+	h.converge(1)
+	if sys.get("a") != "1" || sys.count("a") != 2 || sys.count("c") != 1 {
+		t.Fatalf("a=%q calls a=%d c=%d", sys.get("a"), sys.count("a"), sys.count("c"))
+	}
+}
+
+func TestFailureBlocksOnlyDescendants(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1 fail=#100", "b want=2", "c want=3", "d want=4"}, "a -> b", "b -> c"))
+	st := h.converge(1)
+	if st.Failed != 1 {
+		t.Fatalf("failed %d, want 1", st.Failed)
+	}
+	if sys.count("b") != 0 || sys.count("c") != 0 || sys.get("d") != "4" {
+		t.Fatalf("b=%d c=%d d=%q", sys.count("b"), sys.count("c"), sys.get("d"))
+	}
+	if !strings.Contains(h.logs.String(), "t.mcl:1:1: tval[a]: error: failing on purpose") {
+		t.Fatalf("error log lacks the position:\n%s", h.logs)
+	}
+}
+
+func TestRetryAndDelay(t *testing.T) {
+	h := start(t, engine.Config{})
+	t0 := time.Now()
+	h.load(doc(1, []string{"a want=1 fail=#2 meta.retry=3 meta.delay=20", "b want=2"}, "a -> b"))
+	st := h.converge(1)
+	if st.Failed != 0 || sys.count("a") != 3 || sys.get("b") != "2" {
+		t.Fatalf("status %+v, a calls %d, b=%q\n%s", st, sys.count("a"), sys.get("b"), h.logs)
+	}
+	if d := time.Since(t0); d < 40*time.Millisecond {
+		t.Fatalf("two retries with delay 20ms took %s", d)
+	}
+}
+
+func TestRetryForever(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1 fail=#5 meta.retry=-1"}))
+	h.converge(1)
+	if sys.count("a") != 6 {
+		t.Fatalf("a calls %d, want 6", sys.count("a"))
+	}
+}
+
+func TestNotifyRefresh(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1", "b want=2", "c want=3"}, "a ~> b", "a -> c"))
+	h.converge(1)
+	sys.mu.Lock()
+	rb, rc := sys.refresh["b"], sys.refresh["c"]
+	sys.mu.Unlock()
+	if rb != 1 || rc != 0 {
+		t.Fatalf("refreshes b=%d c=%d, want 1 and 0", rb, rc)
+	}
+}
+
+func TestSendRecv(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=hello", "b want=x"}, "a.out -> b.in"))
+	h.converge(1)
+	if got := sys.get("b"); got != "hello" {
+		t.Fatalf("b = %q, want the received hello\n%s", got, h.logs)
+	}
+}
+
+func TestSendRecvTypeMismatch(t *testing.T) {
+	register()
+	_, err := engine.Build(doc(1, []string{"a", "b"}, "a.out -> b.fail"), engine.BuildOptions{})
+	if err == nil || !strings.Contains(err.Error(), "tval[a].out -> tval[b].fail") || !strings.Contains(err.Error(), "type mismatch") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = engine.Build(doc(1, []string{"a", "b"}, "a.nope -> b.in"), engine.BuildOptions{})
+	if err == nil || !strings.Contains(err.Error(), `no send key "nope"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSwapKeepsUnchanged(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1", "b want=2", "gone want=3"}, "a -> b"))
+	h.converge(1)
+	h.load(doc(2, []string{"a want=1", "b want=22", "new want=4"}, "a -> b"))
+	h.converge(2)
+	if sys.count("a") != 1 {
+		t.Errorf("unchanged a ran %d times, want 1", sys.count("a"))
+	}
+	if sys.get("b") != "22" || sys.get("new") != "4" {
+		t.Errorf("b=%q new=%q", sys.get("b"), sys.get("new"))
+	}
+	h.waitFor(func(engine.Status) bool {
+		sys.mu.Lock()
+		defer sys.mu.Unlock()
+		return sys.cleanups["gone"] == 1 && sys.cleanups["b"] == 1
+	}, "cleanup of the removed and changed vertices")
+	if !strings.Contains(h.logs.String(), "1 added, 1 removed, 1 changed, 1 unchanged") {
+		t.Errorf("swap log missing:\n%s", h.logs)
+	}
+}
+
+func TestSwapWhileRunningNeverOverlaps(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1 sleep=#50"}))
+	h.waitFor(func(st engine.Status) bool { return st.Running == 1 }, "a running")
+	h.load(doc(2, []string{"a want=2 sleep=#50"}))
+	h.converge(2)
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	if sys.maxRun != 1 || sys.state["a"] != "2" {
+		t.Fatalf("max parallel CheckApply %d, a=%q", sys.maxRun, sys.state["a"])
+	}
+}
+
+func TestSemaphore(t *testing.T) {
+	h := start(t, engine.Config{})
+	var res []string
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		res = append(res, n+" want=1 sleep=#20 meta.sema=s:2")
+	}
+	h.load(doc(1, res))
+	h.converge(1)
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	if sys.maxRun != 2 {
+		t.Fatalf("max parallel CheckApply %d, want 2", sys.maxRun)
+	}
+}
+
+func TestGlobalSema(t *testing.T) {
+	h := start(t, engine.Config{Sema: 1})
+	h.load(doc(1, []string{"a sleep=#10", "b sleep=#10", "c sleep=#10"}))
+	h.converge(1)
+	if sys.maxRun != 1 {
+		t.Fatalf("max parallel %d, want 1", sys.maxRun)
+	}
+}
+
+func TestParallelIndependent(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a sleep=#30", "b sleep=#30", "c sleep=#30"}))
+	h.converge(1)
+	if sys.maxRun != 3 {
+		t.Fatalf("max parallel %d, want 3", sys.maxRun)
+	}
+}
+
+func TestNoop(t *testing.T) {
+	h := start(t, engine.Config{Noop: true})
+	h.load(doc(1, []string{"a want=1", "b want=2 meta.noop=true"}))
+	h.converge(1)
+	if sys.get("a") != "" || len(changed()) != 0 {
+		t.Fatalf("noop changed the system: %v", changed())
+	}
+	if !strings.Contains(h.logs.String(), "tval[a]: would change (noop)") {
+		t.Fatalf("log:\n%s", h.logs)
+	}
+}
+
+func TestMetaNoopOnly(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1 meta.noop=true", "b want=2"}))
+	h.converge(1)
+	if sys.get("a") != "" || sys.get("b") != "2" {
+		t.Fatalf("a=%q b=%q", sys.get("a"), sys.get("b"))
+	}
+}
+
+func TestLimitBurst(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1 meta.limit=20 meta.burst=1"}))
+	h.converge(1)
+	t0 := time.Now()
+	for i := 0; i < 3; i++ {
+		n := sys.count("a")
+		sys.poke("a")
+		h.waitFor(func(engine.Status) bool { return sys.count("a") == n+1 }, "a re-checked")
+	}
+	if d := time.Since(t0); d < 100*time.Millisecond {
+		t.Fatalf("3 CheckApply at 20/s took %s, want >= 100ms", d)
+	}
+}
+
+func TestHidden(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=invalid meta.hidden=true", "b want=2"}, "a -> b"))
+	st := h.converge(1)
+	if sys.count("a") != 0 || sys.get("b") != "2" || st.Total != 2 {
+		t.Fatalf("a calls %d b=%q %+v", sys.count("a"), sys.get("b"), st)
+	}
+}
+
+func TestPoll(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=1 meta.poll=1"}))
+	h.converge(1)
+	sys.set("a", "drift")
+	h.waitFor(func(engine.Status) bool { return sys.get("a") == "1" }, "poll repair")
+}
+
+func TestTimeout(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a sleep=#5000 meta.timeout=20"}))
+	st := h.converge(1)
+	if st.Failed != 1 || !strings.Contains(h.logs.String(), "deadline exceeded") {
+		t.Fatalf("%+v\n%s", st, h.logs)
+	}
+}
+
+func TestRealize(t *testing.T) {
+	h := start(t, engine.Config{})
+	// b waits for a, which fails once and retries after a long delay, so
+	// b has not run when the next graph removes it.
+	h.load(doc(1, []string{"a fail=#1 meta.retry=1 meta.delay=10000", "b want=2 meta.realize=true"}, "a -> b"))
+	h.waitFor(func(engine.Status) bool { return sys.count("a") == 1 }, "a ran")
+	h.load(doc(2, []string{"c want=3"}))
+	h.converge(2)
+	h.waitFor(func(engine.Status) bool { return sys.get("b") == "2" }, "b realized before removal")
+}
+
+func TestConvergedTimeout(t *testing.T) {
+	h := start(t, engine.Config{ConvergedTimeout: 50 * time.Millisecond})
+	t0 := time.Now()
+	h.load(doc(1, []string{"a want=1", "b want=2"}, "a -> b"))
+	select {
+	case <-h.e.Converged():
+	case <-time.After(10 * time.Second):
+		t.Fatal("never converged")
+	}
+	if d := time.Since(t0); d < 50*time.Millisecond {
+		t.Fatalf("converged after %s, before the timeout", d)
+	}
+	t1 := time.Now()
+	h.stop()
+	if d := time.Since(t1); d > 100*time.Millisecond {
+		t.Fatalf("shutdown took %s", d)
+	}
+}
+
+func TestAutoEdgesAndGroups(t *testing.T) {
+	register()
+	g, err := engine.Build(doc(1, []string{
+		"a want=1", "b want=1 after=[a]", "c after=[a,b] meta.autoedge=false",
+		"g1 want=x group=true", "g2 want=x group=true", "g3 want=y group=true",
+	}), engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := g.Document()
+	var edges []string
+	for _, e := range d.Edges {
+		edges = append(edges, e.From.String()+"->"+e.To.String())
+	}
+	if want := []string{"tval[a]->tval[b]"}; !reflect.DeepEqual(edges, want) {
+		t.Fatalf("edges %v, want %v", edges, want)
+	}
+	if len(d.Resources) != 6 || len(g.Vertices) != 5 {
+		t.Fatalf("resources %d vertices %d", len(d.Resources), len(g.Vertices))
+	}
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"g1 want=x group=true", "g2 want=x group=true"}))
+	h.converge(1)
+	if got := changed(); !reflect.DeepEqual(got, []string{"g1+g2"}) {
+		t.Fatalf("grouped apply %v", got)
+	}
+}
+
+func TestAutoEdgeSkipsCycles(t *testing.T) {
+	register()
+	g, err := engine.Build(doc(1, []string{"a after=[b]", "b"}, "a -> b"), engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.Document().Edges); n != 1 {
+		t.Fatalf("%d edges, want 1 (the autoedge would close a cycle)", n)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	register()
+	for _, tc := range []struct {
+		res   []string
+		edges []string
+		want  string
+	}{
+		{[]string{"a want=#3"}, nil, `t.mcl:1:1: tval[a]: parameter "want": got int, want str`},
+		{[]string{"a sleep=x"}, nil, `parameter "sleep": got str, want int`},
+		{[]string{"a wnat=x"}, nil, `unknown parameter "wnat" (did you mean "want"?)`},
+		{[]string{"nope:a"}, nil, `unknown resource kind "nope"`},
+		{[]string{"a want=invalid"}, nil, `tval[a]: invalid: want is invalid`},
+		{[]string{"$a"}, nil, `starts with a $`},
+		{[]string{"a meta.limit=1"}, nil, `burst must be non-zero`},
+		{[]string{"a meta.sema=42"}, nil, `bare integer`},
+		{[]string{"a", "b"}, []string{"a -> b", "b -> a"}, `cycle in the graph: tval[a] -> tval[b] -> tval[a]`},
+		{[]string{"a"}, []string{"a -> x"}, `no resource tval[x]`},
+		{[]string{"a tags=#1"}, nil, `got int, want map{str: int}`},
+	} {
+		_, err := engine.Build(doc(1, tc.res, tc.edges...), engine.BuildOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want %q", tc.res, err, tc.want)
+		}
+	}
+	if _, err := engine.Build(doc(1, []string{"$a meta.dollar=true"}), engine.BuildOptions{}); err != nil {
+		t.Errorf("dollar: %v", err)
+	}
+}
+
+func TestDecodeCoercion(t *testing.T) {
+	r := &tval{}
+	err := engine.DecodeParams(r, map[string]any{
+		"want": "x", "in": "y", "sleep": json.Number("3"), "rate": json.Number("2"),
+		"after": []any{"p", "q"}, "tags": map[string]any{"k": json.Number("1")},
+		"extra": map[any]any{"a": "b"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Want != "x" || *r.In != "y" || r.Sleep != 3 || r.Rate != 2 || len(r.After) != 2 || r.Tags["k"] != 1 || r.Extra["a"] != "b" {
+		t.Fatalf("%+v", r)
+	}
+	p, err := engine.EncodeParams(r)
+	if err != nil || p["want"] != "x" || p["sleep"] != 3 {
+		t.Fatalf("encode %v %v", p, err)
+	}
+}
+
+func TestReverse(t *testing.T) {
+	prefix := t.TempDir()
+	h := start(t, engine.Config{Prefix: prefix})
+	h.load(doc(1, []string{"trev:r want=on meta.reverse=true"}))
+	h.converge(1)
+	if sys.get("rev:r") != "on" {
+		t.Fatalf("not applied")
+	}
+	saved, _ := filepath.Glob(filepath.Join(prefix, "reverse", "*.json"))
+	if len(saved) != 1 {
+		t.Fatalf("saved reversals %v", saved)
+	}
+	h.load(doc(2, []string{"a want=1"}))
+	h.converge(2)
+	h.waitFor(func(engine.Status) bool { return sys.get("rev:r") == "" }, "reversal")
+	h.waitFor(func(engine.Status) bool {
+		_, err := os.Stat(saved[0])
+		return os.IsNotExist(err)
+	}, "saved reversal removed")
+}
+
+func TestReverseAfterRestart(t *testing.T) {
+	prefix := t.TempDir()
+	h := start(t, engine.Config{Prefix: prefix})
+	h.load(doc(1, []string{"trev:r want=on meta.reverse=true"}))
+	h.converge(1)
+	h.stop()
+	h2 := start(t, engine.Config{Prefix: prefix})
+	sys.set("rev:r", "on")
+	h2.load(doc(1, []string{"a want=1"}))
+	h2.converge(1)
+	if sys.get("rev:r") != "" {
+		t.Fatalf("not reversed after restart\n%s", h2.logs)
+	}
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+)
+
+// newInit builds the Init handle of vs.
+func (e *Engine) newInit(vs *vstate) *Init {
+	res := vs.res
+	return &Init{
+		Program:  e.cfg.Program,
+		Version:  e.cfg.Version,
+		Hostname: e.cfg.Hostname,
+		Running:  func() { e.post(msg{kind: msgRunning, vs: vs}) },
+		Event: func() {
+			if !vs.evPending.Swap(true) {
+				e.post(msg{kind: msgEvent, vs: vs})
+			}
+		},
+		Refresh: func() bool { return vs.refreshNow },
+		Send: func(st any) error {
+			sr, ok := res.(Sendable)
+			if !ok {
+				return fmt.Errorf("%s is not Sendable", vs.key)
+			}
+			return sr.Send(st)
+		},
+		Recv:   func() map[string]*Send { return vs.recvNow },
+		World:  e.cfg.World,
+		Prefix: e.cfg.Prefix,
+		VarDir: func(p string) (string, error) { return e.varDir(vs, p) },
+		Debug:  e.cfg.Debug,
+		Logf: func(format string, v ...any) {
+			e.cfg.Logf("%s: %s", vs.key, fmt.Sprintf(format, v...))
+		},
+	}
+}
+
+// varDir returns PREFIX/vardir/KIND/NAME/P, created with mode 0700.
+func (e *Engine) varDir(vs *vstate, p string) (string, error) {
+	if e.cfg.Prefix == "" {
+		return "", fmt.Errorf("no prefix directory configured")
+	}
+	if filepath.IsAbs(p) {
+		return "", fmt.Errorf("vardir path %q must be relative", p)
+	}
+	d := filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.Src.Kind), url.PathEscape(vs.v.Src.Name), filepath.Clean("/" + p))
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", err
+	}
+	return d, nil
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/time/rate"
+)
+
+// DefaultMeta returns the default metaparameters.
+func DefaultMeta() *MetaParams { return &MetaParams{} }
+
+// ValidateMeta reports problems in metaparameters: an out of range retry,
+// a limit without a burst, a malformed semaphore id.
+func ValidateMeta(m *MetaParams) error {
+	if m.Retry < -1 {
+		return fmt.Errorf("meta retry is %d, want -1 or more", m.Retry)
+	}
+	if m.Poll < -1 {
+		return fmt.Errorf("meta poll is %d, want -1 or more", m.Poll)
+	}
+	if m.Limit != nil {
+		if math.IsNaN(*m.Limit) || *m.Limit < 0 {
+			return fmt.Errorf("meta limit is %v, want a positive rate", *m.Limit)
+		}
+		if !math.IsInf(*m.Limit, 1) && m.Burst == 0 {
+			return fmt.Errorf("meta burst must be non-zero when limit is set")
+		}
+	}
+	if m.Burst < 0 {
+		return fmt.Errorf("meta burst is %d, want 0 or more", m.Burst)
+	}
+	for _, s := range m.Sema {
+		if _, _, err := ParseSema(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ParseSema splits a semaphore id of the form "id" or "id:N" into its id and
+// size (1 when absent). The id may itself contain colons ("not:smart:4").
+// A bare integer is invalid.
+func ParseSema(s string) (id string, size int, err error) {
+	if s == "" {
+		return "", 0, fmt.Errorf("meta sema: empty semaphore id")
+	}
+	if _, err := strconv.Atoi(s); err == nil {
+		return "", 0, fmt.Errorf("meta sema %q: a bare integer is not a semaphore id", s)
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 1, nil
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return s, 1, nil // the colon is part of the id
+	}
+	if n <= 0 {
+		return "", 0, fmt.Errorf("meta sema %q: size must be positive", s)
+	}
+	return s, n, nil
+}
+
+// limiter returns the rate limiter of m, or nil when there is no limit.
+func limiter(m *MetaParams) *rate.Limiter {
+	if m.Limit == nil || math.IsInf(*m.Limit, 1) {
+		return nil
+	}
+	return rate.NewLimiter(rate.Limit(*m.Limit), m.Burst)
+}
+
+func boolOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+// metaEqual compares two sets of metaparameters as a graph swap does: every
+// field counts, sema and export are sets, retryreset does not count.
+func metaEqual(a, b *MetaParams) bool {
+	if a == nil {
+		a = DefaultMeta()
+	}
+	if b == nil {
+		b = DefaultMeta()
+	}
+	x, y := *a, *b
+	x.RetryReset, y.RetryReset = false, false
+	x.Sema, y.Sema = sortedSet(x.Sema), sortedSet(y.Sema)
+	x.Export, y.Export = sortedSet(x.Export), sortedSet(y.Export)
+	x.AutoEdge, y.AutoEdge = boolPtr(boolOr(x.AutoEdge, true)), boolPtr(boolOr(y.AutoEdge, true))
+	x.AutoGroup, y.AutoGroup = boolPtr(boolOr(x.AutoGroup, true)), boolPtr(boolOr(y.AutoGroup, true))
+	if x.Limit != nil && math.IsInf(*x.Limit, 1) {
+		x.Limit = nil
+	}
+	if y.Limit != nil && math.IsInf(*y.Limit, 1) {
+		y.Limit = nil
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+func sortedSet(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

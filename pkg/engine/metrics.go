@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the Prometheus metrics of an engine: the mgmt metrics of the
+// reference (resources, CheckApply calls, failures, graph start time) and
+// the Go collector. A nil *Metrics records nothing.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	resources     *prometheus.GaugeVec
+	checkApplies  *prometheus.CounterVec
+	failuresTotal *prometheus.CounterVec
+	failures      *prometheus.GaugeVec
+	graphStart    prometheus.Gauge
+}
+
+// NewMetrics returns the metrics, registered in a new registry along with
+// the Go and process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		resources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "mgmt_resources_total",
+			Help: "The number of resources that mgmt is managing",
+		}, []string{"kind"}),
+		checkApplies: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mgmt_checkapply_total",
+			Help: "The number of CheckApply's that mgmt has run",
+		}, []string{"kind", "eventful", "errorful", "apply"}),
+		failuresTotal: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mgmt_failures_total",
+			Help: "The number of resources that have failed",
+		}, []string{"kind"}),
+		failures: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "mgmt_failures",
+			Help: "The number of resources that have failed",
+		}, []string{"kind"}),
+		graphStart: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mgmt_graph_start_time_seconds",
+			Help: "Start time of the current graph since unix epoch in seconds",
+		}),
+	}
+	m.Registry.MustRegister(m.resources, m.checkApplies, m.failuresTotal, m.failures, m.graphStart,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
+}
+
+func (m *Metrics) checkApply(vs *vstate, apply, ok bool, err error) {
+	if m == nil {
+		return
+	}
+	n := 1 + len(vs.v.Members)
+	m.checkApplies.WithLabelValues(vs.v.Src.Kind, strconv.FormatBool(!ok && err == nil),
+		strconv.FormatBool(err != nil), strconv.FormatBool(apply)).Add(float64(n))
+}
+
+func (m *Metrics) failure(vs *vstate, delta int) {
+	if m == nil {
+		return
+	}
+	if delta > 0 {
+		m.failuresTotal.WithLabelValues(vs.v.Src.Kind).Inc()
+	}
+	m.failures.WithLabelValues(vs.v.Src.Kind).Add(float64(delta))
+}
+
+func (m *Metrics) graphLoaded(vss []*vstate) {
+	if m == nil {
+		return
+	}
+	counts := map[string]int{}
+	for _, vs := range vss {
+		counts[vs.v.Src.Kind] += 1 + len(vs.v.Members)
+	}
+	m.resources.Reset()
+	for k, n := range counts {
+		m.resources.WithLabelValues(k).Set(float64(n))
+	}
+	m.graphStart.Set(float64(time.Now().UnixNano()) / 1e9)
+}

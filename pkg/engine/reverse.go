@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// Reversals: while a Reversible resource with Meta:reverse is in the graph,
+// the engine saves, after each CheckApply that applied, the resource its
+// Reversed method returns, as a graph document resource under
+// PREFIX/reverse/. When a graph arrives without that resource (in this run
+// or after a restart), the saved resource joins the graph as a reversal
+// vertex; its file is deleted after its first successful CheckApply.
+
+func (e *Engine) reverseDir() string {
+	if e.cfg.Prefix == "" {
+		return ""
+	}
+	return filepath.Join(e.cfg.Prefix, "reverse")
+}
+
+func (e *Engine) reversePath(kind, name string) string {
+	d := e.reverseDir()
+	if d == "" {
+		return ""
+	}
+	return filepath.Join(d, url.PathEscape(kind)+"["+url.PathEscape(name)+"].json")
+}
+
+// saveReversal records the reversed resource of vs under the prefix.
+func (s *sched) saveReversal(vs *vstate) {
+	rv, ok := vs.res.(Reversible)
+	if !ok {
+		return
+	}
+	path := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name)
+	if path == "" {
+		return
+	}
+	rev, err := rv.Reversed()
+	if err != nil {
+		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		return
+	}
+	if rev == nil {
+		if vs.revSaved != nil {
+			os.Remove(path)
+			vs.revSaved = nil
+		}
+		return
+	}
+	params, err := EncodeParams(rev)
+	if err != nil {
+		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		return
+	}
+	rr := graph.Resource{Kind: rev.Kind(), Name: rev.Name(), Params: params, Pos: vs.v.Src.Pos}
+	if rr.Kind == "" {
+		rr.Kind = vs.v.Src.Kind
+	}
+	if rr.Name == "" {
+		rr.Name = vs.v.Src.Name
+	}
+	b, err := json.Marshal(rr)
+	if err != nil {
+		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		return
+	}
+	if bytes.Equal(b, vs.revSaved) {
+		return
+	}
+	if err := writeAtomic(path, b); err != nil {
+		s.e.logf("%s", errorAt(vs, "reverse: saving state: %v", err))
+		return
+	}
+	vs.revSaved = b
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// reversals returns the reversal vertices the next graph needs: a saved
+// reversal whose resource is not in next joins it (a running reversal
+// vertex of the same key is kept).
+func (s *sched) reversals(next map[string]*vstate) []*vstate {
+	for key, old := range s.vertices {
+		if next[key] == nil && old.meta.Reverse && old.reversal == "" && old.launched {
+			s.saveReversal(old)
+		}
+	}
+	dir := s.e.reverseDir()
+	if dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	var out []*vstate
+	for _, ent := range ents {
+		if ent.IsDir() || !strings.HasSuffix(ent.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, ent.Name())
+		vs := s.loadReversal(path, next)
+		if vs != nil {
+			out = append(out, vs)
+		}
+	}
+	return out
+}
+
+func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var rr graph.Resource
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&rr); err != nil {
+		s.e.logf("reverse: %s: %v", path, err)
+		return nil
+	}
+	key := rr.Kind + "[" + rr.Name + "]"
+	if cur := next[key]; cur != nil {
+		if !cur.meta.Reverse {
+			os.Remove(path) // the resource is back without reverse: forget it
+		}
+		return nil
+	}
+	if old := s.vertices[key]; old != nil && old.reversal == path {
+		next[key] = old
+		return nil
+	}
+	rr.Meta = nil
+	v, err := newVertex(&rr)
+	if err != nil {
+		s.e.logf("reverse: %s: %v", path, err)
+		return nil
+	}
+	vs := s.newVState(v)
+	vs.reversal = path
+	s.e.logf("%s: reversing (the resource left the graph)", key)
+	return vs
+}
+
+// reversalDone forgets a saved reversal once it has been applied.
+func (s *sched) reversalDone(vs *vstate) {
+	if err := os.Remove(vs.reversal); err != nil && !os.IsNotExist(err) {
+		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+	}
+}

@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+type msgKind int
+
+const (
+	msgGraph      msgKind = iota // a new graph to swap in
+	msgRunning                   // Watch is established
+	msgEvent                     // Watch saw a possible change
+	msgDone                      // a CheckApply returned
+	msgRetry                     // the retry delay is over
+	msgLimit                     // the rate limiter allows the next CheckApply
+	msgFailed                    // Init or Watch failed for good
+	msgStopped                   // a removed vertex finished stopping
+	msgWatchError                // Watch failed, a retry follows
+)
+
+type msg struct {
+	kind msgKind
+	vs   *vstate
+	g    *Graph
+	ok   bool
+	err  error
+	dur  time.Duration
+}
+
+// A vstate is the run-time state of one vertex. Fields below "loop-owned"
+// belong to the Run goroutine.
+type vstate struct {
+	v    *Vertex
+	key  string
+	res  Res
+	meta *MetaParams
+	init *Init
+
+	evPending atomic.Bool
+	watchDone chan struct{}
+	cancel    context.CancelFunc
+	initOK    bool // set by the watch goroutine before watchDone closes
+
+	// set by the loop before a CheckApply starts, read by it
+	refreshNow bool
+	recvNow    map[string]*Send
+
+	// loop-owned
+	in, out   []*redge
+	launched  bool
+	ready     bool // Running was called
+	dirty     bool
+	running   bool
+	timer     bool // a retry or rate-limit timer is pending
+	limitOK   bool // the rate limiter already granted the next run
+	refresh   bool // a notification is pending
+	applied   bool // a CheckApply returned without error
+	lastOK    bool
+	failed    error
+	watchErr  bool // Watch failed for good
+	blocked   bool // a dependency failed for good
+	removed   bool
+	busy      bool // counted in sched.busy
+	retries   int16
+	lim       *rate.Limiter
+	semas     []*semaphore
+	reversal  string // saved reversal to delete after the first success
+	revSaved  []byte
+	queued    bool
+	cancelRun context.CancelFunc
+}
+
+type redge struct {
+	from, to   *vstate
+	notify     bool
+	send, recv string
+	last       any // last value seen from the sender, for send/recv
+	seen       bool
+}
+
+type semaphore struct {
+	size, used int
+}
+
+// sched is the deterministic core of the engine: it reacts to messages and
+// decides what runs next. Only the Run goroutine touches it.
+type sched struct {
+	e        *Engine
+	vertices map[string]*vstate
+	order    []*vstate // vertices sorted by key, for deterministic scans
+	stopping map[string]*vstate
+	pending  map[string]*vstate // waiting for a stopping vertex of the same key
+	semas    map[string]*semaphore
+	work     []*vstate
+	waiting  []*vstate // runnable but out of semaphores or parallelism
+	busy     int
+	running  int
+	failed   int
+	loaded   bool
+	seq      int64
+	since    time.Time
+}
+
+func newSched(e *Engine) *sched {
+	return &sched{
+		e:        e,
+		vertices: map[string]*vstate{},
+		stopping: map[string]*vstate{},
+		pending:  map[string]*vstate{},
+		semas:    map[string]*semaphore{},
+	}
+}
+
+func (s *sched) snapshot() Status {
+	st := Status{Total: len(s.order), Running: s.running, Failed: s.failed, Loaded: s.loaded, Seq: s.seq}
+	st.Converged = st.Total - s.busy
+	if s.busy == 0 && s.running == 0 && s.loaded {
+		if s.since.IsZero() {
+			s.since = time.Now()
+		}
+		st.Since = s.since
+	} else {
+		s.since = time.Time{}
+	}
+	return st
+}
+
+// update recomputes whether vs keeps the graph from being converged.
+func (s *sched) update(vs *vstate) {
+	b := !vs.removed && !vs.meta.Hidden && vs.failed == nil && !vs.blocked &&
+		(!vs.ready || vs.dirty || vs.running || vs.timer)
+	if b != vs.busy {
+		vs.busy = b
+		if b {
+			s.busy++
+		} else {
+			s.busy--
+		}
+	}
+}
+
+func (s *sched) enqueue(vs *vstate) {
+	if !vs.queued {
+		vs.queued = true
+		s.work = append(s.work, vs)
+	}
+}
+
+func (s *sched) handle(m msg) {
+	vs := m.vs
+	switch m.kind {
+	case msgGraph:
+		s.swap(m.g)
+		return
+	case msgStopped:
+		s.stopped(vs)
+		return
+	case msgDone:
+		s.done(vs, m.ok, m.err, m.dur)
+		return
+	}
+	if vs.removed {
+		return
+	}
+	switch m.kind {
+	case msgRunning:
+		vs.ready = true
+		vs.dirty = true
+	case msgEvent:
+		vs.evPending.Store(false)
+		vs.dirty = true
+	case msgRetry:
+		vs.timer = false
+		vs.dirty = true
+	case msgLimit:
+		vs.timer = false
+		vs.limitOK = true
+	case msgWatchError:
+		s.e.logf("%s", errorAt(vs, "watch error (retrying): %v", m.err))
+	case msgFailed:
+		s.fail(vs, m.err)
+		vs.watchErr = true
+	}
+	s.update(vs)
+	s.enqueue(vs)
+}
+
+// settled reports whether vs lets its dependents run: it has applied
+// successfully and has nothing left to do.
+func settled(vs *vstate) bool {
+	if vs.meta.Hidden {
+		return true
+	}
+	return vs.applied && vs.ready && !vs.dirty && !vs.running && !vs.timer && vs.failed == nil && !vs.blocked
+}
+
+// schedule starts the CheckApply of every queued vertex that can run.
+func (s *sched) schedule() {
+	for len(s.work) > 0 {
+		work := s.work
+		s.work = nil
+		sort.Slice(work, func(i, j int) bool { return work[i].key < work[j].key })
+		for _, vs := range work {
+			vs.queued = false
+			s.tryStart(vs)
+		}
+	}
+}
+
+func (s *sched) tryStart(vs *vstate) {
+	if vs.removed || vs.meta.Hidden || !vs.ready || !vs.dirty || vs.running || vs.timer || vs.failed != nil || vs.blocked {
+		return
+	}
+	for _, e := range vs.in {
+		if !settled(e.from) {
+			return
+		}
+	}
+	if s.running >= s.e.cfg.Parallel || !s.semasFree(vs) {
+		s.waiting = append(s.waiting, vs)
+		return
+	}
+	if vs.lim != nil && !vs.limitOK {
+		r := vs.lim.Reserve()
+		if d := r.Delay(); d > 0 {
+			vs.timer = true
+			s.after(d, msg{kind: msgLimit, vs: vs})
+			s.update(vs)
+			return
+		}
+	}
+	vs.limitOK = false
+	s.start(vs)
+}
+
+func (s *sched) semasFree(vs *vstate) bool {
+	for _, sem := range vs.semas {
+		if sem.used >= sem.size {
+			return false
+		}
+	}
+	return true
+}
+
+// after posts m once d has passed (unless the engine stopped).
+func (s *sched) after(d time.Duration, m msg) {
+	e := s.e
+	t := time.AfterFunc(d, func() { e.post(m) })
+	_ = t
+}
+
+// start runs the CheckApply of vs in its own goroutine.
+func (s *sched) start(vs *vstate) {
+	vs.dirty = false
+	vs.running = true
+	s.running++
+	for _, sem := range vs.semas {
+		sem.used++
+	}
+	vs.refreshNow = vs.refresh
+	vs.refresh = false
+	recvErr := s.receive(vs)
+	s.update(vs)
+	apply := !(s.e.cfg.Noop || vs.meta.Noop)
+	ctx, cancel := context.WithCancel(s.e.runCtx)
+	if vs.meta.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(s.e.runCtx, time.Duration(vs.meta.Timeout)*time.Millisecond)
+	}
+	vs.cancelRun = cancel
+	res, e := vs.res, s.e
+	e.applyWG.Add(1)
+	e.goTrack(func() {
+		defer e.applyWG.Done()
+		defer cancel()
+		t0 := time.Now()
+		if recvErr != nil {
+			e.post(msg{kind: msgDone, vs: vs, err: recvErr})
+			return
+		}
+		ok, err := res.CheckApply(ctx, apply)
+		if err == nil && ctx.Err() == context.DeadlineExceeded {
+			err = ctx.Err()
+		}
+		e.post(msg{kind: msgDone, vs: vs, ok: ok, err: err, dur: time.Since(t0)})
+	})
+}
+
+// receive sets the parameters vs receives over send/recv edges from the
+// values its senders sent last, and prepares what Init.Recv returns.
+func (s *sched) receive(vs *vstate) error {
+	var recv map[string]*Send
+	changed := false
+	for _, e := range vs.in {
+		if e.send == "" {
+			continue
+		}
+		sr, ok := e.from.res.(Sendable)
+		if !ok {
+			continue
+		}
+		sent := sr.Sent()
+		if sent == nil {
+			continue
+		}
+		src, ok := fieldByLang(reflect.ValueOf(sent), e.send)
+		if !ok {
+			return errorfSR(e, "the sender sent no key %q", e.send)
+		}
+		dst, ok := fieldByLang(reflect.ValueOf(vs.res), e.recv)
+		if !ok {
+			return errorfSR(e, "the receiver has no parameter %q", e.recv)
+		}
+		c, err := setRecv(dst, src)
+		if err != nil {
+			return errorfSR(e, "%v", err)
+		}
+		changed = changed || c
+		if recv == nil {
+			recv = map[string]*Send{}
+		}
+		recv[e.recv] = &Send{Res: e.from.res, Key: e.send, Changed: c}
+	}
+	vs.recvNow = recv
+	if rr, ok := vs.res.(Recvable); ok && recv != nil {
+		rr.SetRecv(recv)
+	}
+	if changed {
+		if err := vs.res.Validate(); err != nil {
+			return errorfSR(nil, "invalid after receiving values: %v", err)
+		}
+	}
+	return nil
+}
+
+type srError struct{ msg string }
+
+func (e *srError) Error() string { return e.msg }
+
+func errorfSR(e *redge, format string, v ...any) error {
+	m := sprintf(format, v...)
+	if e != nil {
+		m = "send/recv " + e.from.key + "." + e.send + " -> " + e.to.key + "." + e.recv + ": " + m
+	}
+	return &srError{m}
+}

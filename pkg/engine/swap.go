@@ -1,0 +1,340 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"time"
+)
+
+// swap replaces the running graph with g: vertices equal to a running one
+// (same kind and name, Cmp and metaparameters equal, same group) keep
+// running untouched; the others are stopped, and the new ones started once
+// their predecessor of the same key has fully stopped, so one resource
+// never runs two CheckApply calls at once.
+func (s *sched) swap(g *Graph) {
+	next := make(map[string]*vstate, len(g.Vertices))
+	var added, changed, kept, removed int
+	var fresh []*vstate
+	for _, v := range g.Vertices {
+		old := s.vertices[v.key]
+		if old != nil && old.reversal == "" && sameVertex(old, v) {
+			old.v.Src = v.Src
+			next[v.key] = old
+			kept++
+			continue
+		}
+		vs := s.newVState(v)
+		if old != nil {
+			changed++
+			if !v.Res.MetaParams().Reset {
+				vs.retries = old.retries
+			}
+		} else {
+			added++
+		}
+		next[v.key] = vs
+		fresh = append(fresh, vs)
+	}
+	revs := s.reversals(next)
+	for _, vs := range revs {
+		next[vs.key] = vs
+		fresh = append(fresh, vs)
+	}
+	for key, old := range s.vertices {
+		if next[key] == old {
+			continue
+		}
+		if next[key] == nil && old.reversal == "" {
+			removed++
+		}
+		s.stop(old)
+	}
+	s.vertices = next
+	s.order = s.order[:0]
+	for _, vs := range next {
+		s.order = append(s.order, vs)
+	}
+	sort.Slice(s.order, func(i, j int) bool { return s.order[i].key < s.order[j].key })
+	s.wire(g)
+	for _, vs := range fresh {
+		if _, busy := s.stopping[vs.key]; busy {
+			s.pending[vs.key] = vs
+			continue
+		}
+		s.launch(vs)
+	}
+	s.reblock()
+	s.loaded = true
+	s.seq = g.Seq
+	s.e.loadedOnce.Store(true)
+	s.e.logf("graph %q seq %d: %d added, %d removed, %d changed, %d unchanged",
+		g.Name, g.Seq, added, removed, changed, kept)
+	s.e.cfg.Metrics.graphLoaded(s.order)
+}
+
+// sameVertex reports whether the running vs can stand for the new v.
+func sameVertex(vs *vstate, v *Vertex) bool {
+	if vs.watchErr && v.Res.MetaParams().Rewatch {
+		return false
+	}
+	if !metaEqual(vs.meta, v.Res.MetaParams()) || len(vs.v.Members) != len(v.Members) {
+		return false
+	}
+	if !sameRes(vs.v, v) {
+		return false
+	}
+	for i, m := range v.Members {
+		if !sameRes(vs.v.Members[i], m) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameRes(a, b *Vertex) bool {
+	if a.key != b.key {
+		return false
+	}
+	if a.Src != nil && b.Src != nil && reflect.DeepEqual(a.Src.Params, b.Src.Params) {
+		return true
+	}
+	return a.Res.Cmp(b.Res) == nil
+}
+
+func (s *sched) newVState(v *Vertex) *vstate {
+	meta := v.Res.MetaParams()
+	vs := &vstate{v: v, key: v.key, res: v.Res, meta: meta, retries: meta.Retry, lim: limiter(meta)}
+	ids := append([]string(nil), meta.Sema...)
+	if s.e.cfg.Sema > 0 {
+		ids = append(ids, fmt.Sprintf(":%d", s.e.cfg.Sema))
+	}
+	for _, id := range sortedSet(ids) {
+		name, size, err := ParseSema(id)
+		if err != nil {
+			continue // ValidateMeta already refused it
+		}
+		sem := s.semas[name]
+		if sem == nil {
+			sem = &semaphore{size: size}
+			s.semas[name] = sem
+		}
+		vs.semas = append(vs.semas, sem)
+	}
+	vs.busy = !meta.Hidden
+	if vs.busy {
+		s.busy++
+	}
+	return vs
+}
+
+// wire rebuilds the run-time edges from g. A kept vertex whose incoming
+// edges changed is marked dirty, so it runs with its new inputs.
+func (s *sched) wire(g *Graph) {
+	oldIn := map[*vstate]string{}
+	for _, vs := range s.order {
+		if vs.launched {
+			oldIn[vs] = inSignature(vs)
+		}
+		vs.in, vs.out = nil, nil
+	}
+	for _, e := range g.Edges {
+		from, to := s.vertices[e.From.key], s.vertices[e.To.key]
+		if from == nil || to == nil {
+			continue
+		}
+		re := &redge{from: from, to: to, notify: e.Notify, send: e.Send, recv: e.Recv}
+		from.out = append(from.out, re)
+		to.in = append(to.in, re)
+	}
+	for vs, sig := range oldIn {
+		if inSignature(vs) != sig && !vs.meta.Hidden {
+			vs.dirty = true
+			s.update(vs)
+			s.enqueue(vs)
+		}
+	}
+}
+
+func inSignature(vs *vstate) string {
+	var parts []string
+	for _, e := range vs.in {
+		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.key, e.notify, e.send, e.recv))
+	}
+	sort.Strings(parts)
+	return fmt.Sprint(parts)
+}
+
+// reblock recomputes which vertices a failed dependency blocks.
+func (s *sched) reblock() {
+	for _, vs := range s.order {
+		if vs.blocked {
+			vs.blocked = false
+			s.update(vs)
+			s.enqueue(vs)
+		}
+	}
+	for _, vs := range s.order {
+		if vs.failed != nil {
+			s.block(vs)
+		}
+	}
+}
+
+// launch starts the watch goroutine of vs: Init, then Watch (or polling),
+// with retries.
+func (s *sched) launch(vs *vstate) {
+	vs.launched = true
+	if vs.meta.Hidden {
+		return
+	}
+	ctx, cancel := context.WithCancel(s.e.runCtx)
+	vs.cancel = cancel
+	vs.watchDone = make(chan struct{})
+	vs.init = s.e.newInit(vs)
+	e := s.e
+	e.goTrack(func() { e.watchLoop(ctx, vs) })
+}
+
+// stop removes vs from the running graph: its Watch is cancelled and, once
+// no CheckApply of it runs, it is finalized (realize, Cleanup).
+func (s *sched) stop(vs *vstate) {
+	vs.removed = true
+	s.update(vs)
+	if vs.failed != nil {
+		s.failed--
+		s.e.cfg.Metrics.failure(vs, -1)
+	}
+	if !vs.launched {
+		delete(s.pending, vs.key)
+		return
+	}
+	if vs.cancel != nil {
+		vs.cancel()
+	}
+	s.stopping[vs.key] = vs
+	if !vs.running {
+		s.finalize(vs)
+	}
+}
+
+// finalize waits, in a goroutine, for the Watch of a removed vertex to end,
+// runs its CheckApply once if Meta:realize asks for it and it never ran,
+// calls Cleanup and reports msgStopped.
+func (s *sched) finalize(vs *vstate) {
+	e := s.e
+	realize := vs.meta.Realize && !vs.applied && vs.failed == nil && !vs.meta.Hidden
+	apply := !(e.cfg.Noop || vs.meta.Noop)
+	e.goTrack(func() {
+		if vs.watchDone != nil {
+			<-vs.watchDone
+		}
+		if realize && vs.initOK {
+			if _, err := vs.res.CheckApply(e.runCtx, apply); err != nil {
+				e.logf("%s", errorAt(vs, "realize: %v", err))
+			}
+		}
+		if vs.initOK {
+			if err := vs.res.Cleanup(); err != nil {
+				e.logf("%s", errorAt(vs, "cleanup: %v", err))
+			}
+		}
+		e.post(msg{kind: msgStopped, vs: vs})
+	})
+}
+
+func (s *sched) stopped(vs *vstate) {
+	if s.stopping[vs.key] == vs {
+		delete(s.stopping, vs.key)
+	}
+	if p := s.pending[vs.key]; p != nil {
+		delete(s.pending, vs.key)
+		s.launch(p)
+	}
+}
+
+// shutdown stops everything: the run context is already cancelled, so
+// every Watch and CheckApply is ending. Cleanup runs once each Watch ended.
+func (s *sched) shutdown() {
+	var vss []*vstate
+	for _, vs := range s.order {
+		if vs.launched && !vs.meta.Hidden {
+			vss = append(vss, vs)
+		}
+	}
+	e := s.e
+	e.goTrack(func() {
+		e.applyWG.Wait()
+		for _, vs := range vss {
+			<-vs.watchDone
+			if vs.initOK {
+				if err := vs.res.Cleanup(); err != nil {
+					e.logf("%s", errorAt(vs, "cleanup: %v", err))
+				}
+			}
+		}
+	})
+}
+
+// watchLoop runs in the goroutine of one vertex: Init, then Watch until ctx
+// ends, retrying a failed Watch as Meta:retry and Meta:delay say.
+func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
+	defer close(vs.watchDone)
+	if err := vs.res.Init(vs.init); err != nil {
+		e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("init: %v", err)})
+		return
+	}
+	vs.initOK = true
+	retries := vs.meta.Retry
+	for {
+		err := e.watchOnce(ctx, vs)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			// Watch ended on its own: nothing more to watch.
+			e.post(msg{kind: msgRunning, vs: vs})
+			return
+		}
+		if retries == 0 {
+			e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("watch: %v", err)})
+			return
+		}
+		if retries > 0 {
+			retries--
+		}
+		e.post(msg{kind: msgWatchError, vs: vs, err: err})
+		t := time.NewTimer(time.Duration(vs.meta.Delay) * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// watchOnce runs Watch, or the polling loop that replaces it.
+func (e *Engine) watchOnce(ctx context.Context, vs *vstate) error {
+	switch p := vs.meta.Poll; {
+	case p == 0:
+		return vs.res.Watch(ctx)
+	case p < 0:
+		vs.init.Running()
+		<-ctx.Done()
+		return nil
+	default:
+		vs.init.Running()
+		tk := time.NewTicker(time.Duration(p) * time.Second)
+		defer tk.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tk.C:
+				vs.init.Event()
+			}
+		}
+	}
+}

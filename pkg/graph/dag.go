@@ -120,7 +120,7 @@ func (h *idHeap) Less(i, j int) bool {
 	return h.x.Resources[h.ids[i]].Ref().Compare(h.x.Resources[h.ids[j]].Ref()) < 0
 }
 func (h *idHeap) Swap(i, j int) { h.ids[i], h.ids[j] = h.ids[j], h.ids[i] }
-func (h *idHeap) Push(v any)   { h.ids = append(h.ids, v.(int)) }
+func (h *idHeap) Push(v any)    { h.ids = append(h.ids, v.(int)) }
 func (h *idHeap) Pop() any {
 	v := h.ids[len(h.ids)-1]
 	h.ids = h.ids[:len(h.ids)-1]

@@ -27,8 +27,8 @@ type Decoder struct {
 	name string
 	mode int
 
-	line int  // line of the next unread byte, from 1
-	col  int  // bytes already read on that line
+	line int   // line of the next unread byte, from 1
+	col  int   // bytes already read on that line
 	err  error // sticky read error
 	buf  []byte
 

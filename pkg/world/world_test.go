@@ -1,0 +1,387 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// shared is one embedded member for the tests of this package; each test
+// uses its own namespace.
+var shared struct {
+	endpoints []string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "world-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cu, pu := freeURL("http"), freeURL("http")
+	s, err := StartServer(ctx, ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	shared.endpoints = []string{cu}
+	code := m.Run()
+	s.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// freeURL returns a URL on a loopback port that was free a moment ago.
+func freeURL(scheme string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return fmt.Sprintf("%s://%s", scheme, ln.Addr())
+}
+
+// client connects host to the shared member under the test's namespace.
+func client(t *testing.T, host string) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: "/test/" + t.Name(), Hostname: host, LeaseTTL: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// wait receives from ch until it yields a nil notification, failing after a
+// deadline.
+func wait(t *testing.T, ch <-chan error) {
+	t.Helper()
+	select {
+	case err, ok := <-ch:
+		if !ok {
+			t.Fatal("watch closed")
+		}
+		if err != nil {
+			t.Fatalf("watch error: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification within 10s")
+	}
+}
+
+func TestStrings(t *testing.T) {
+	ctx := context.Background()
+	c := client(t, "h1")
+	if _, ok, err := c.StrGet(ctx, "a/b"); err != nil || ok {
+		t.Fatalf("StrGet of a missing key = %v, %v; want false, nil", ok, err)
+	}
+	if err := c.StrSet(ctx, "a/b", "v1"); err != nil {
+		t.Fatal(err)
+	}
+	v, ok, err := c.StrGet(ctx, "a/b")
+	if err != nil || !ok || v != "v1" {
+		t.Fatalf("StrGet = %q, %v, %v; want v1, true, nil", v, ok, err)
+	}
+	raw, ok, _ := c.Get(ctx, "/test/TestStrings/strings/a/b")
+	if !ok || raw != "v1" {
+		t.Fatalf("raw key layout: got %q, %v", raw, ok)
+	}
+	if err := c.StrDel(ctx, "a/b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.StrGet(ctx, "a/b"); ok {
+		t.Fatal("key still there after StrDel")
+	}
+	for _, bad := range []string{"", "/a", "a/", "a//b", "a/../b", "."} {
+		if err := c.StrSet(ctx, bad, "x"); err == nil {
+			t.Errorf("StrSet(%q) succeeded, want an error", bad)
+		}
+	}
+}
+
+func TestStrWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c1, c2 := client(t, "h1"), client(t, "h2")
+	ch, err := c2.StrWatch(ctx, "flag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch) // established
+	if err := c1.StrSet(ctx, "flag", "up"); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	if v, _, _ := c2.StrGet(ctx, "flag"); v != "up" {
+		t.Fatalf("got %q, want up", v)
+	}
+	// A change of another key does not notify.
+	c1.StrSet(ctx, "flagged", "x")
+	c1.StrDel(ctx, "flag")
+	wait(t, ch)
+	if _, ok, _ := c2.StrGet(ctx, "flag"); ok {
+		t.Fatal("flag still set")
+	}
+	cancel()
+	for range ch {
+	}
+}
+
+func TestStrMap(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b := client(t, "a"), client(t, "b")
+	ch, err := a.StrMapWatch(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	if err := a.StrMapSet(ctx, "ns", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.StrMapSet(ctx, "ns", "2"); err != nil {
+		t.Fatal(err)
+	}
+	b.StrSet(ctx, "ns/deeper/key", "ignored")
+	wait(t, ch)
+	m, err := a.StrMapGet(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a": "1", "b": "2"}; !reflect.DeepEqual(m, want) {
+		t.Fatalf("got %v, want %v", m, want)
+	}
+	if v, ok, _ := b.StrMapGetHost(ctx, "ns"); !ok || v != "2" {
+		t.Fatalf("StrMapGetHost = %q, %v", v, ok)
+	}
+	b.StrMapDel(ctx, "ns")
+	m, _ = a.StrMapGet(ctx, "ns")
+	if want := map[string]string{"a": "1"}; !reflect.DeepEqual(m, want) {
+		t.Fatalf("after delete got %v, want %v", m, want)
+	}
+}
+
+func TestExport(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h1, h2, h3 := client(t, "h1"), client(t, "h2"), client(t, "h3")
+	ch := h2.ResWatch(ctx)
+	wait(t, ch)
+	rs := []*graph.Resource{
+		{Kind: "file", Name: "/tmp/for-h2", Params: map[string]any{"content": "hi\n"}, Meta: &graph.Meta{Export: []string{"h2"}}},
+		{Kind: "file", Name: "/tmp/for-all", Meta: &graph.Meta{Export: []string{"*", "h2"}, Noop: true}},
+		{Kind: "exec", Name: "not-exported"},
+	}
+	if err := h1.ResExport(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	got, err := h2.ResCollect(ctx, "file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Res.Name != "/tmp/for-all" || got[1].Res.Name != "/tmp/for-h2" {
+		t.Fatalf("h2 collected %v", names(got))
+	}
+	if got[0].From != "h1" || got[0].Res.Meta == nil || !got[0].Res.Meta.Noop || len(got[0].Res.Meta.Export) != 0 {
+		t.Fatalf("collected resource: from %q meta %+v", got[0].From, got[0].Res.Meta)
+	}
+	if got[1].Res.Params["content"] != "hi\n" || got[1].Res.Meta != nil {
+		t.Fatalf("collected params %v meta %v", got[1].Res.Params, got[1].Res.Meta)
+	}
+	if got, _ := h3.ResCollect(ctx, ""); len(got) != 1 || got[0].Res.Name != "/tmp/for-all" {
+		t.Fatalf("h3 collected %v", names(got))
+	}
+	if got, _ := h2.ResCollect(ctx, "exec"); len(got) != 0 {
+		t.Fatalf("h2 collected execs %v", names(got))
+	}
+	// The next graph drops one export; an empty graph withdraws all.
+	if err := h1.ResExport(ctx, rs[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h2.ResCollect(ctx, ""); len(got) != 1 {
+		t.Fatalf("after the swap h2 collected %v", names(got))
+	}
+	if err := h1.ResExport(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h2.ResCollect(ctx, ""); len(got) != 0 {
+		t.Fatalf("after withdrawing h2 collected %v", names(got))
+	}
+}
+
+func names(es []*Exported) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.From+">"+e.To+":"+e.Res.Ref().String())
+	}
+	return out
+}
+
+func TestScheduler(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b, c := client(t, "a"), client(t, "b"), client(t, "c")
+	ch, err := c.ScheduleWatch(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	opts := SchedOpts{Max: 2}
+	for _, h := range []*Client{c, a, b} { // c volunteers first
+		if err := h.SchedulerAdd(ctx, "web", opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, ch)
+	got, err := a.Schedule(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"c", "a"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("schedule %v, want %v", got, want)
+	}
+	if stored, _, _ := a.Get(ctx, a.ns+schedDir+"web"); stored != "c,a" {
+		t.Fatalf("stored schedule %q, want c,a", stored)
+	}
+	// A host that goes away (its lease is revoked) leaves the schedule.
+	c.Close()
+	got, _ = a.Schedule(ctx, "web")
+	if want := []string{"a", "b"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("after c left: %v, want %v", got, want)
+	}
+	if err := a.SchedulerWithdraw(ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = b.Schedule(ctx, "web"); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Fatalf("after a withdrew: %v", got)
+	}
+	if ok, _ := b.SchedulerVolunteering(ctx, "web"); !ok {
+		t.Fatal("b not volunteering")
+	}
+	if err := b.SchedulerAdd(ctx, "web", SchedOpts{Strategy: "nope"}); err == nil {
+		t.Fatal("unknown strategy accepted")
+	}
+}
+
+func TestChoose(t *testing.T) {
+	vs := func() []volunteer {
+		return []volunteer{{host: "c", rev: 1}, {host: "a", rev: 2}, {host: "b", rev: 3}, {host: "d", rev: 4}}
+	}
+	tests := []struct {
+		opts SchedOpts
+		want []string
+	}{
+		{SchedOpts{}, []string{"c", "a", "b", "d"}},
+		{SchedOpts{Max: 2}, []string{"c", "a"}},
+		{SchedOpts{Strategy: StrategyAlpha, Max: 3}, []string{"a", "b", "c"}},
+		{SchedOpts{Strategy: StrategyFirst, Max: 10}, []string{"c", "a", "b", "d"}},
+	}
+	for _, tt := range tests {
+		in := vs()
+		in[0].opts = tt.opts
+		if got := choose("ns", in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("choose(%+v) = %v, want %v", tt.opts, got, tt.want)
+		}
+	}
+	// The hash strategy is a permutation, stable across calls, and
+	// depends on the namespace.
+	in := vs()
+	in[0].opts = SchedOpts{Strategy: StrategyHash}
+	h1 := choose("ns1", append([]volunteer(nil), in...))
+	h2 := choose("ns1", append([]volunteer(nil), in...))
+	if !reflect.DeepEqual(h1, h2) || len(h1) != 4 {
+		t.Fatalf("hash strategy unstable: %v vs %v", h1, h2)
+	}
+	if got := choose("x", nil); got == nil || len(got) != 0 {
+		t.Fatalf("no volunteers: got %#v, want an empty list", got)
+	}
+}
+
+func TestConverged(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b := client(t, "a"), client(t, "b")
+	ch := a.ConvergedWatch(ctx)
+	wait(t, ch)
+	a.SetConverged(ctx, true)
+	b.SetConverged(ctx, false)
+	m, err := a.Converged(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if AllConverged(m) || len(m) != 2 {
+		t.Fatalf("got %v, want a converged and b not", m)
+	}
+	b.SetConverged(ctx, true)
+	if m, _ = a.Converged(ctx); !AllConverged(m) {
+		t.Fatalf("got %v, want all converged", m)
+	}
+	if AllConverged(map[string]bool{}) {
+		t.Fatal("an empty world counts as converged")
+	}
+}
+
+func TestRawKeyAndNamespace(t *testing.T) {
+	c := &Client{ns: normNamespace("")}
+	if got := c.RawKey("strings/x"); got != "/_mgmt/strings/x" {
+		t.Errorf("RawKey = %q", got)
+	}
+	if got := c.RawKey("/strings/x"); got != "/_mgmt/strings/x" {
+		t.Errorf("RawKey = %q", got)
+	}
+	for in, want := range map[string]string{"": "/_mgmt", "/x/": "/x", "x": "/x", "/": ""} {
+		if got := normNamespace(in); got != want {
+			t.Errorf("normNamespace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseExportKey(t *testing.T) {
+	to, from, kind, name, ok := parseExportKey("h2/h1/file//tmp/a/b")
+	if !ok || to != "h2" || from != "h1" || kind != "file" || name != "/tmp/a/b" {
+		t.Fatalf("got %q %q %q %q %v", to, from, kind, name, ok)
+	}
+	for _, bad := range []string{"", "a/b/c", "a//c/d", "a/b/c/"} {
+		if _, _, _, _, ok := parseExportKey(bad); ok {
+			t.Errorf("parseExportKey(%q) ok", bad)
+		}
+	}
+}
+
+func TestCheckURLs(t *testing.T) {
+	tests := []struct {
+		url           string
+		tls, insecure bool
+		ok            bool
+	}{
+		{"http://127.0.0.1:2379", false, false, true},
+		{"http://localhost:2379", false, false, true},
+		{"http://[::1]:2379", false, false, true},
+		{"http://10.0.0.1:2379", false, false, false},
+		{"http://10.0.0.1:2379", false, true, true},
+		{"https://10.0.0.1:2379", true, false, true},
+		{"https://10.0.0.1:2379", false, false, false},
+		{"http://127.0.0.1:2379", true, false, false},
+		{"127.0.0.1:2379", false, false, false},
+		{"http://127.0.0.1", false, false, false},
+		{"unix:///x", false, false, false},
+	}
+	for _, tt := range tests {
+		err := CheckURLs([]string{tt.url}, tt.tls, tt.insecure)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckURLs(%s, tls=%v, insecure=%v) = %v, want ok=%v", tt.url, tt.tls, tt.insecure, err, tt.ok)
+		}
+	}
+}

@@ -11,11 +11,11 @@ import (
 
 // passwdEntry is one line of /etc/passwd.
 type passwdEntry struct {
-	name      string
-	uid, gid  uint32
-	home      string
-	shell     string
-	line int
+	name     string
+	uid, gid uint32
+	home     string
+	shell    string
+	line     int
 }
 
 // groupEntry is one line of /etc/group.

@@ -3,8 +3,6 @@ package system
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,13 +12,15 @@ import (
 // /proc/sys/kernel/hostname on every sethostname(2). A pipe closed on
 // ctx.Done wakes the blocking poll.
 func watchPollPri(ctx context.Context, path string, running, event func()) error {
-	f, err := os.Open(path)
+	// A raw descriptor, not an *os.File: the runtime's epoll would poll it
+	// too, and each poll of these files consumes the change it reports.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("open %s: %v", path, err)
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	// reading once records the current state; poll then reports changes
-	if _, err := io.Copy(io.Discard, f); err != nil {
+	if err := drainFd(fd); err != nil {
 		return fmt.Errorf("read %s: %v", path, err)
 	}
 	var p [2]int
@@ -35,7 +35,7 @@ func watchPollPri(ctx context.Context, path string, running, event func()) error
 		}
 	}()
 	running()
-	fds := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLPRI}, {Fd: int32(p[0]), Events: unix.POLLIN}}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}, {Fd: int32(p[0]), Events: unix.POLLIN}}
 	for {
 		fds[0].Revents, fds[1].Revents = 0, 0
 		if _, err := unix.Poll(fds, -1); err != nil {
@@ -48,10 +48,24 @@ func watchPollPri(ctx context.Context, path string, running, event func()) error
 			return nil
 		}
 		if fds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0 {
-			if _, err := f.Seek(0, io.SeekStart); err == nil {
-				io.Copy(io.Discard, f)
+			if _, err := unix.Seek(fd, 0, 0); err == nil {
+				drainFd(fd)
 			}
 			event()
+		}
+	}
+}
+
+// drainFd reads fd to its end.
+func drainFd(fd int) error {
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := unix.Read(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return err
 		}
 	}
 }

@@ -1,0 +1,267 @@
+package system
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/resources/system/systemtest"
+)
+
+// The tests in this file change the machine they run on. They run inside
+// the throwaway systemd container (test/system starts them there).
+
+func newSvc(name, state, startup string) *SvcRes {
+	r := &SvcRes{State: state, Startup: startup}
+	r.SetKind("svc")
+	r.SetName(name)
+	return r
+}
+
+func sh(t *testing.T, cmd string) string {
+	t.Helper()
+	return systemtest.Run(t, "sh", "-c", cmd)
+}
+
+func isActive(unit string) string {
+	out, _ := exec.Command("systemctl", "is-active", unit).Output()
+	return strings.TrimSpace(string(out))
+}
+
+func writeUnit(t *testing.T, name string) {
+	t.Helper()
+	unit := "[Unit]\nDescription=mgmt test sleeper\n[Service]\nExecStart=/bin/sleep infinity\n" +
+		"[Install]\nWantedBy=multi-user.target\n"
+	if err := os.WriteFile("/etc/systemd/system/"+name+".service", []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		exec.Command("systemctl", "disable", "--now", name).Run()
+		os.Remove("/etc/systemd/system/" + name + ".service")
+		exec.Command("systemctl", "daemon-reload").Run()
+	})
+}
+
+func TestLiveSvc(t *testing.T) {
+	systemtest.Live(t)
+	writeUnit(t, "mgmt-live-sleeper")
+	r := newSvc("mgmt-live-sleeper", "running", "enabled")
+	h := newHarness(t, r)
+	h.watch()
+	h.check(false, false) // noop: reports, changes nothing
+	if s := isActive("mgmt-live-sleeper"); s == "active" {
+		t.Fatalf("noop CheckApply started the unit")
+	}
+	h.converge()
+	if s := isActive("mgmt-live-sleeper"); s != "active" {
+		t.Fatalf("is-active: got %q, want active", s)
+	}
+	if out := sh(t, "systemctl is-enabled mgmt-live-sleeper"); strings.TrimSpace(out) != "enabled" {
+		t.Fatalf("is-enabled: got %q", out)
+	}
+
+	// a manual stop is seen by Watch and repaired
+	h.drain()
+	sh(t, "systemctl stop mgmt-live-sleeper")
+	d := h.waitEvent("systemctl stop")
+	t.Logf("event %v after systemctl stop", d)
+	h.converge()
+
+	// refresh restarts: the main PID changes
+	pid := sh(t, "systemctl show -P MainPID mgmt-live-sleeper")
+	h.refresh = true
+	h.check(true, false)
+	h.refresh = false
+	if pid2 := sh(t, "systemctl show -P MainPID mgmt-live-sleeper"); pid2 == pid {
+		t.Fatalf("refresh did not restart the unit (MainPID %s)", strings.TrimSpace(pid))
+	}
+
+	r.State, r.Startup = "stopped", "disabled"
+	h.converge()
+	if s := isActive("mgmt-live-sleeper"); s == "active" {
+		t.Fatalf("is-active: got %q after stop", s)
+	}
+}
+
+func TestLiveSvcMissingUnit(t *testing.T) {
+	systemtest.Live(t)
+	h := newHarness(t, newSvc("mgmt-no-such-unit", "running", ""))
+	ok, err := h.res.CheckApply(t.Context(), true)
+	if err == nil || ok || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("got %v, %v; want a not found error", ok, err)
+	}
+}
+
+func newPkg(name, state, backend string) *PkgRes {
+	r := &PkgRes{State: state, Backend: backend}
+	r.SetKind("pkg")
+	r.SetName(name)
+	return r
+}
+
+func dpkgVersion(name string) string {
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${db:Status-Abbrev} ${Version}", name).Output()
+	if err != nil || !strings.HasPrefix(string(out), "ii") {
+		return ""
+	}
+	return strings.TrimSpace(string(out[3:]))
+}
+
+func testLivePkg(t *testing.T, backend string) {
+	systemtest.Live(t)
+	a, b, c := "mgmt-"+backend+"-a", "mgmt-"+backend+"-b", "mgmt-"+backend+"-c"
+	systemtest.Repo(t, "", systemtest.Deb{Name: a, Version: "1.0"}, systemtest.Deb{Name: b, Version: "1.0"},
+		systemtest.Deb{Name: c, Version: "1.0"})
+
+	r := newPkg(a, "installed", backend)
+	h := newHarness(t, r)
+	h.watch()
+	h.converge() // the package is unknown until the index is refreshed
+	if v := dpkgVersion(a); v != "1.0" {
+		t.Fatalf("%s: installed %q, want 1.0", a, v)
+	}
+
+	// removed behind our back: Watch notices
+	h.drain()
+	sh(t, "dpkg -r "+a)
+	h.waitEvent("dpkg -r")
+	h.converge()
+
+	// upgrade to a version that appears in the repository later
+	systemtest.Repo(t, "", systemtest.Deb{Name: a, Version: "1.1"})
+	r.State = "1.1"
+	h.converge()
+	if v := dpkgVersion(a); v != "1.1" {
+		t.Fatalf("%s: installed %q, want 1.1", a, v)
+	}
+	r.State = "uninstalled"
+	h.converge()
+	if v := dpkgVersion(a); v != "" {
+		t.Fatalf("%s: still installed (%s)", a, v)
+	}
+
+	// three resources grouped: one transaction
+	g := newPkg(a, "newest", backend)
+	for _, n := range []string{b, c} {
+		if err := g.GroupRes(newPkg(n, "installed", backend)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gh := newHarness(t, g)
+	gh.converge()
+	if !gh.logged("transaction for 3 package(s)") {
+		t.Fatalf("no single transaction for 3 packages in the log")
+	}
+	for _, n := range []string{a, b, c} {
+		if dpkgVersion(n) == "" {
+			t.Fatalf("%s not installed", n)
+		}
+	}
+	for _, m := range g.members() {
+		m.State = "uninstalled"
+	}
+	gh.converge()
+}
+
+func TestLivePkgApt(t *testing.T)        { testLivePkg(t, "apt") }
+func TestLivePkgPackageKit(t *testing.T) { testLivePkg(t, "packagekit") }
+
+func u32(v uint32) *uint32 { return &v }
+func str(s string) *string { return &s }
+
+func TestLiveUserGroup(t *testing.T) {
+	systemtest.Live(t)
+	g := &GroupRes{State: "exists", GID: u32(4242)}
+	g.SetKind("group")
+	g.SetName("mgmtlivegrp")
+	gh := newHarness(t, g)
+	gh.watch()
+	gh.converge()
+
+	u := &UserRes{State: "exists", UID: u32(4243), Group: str("mgmtlivegrp"), Groups: []string{"users"},
+		Shell: str("/bin/sh"), HomeDir: str("/home/mgmtlive")}
+	u.SetKind("user")
+	u.SetName("mgmtlive")
+	uh := newHarness(t, u)
+	uh.watch()
+	uh.converge()
+	if out := sh(t, "id mgmtlive"); !strings.Contains(out, "uid=4243(mgmtlive) gid=4242(mgmtlivegrp)") ||
+		!strings.Contains(out, "(users)") {
+		t.Fatalf("id: %s", out)
+	}
+
+	// changed
+	u.Shell = str("/bin/bash")
+	u.Groups = nil
+	uh.converge()
+	if out := sh(t, "getent passwd mgmtlive"); !strings.HasSuffix(strings.TrimSpace(out), "/bin/bash") {
+		t.Fatalf("getent: %s", out)
+	}
+
+	// a manual userdel is noticed and reverted
+	uh.drain()
+	sh(t, "userdel mgmtlive")
+	uh.waitEvent("userdel")
+	uh.converge()
+
+	g.GID = u32(4244)
+	gh.converge()
+	u.State, g.State = "absent", "absent"
+	uh.converge()
+	gh.converge()
+	if out, err := exec.Command("getent", "passwd", "mgmtlive").Output(); err == nil {
+		t.Fatalf("user still there: %s", out)
+	}
+}
+
+func TestLiveHostname(t *testing.T) {
+	systemtest.Live(t)
+	old, _ := os.Hostname()
+	r := &HostnameRes{Hostname: "mgmt-live-host", PrettyHostname: "mgmt live host"}
+	r.SetKind("hostname")
+	r.SetName("h")
+	h := newHarness(t, r)
+	h.watch()
+	h.converge()
+	if n, _ := os.Hostname(); n != "mgmt-live-host" {
+		t.Fatalf("hostname %q", n)
+	}
+	if b, _ := os.ReadFile("/etc/hostname"); strings.TrimSpace(string(b)) != "mgmt-live-host" {
+		t.Fatalf("/etc/hostname: %q", b)
+	}
+	h.drain()
+	sh(t, "hostname mgmt-drifted")
+	h.waitEvent("sethostname")
+	h.converge()
+	r.Hostname, r.PrettyHostname = old, ""
+	h.converge()
+}
+
+func TestLiveMount(t *testing.T) {
+	systemtest.Live(t)
+	fstab := t.TempDir() + "/fstab"
+	r := &MountRes{State: "exists", Device: "mgmt-tmpfs", Type: "tmpfs",
+		Options: map[string]string{"size": "1m", "mode": "0700"}, Fstab: fstab}
+	r.SetKind("mount")
+	r.SetName("/mnt/mgmt-live")
+	h := newHarness(t, r)
+	h.watch()
+	h.converge()
+	if out := sh(t, "findmnt -n -o FSTYPE,SOURCE /mnt/mgmt-live"); strings.Join(strings.Fields(out), " ") != "tmpfs mgmt-tmpfs" {
+		t.Fatalf("findmnt: %q", out)
+	}
+	h.drain()
+	sh(t, "umount /mnt/mgmt-live")
+	h.waitEvent("umount")
+	h.converge()
+	r.State = "absent"
+	h.converge()
+	if b, _ := os.ReadFile(fstab); strings.Contains(string(b), "mgmt-live") {
+		t.Fatalf("fstab still has the entry: %s", b)
+	}
+}
+
+var _ engine.Groupable = (*PkgRes)(nil)
+

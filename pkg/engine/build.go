@@ -89,7 +89,7 @@ func Build(doc *graph.Document, opts BuildOptions) (*Graph, error) {
 			if reflect.DeepEqual(old.Src.Params, rr.Params) && metaEqual(old.Src.Meta, rr.Meta) {
 				continue
 			}
-			return nil, posErrorf(rr.Pos, "%s: incompatible duplicate resource (also at %s)", key, posOr(old.Src.Pos))
+			return nil, posErrorf(rr.Where(), "%s: incompatible duplicate resource (also at %s)", key, posOr(old.Src.Where()))
 		}
 		v, err := newVertex(rr)
 		if err != nil {
@@ -105,7 +105,7 @@ func Build(doc *graph.Document, opts BuildOptions) (*Graph, error) {
 		}
 	}
 	if cyc := findCycle(g.all); cyc != nil {
-		return nil, posErrorf(cyc[0].Src.Pos, "cycle in the graph: %s", cycleString(cyc))
+		return nil, posErrorf(cyc[0].Src.Where(), "cycle in the graph: %s", cycleString(cyc))
 	}
 	if !opts.NoAutoEdges {
 		if err := g.autoEdges(); err != nil {
@@ -142,14 +142,14 @@ func lessRes(a, b *graph.Resource) bool {
 func newVertex(rr *graph.Resource) (*Vertex, error) {
 	key := rr.Kind + "[" + rr.Name + "]"
 	if rr.Name == "" {
-		return nil, posErrorf(rr.Pos, "%s: empty resource name", key)
+		return nil, posErrorf(rr.Where(), "%s: empty resource name", key)
 	}
 	res, err := NewResource(rr.Kind)
 	if err != nil {
-		return nil, posErrorf(rr.Pos, "%s: %v", key, err)
+		return nil, posErrorf(rr.Where(), "%s: %v", key, err)
 	}
 	if err := DecodeParams(res, rr.Params); err != nil {
-		return nil, posErrorf(rr.Pos, "%s: %v", key, err)
+		return nil, posErrorf(rr.Where(), "%s: %v", key, err)
 	}
 	res.SetName(rr.Name)
 	meta := DefaultMeta()
@@ -159,14 +159,14 @@ func newVertex(rr *graph.Resource) (*Vertex, error) {
 	}
 	res.SetMetaParams(meta)
 	if err := ValidateMeta(meta); err != nil {
-		return nil, posErrorf(rr.Pos, "%s: %v", key, err)
+		return nil, posErrorf(rr.Where(), "%s: %v", key, err)
 	}
 	if strings.HasPrefix(rr.Name, "$") && !meta.Dollar {
-		return nil, posErrorf(rr.Pos, "%s: the resource name starts with a $ (set Meta:dollar to allow it)", key)
+		return nil, posErrorf(rr.Where(), "%s: the resource name starts with a $ (set Meta:dollar to allow it)", key)
 	}
 	if !meta.Hidden {
 		if err := res.Validate(); err != nil {
-			return nil, posErrorf(rr.Pos, "%s: invalid: %v", key, err)
+			return nil, posErrorf(rr.Where(), "%s: invalid: %v", key, err)
 		}
 	}
 	return &Vertex{Res: res, Src: rr, key: key}, nil
@@ -179,13 +179,13 @@ func (g *Graph) addDocEdge(byKey map[string]*Vertex, e *graph.Edge) error {
 	}
 	to, ok := byKey[e.To.String()]
 	if !ok {
-		return posErrorf(from.Src.Pos, "edge %s -> %s: no resource %s", e.From, e.To, e.To)
+		return posErrorf(from.Src.Where(), "edge %s -> %s: no resource %s", e.From, e.To, e.To)
 	}
 	if from == to {
-		return posErrorf(from.Src.Pos, "edge %s -> %s: a resource cannot depend on itself", e.From, e.To)
+		return posErrorf(from.Src.Where(), "edge %s -> %s: a resource cannot depend on itself", e.From, e.To)
 	}
 	if (e.Send == "") != (e.Recv == "") {
-		return posErrorf(from.Src.Pos, "edge %s -> %s: send and recv must be set together", e.From, e.To)
+		return posErrorf(from.Src.Where(), "edge %s -> %s: send and recv must be set together", e.From, e.To)
 	}
 	if e.Send != "" {
 		if err := checkSendRecv(from, to, e.Send, e.Recv); err != nil {
@@ -207,21 +207,21 @@ func checkSendRecv(from, to *Vertex, send, recv string) error {
 	fs, _ := graph.LookupKind(from.Src.Kind)
 	ts, _ := graph.LookupKind(to.Src.Kind)
 	if fs == nil || fs.Sends == nil {
-		return posErrorf(from.Src.Pos, "%s: %s cannot send values", end, from.key)
+		return posErrorf(from.Src.Where(), "%s: %s cannot send values", end, from.key)
 	}
 	st, ok := fs.Sends[send]
 	if !ok {
-		return posErrorf(from.Src.Pos, "%s: %s has no send key %q", end, from.key, send)
+		return posErrorf(from.Src.Where(), "%s: %s has no send key %q", end, from.key, send)
 	}
 	if ts == nil || !ts.Recv {
-		return posErrorf(to.Src.Pos, "%s: %s cannot receive values", end, to.key)
+		return posErrorf(to.Src.Where(), "%s: %s cannot receive values", end, to.key)
 	}
 	rt, ok := ts.Params[recv]
 	if !ok {
-		return posErrorf(to.Src.Pos, "%s: %s has no parameter %q", end, to.key, recv)
+		return posErrorf(to.Src.Where(), "%s: %s has no parameter %q", end, to.key, recv)
 	}
 	if st != rt {
-		return posErrorf(to.Src.Pos, "%s: type mismatch: %s sends %s, %s.%s is %s", end, from.key, st, to.key, recv, rt)
+		return posErrorf(to.Src.Where(), "%s: type mismatch: %s sends %s, %s.%s is %s", end, from.key, st, to.key, recv, rt)
 	}
 	return nil
 }

@@ -13,6 +13,16 @@ func sprintf(format string, v ...any) string { return fmt.Sprintf(format, v...) 
 // failure on error, and on success the pokes, refreshes and send/recv
 // values that flow to the successors.
 func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
+	vs.notesMu.Lock()
+	notes := vs.notes
+	vs.notes, vs.capture = nil, false
+	vs.notesMu.Unlock()
+	if ok || err != nil {
+		for _, n := range notes {
+			s.e.logf("%s: %s", vs.key, n)
+		}
+		notes = nil
+	}
 	vs.running = false
 	s.running--
 	for _, sem := range vs.semas {
@@ -36,7 +46,7 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	if err != nil {
 		s.applyError(vs, err)
 	} else {
-		s.applyOK(vs, ok, apply, dur)
+		s.applyOK(vs, ok, apply, dur, notes)
 	}
 	s.update(vs)
 	s.enqueue(vs)
@@ -88,17 +98,24 @@ func (s *sched) block(vs *vstate) {
 	}
 }
 
-func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration) {
+func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, notes []string) {
 	vs.applied = true
 	vs.lastOK = ok
 	if vs.meta.RetryReset {
 		vs.retries = vs.meta.Retry
 	}
 	if !ok {
+		what := ""
+		if len(notes) > 0 {
+			for i, n := range notes {
+				notes[i] = strings.TrimPrefix(n, "changed: ")
+			}
+			what = ": " + strings.Join(notes, "; ")
+		}
 		if apply {
-			s.e.logf("%s: changed%s (%s)", vs.key, groupNote(vs), roundDur(dur))
+			s.e.logf("%s: changed%s%s (%s)", vs.key, groupNote(vs), what, roundDur(dur))
 		} else {
-			s.e.logf("%s: would change%s (noop)", vs.key, groupNote(vs))
+			s.e.logf("%s: would change%s%s (noop)", vs.key, groupNote(vs), what)
 		}
 	}
 	if !ok && apply {

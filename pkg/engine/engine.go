@@ -193,8 +193,8 @@ func (e *Engine) logf(format string, v ...any) { e.cfg.Logf(format, v...) }
 // errorf formats an error about a vertex, with its position when known.
 func errorAt(vs *vstate, format string, v ...any) string {
 	msg := fmt.Sprintf(format, v...)
-	if vs.v.Src != nil && vs.v.Src.Pos != "" {
-		return vs.v.Src.Pos + ": " + vs.key + ": " + msg
+	if w := vs.v.Src.Where(); w != "" {
+		return w + ": " + vs.key + ": " + msg
 	}
 	return vs.key + ": " + msg
 }

@@ -34,7 +34,15 @@ func (e *Engine) newInit(vs *vstate) *Init {
 		VarDir: func(p string) (string, error) { return e.varDir(vs, p) },
 		Debug:  e.cfg.Debug,
 		Logf: func(format string, v ...any) {
-			e.cfg.Logf("%s: %s", vs.key, fmt.Sprintf(format, v...))
+			line := fmt.Sprintf(format, v...)
+			vs.notesMu.Lock()
+			if vs.capture {
+				vs.notes = append(vs.notes, line)
+				vs.notesMu.Unlock()
+				return
+			}
+			vs.notesMu.Unlock()
+			e.cfg.Logf("%s: %s", vs.key, line)
 		},
 	}
 }
@@ -47,7 +55,7 @@ func (e *Engine) varDir(vs *vstate, p string) (string, error) {
 	if filepath.IsAbs(p) {
 		return "", fmt.Errorf("vardir path %q must be relative", p)
 	}
-	d := filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.Src.Kind), url.PathEscape(vs.v.Src.Name), filepath.Clean("/" + p))
+	d := filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.Src.Kind), url.PathEscape(vs.v.Src.Name), filepath.Clean("/"+p))
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,11 @@ type vstate struct {
 	init *Init
 
 	evPending atomic.Bool
+
+	// what the resource logs during a CheckApply joins the engine's line
+	notesMu sync.Mutex
+	capture bool
+	notes   []string
 	watchDone chan struct{}
 	cancel    context.CancelFunc
 	initOK    bool // set by the watch goroutine before watchDone closes
@@ -283,6 +289,9 @@ func (s *sched) start(vs *vstate) {
 			e.post(msg{kind: msgDone, vs: vs, err: recvErr})
 			return
 		}
+		vs.notesMu.Lock()
+		vs.capture = true
+		vs.notesMu.Unlock()
 		ok, err := res.CheckApply(ctx, apply)
 		if err == nil && ctx.Err() == context.DeadlineExceeded {
 			err = ctx.Err()

@@ -1,17 +1,49 @@
-// Package mgmtapply implements the mgmt-apply tool: Run the reactive engine on the graph documents read from stdin.
+// Package mgmtapply implements the mgmt-apply tool: it reads graph
+// documents (stdin or --file), prepares each one with pkg/engine (decode,
+// validate, autoedges, autogroup) and swaps it into the running engine, or
+// with --print-graph writes the prepared graph to stdout instead.
+//
+// The input is read by one goroutine; the main goroutine waits for the
+// first of: a signal, the converged timeout, --max-runtime, or the end of
+// an input that never gave a valid graph.
 package mgmtapply
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // every resource kind
 )
 
 const name = "mgmt-apply"
 
 type flags struct {
 	cli.VersionFlag
+
+	File             string  `help:"Read graph documents from this file (JSON lines or graph.yaml) instead of stdin ('-')." default:"-" placeholder:"PATH"`
+	ConvergedTimeout float64 `help:"Exit 0 once everything has been converged this many seconds (-1 disables)." default:"-1" placeholder:"SECONDS"`
+	MaxRuntime       float64 `help:"Exit after this many seconds (0 means no limit)." default:"0" placeholder:"SECONDS"`
+	Noop             bool    `help:"Check every resource but change nothing; report what would change."`
+	Sema             int     `help:"Run at most N CheckApply calls at once across the graph (0 means no limit)." default:"0" placeholder:"N"`
+	Prefix           string  `help:"State directory (vardirs, saved reversals)." default:"/var/lib/mgmt" placeholder:"DIR"`
+	TmpPrefix        bool    `help:"Use a fresh temporary state directory, removed at exit."`
+	AllowTmpPrefix   bool    `help:"Fall back to a temporary state directory when --prefix cannot be used."`
+	Seeds            string  `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
+	Hostname         string  `help:"This host's name in the world (default: the system hostname)."`
+	Prometheus       bool    `help:"Serve Prometheus metrics."`
+	PrometheusListen string  `help:"Address of the Prometheus endpoint." default:"127.0.0.1:9233" placeholder:"ADDR"`
+	Graphviz         string  `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
+	PrintGraph       bool    `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
+	Debug            bool    `help:"Log more."`
 }
 
 // Run runs mgmt-apply with args and its streams and returns the exit code.
@@ -20,5 +52,310 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if _, code, done := cli.Parse(name, "Run the reactive engine on the graph documents read from stdin.", &f, args, stdout, stderr); done {
 		return code
 	}
-	return cli.NotImplemented(name, stderr)
+	lg := newLogger(stderr)
+	in, inName, closeIn, err := openInput(f.File, stdin)
+	if err != nil {
+		lg.errorf("%v", err)
+		return cli.ExitFail
+	}
+	defer closeIn()
+	if f.PrintGraph {
+		return printGraphs(in, inName, stdout, lg, f.Graphviz)
+	}
+	return apply(ctx, &f, in, inName, lg)
+}
+
+func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) {
+	if path == "" || path == "-" {
+		return stdin, "-", func() {}, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return fh, path, func() { fh.Close() }, nil
+}
+
+// printGraphs prepares every document and prints it (or an error document).
+// It exits 1 when the last document was not a valid graph.
+func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *logger, dot string) int {
+	dec := graph.NewDecoder(in, inName)
+	ok, seen := false, false
+	for {
+		doc, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		seen = true
+		if err != nil && doc == nil {
+			if isReadError(err) {
+				lg.errorf("reading %s: %v", inName, err)
+				return cli.ExitFail
+			}
+			lg.errorf("%s", stageError(err))
+			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Error: graph.ErrorDoc(err)}, graph.JSON)
+			ok = false
+			continue
+		}
+		g, err := prepare(doc)
+		if err != nil {
+			lg.errorf("%s", stageError(err))
+			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Graph: doc.Graph, Seq: doc.Seq, Error: errDoc(err)}, graph.JSON)
+			ok = false
+			continue
+		}
+		if err := graph.Encode(stdout, g.Document(), graph.JSON); err != nil {
+			lg.errorf("writing: %v", err)
+			return cli.ExitFail
+		}
+		writeDot(dot, g, lg)
+		ok = true
+	}
+	if !seen {
+		lg.errorf("no graph document in the input")
+	}
+	if !ok {
+		return cli.ExitFail
+	}
+	return cli.ExitOK
+}
+
+func isReadError(err error) bool {
+	var pe *graph.PosError
+	var el graph.ErrorList
+	return !errors.As(err, &pe) && !errors.As(err, &el)
+}
+
+// prepare validates doc and builds the graph the engine would run.
+func prepare(doc *graph.Document) (*engine.Graph, error) {
+	if doc.IsError() {
+		return nil, &upstreamError{doc.Error}
+	}
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	return engine.Build(doc, engine.BuildOptions{})
+}
+
+// An upstreamError is an error document read from the input.
+type upstreamError struct{ e *graph.Error }
+
+func (u *upstreamError) Error() string {
+	if u.e.Pos != "" {
+		return u.e.Pos + ": " + u.e.Message
+	}
+	return u.e.Message
+}
+
+// stageError formats a graph error as POS: runtime error: MSG, one line per
+// error of a list.
+func stageError(err error) string {
+	var up *upstreamError
+	if errors.As(err, &up) {
+		return "error from upstream: " + up.Error()
+	}
+	var el graph.ErrorList
+	if errors.As(err, &el) {
+		s := ""
+		for i, e := range el {
+			if i > 0 {
+				s += "\n" + name + ": "
+			}
+			s += withStage(e.Pos, e.Msg)
+		}
+		return s
+	}
+	var pe *graph.PosError
+	if errors.As(err, &pe) {
+		return withStage(pe.Pos, pe.Msg)
+	}
+	var ee *engine.PosError
+	if errors.As(err, &ee) {
+		return withStage(ee.Pos, ee.Msg)
+	}
+	return withStage("", err.Error())
+}
+
+func withStage(pos, msg string) string {
+	if pos == "" {
+		return "runtime error: " + msg
+	}
+	return pos + ": runtime error: " + msg
+}
+
+func errDoc(err error) *graph.Error {
+	var up *upstreamError
+	if errors.As(err, &up) {
+		return up.e
+	}
+	var ee *engine.PosError
+	if errors.As(err, &ee) {
+		return &graph.Error{Message: ee.Msg, Pos: ee.Pos}
+	}
+	return graph.ErrorDoc(err)
+}
+
+func writeDot(path string, g *engine.Graph, lg *logger) {
+	if path == "" {
+		return
+	}
+	fh, err := os.Create(path)
+	if err == nil {
+		err = graph.Encode(fh, g.Document(), graph.Dot)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		lg.errorf("graphviz: %v", err)
+	}
+}
+
+// setupPrefix returns the state directory to use and a function removing
+// it at exit when it is temporary.
+func setupPrefix(f *flags, lg *logger) (string, func(), error) {
+	tmp := func() (string, func(), error) {
+		d, err := os.MkdirTemp("", "mgmt-prefix-")
+		if err != nil {
+			return "", nil, err
+		}
+		return d, func() { os.RemoveAll(d) }, nil
+	}
+	if f.TmpPrefix {
+		return tmp()
+	}
+	if err := os.MkdirAll(f.Prefix, 0o755); err != nil {
+		if !f.AllowTmpPrefix {
+			return "", nil, fmt.Errorf("prefix: %v (use --tmp-prefix or --allow-tmp-prefix)", err)
+		}
+		lg.logf("prefix %s unusable (%v): using a temporary one", f.Prefix, err)
+		return tmp()
+	}
+	return f.Prefix, func() {}, nil
+}
+
+type readResult struct {
+	anyValid bool
+}
+
+// apply runs the engine on the input until a signal, the converged
+// timeout, the maximum run time, or an input that ends without a valid
+// graph.
+func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logger) int {
+	prefix, cleanup, err := setupPrefix(f, lg)
+	if err != nil {
+		lg.errorf("%v", err)
+		return cli.ExitFail
+	}
+	defer cleanup()
+	hostname := f.Hostname
+	if hostname == "" {
+		hostname, _ = os.Hostname()
+	}
+	var metrics *engine.Metrics
+	if f.Prometheus {
+		metrics = engine.NewMetrics()
+		stop, err := serveMetrics(f.PrometheusListen, metrics, lg)
+		if err != nil {
+			lg.errorf("prometheus: %v", err)
+			return cli.ExitFail
+		}
+		defer stop()
+	}
+	ct := time.Duration(-1)
+	if f.ConvergedTimeout >= 0 {
+		ct = time.Duration(f.ConvergedTimeout * float64(time.Second))
+	}
+	eng := engine.New(engine.Config{
+		Program: name, Version: cli.Version, Hostname: hostname, Prefix: prefix,
+		Noop: f.Noop, Sema: f.Sema, ConvergedTimeout: ct, Debug: f.Debug,
+		Logf: lg.logf, Metrics: metrics,
+	})
+	engCtx, stopEngine := context.WithCancel(context.Background())
+	engDone := make(chan struct{})
+	go func() {
+		eng.Run(engCtx)
+		close(engDone)
+	}()
+	stopStatus := lg.statusLoop(eng)
+	defer func() {
+		stopStatus()
+		stopEngine()
+		<-engDone
+	}()
+
+	readDone := make(chan readResult, 1)
+	go readGraphs(in, inName, eng, lg, f.Graphviz, readDone)
+
+	var maxRT <-chan time.Time
+	if f.MaxRuntime > 0 {
+		t := time.NewTimer(time.Duration(f.MaxRuntime * float64(time.Second)))
+		defer t.Stop()
+		maxRT = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			lg.logf("interrupted: stopping")
+			return cli.ExitOK
+		case <-maxRT:
+			lg.logf("maximum run time reached: stopping")
+			return cli.ExitOK
+		case <-eng.Converged():
+			if st := eng.Status(); st.Failed > 0 {
+				lg.errorf("converged with %d failed resource(s)", st.Failed)
+				return cli.ExitFail
+			}
+			return cli.ExitOK
+		case r := <-readDone:
+			readDone = nil
+			if !r.anyValid {
+				lg.errorf("the input ended before any valid graph")
+				return cli.ExitFail
+			}
+			lg.debugf(f.Debug, "end of input: the last graph stays enforced")
+		}
+	}
+}
+
+// readGraphs decodes the input and loads each valid graph into eng.
+func readGraphs(in io.Reader, inName string, eng *engine.Engine, lg *logger, dot string, done chan<- readResult) {
+	dec := graph.NewDecoder(in, inName)
+	var r readResult
+	defer func() { done <- r }()
+	for {
+		doc, err := dec.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil && doc == nil {
+			if isReadError(err) {
+				lg.errorf("reading %s: %v", inName, err)
+				return
+			}
+			lg.errorf("%s (keeping the last good graph)", stageError(err))
+			continue
+		}
+		g, err := prepare(doc)
+		if err != nil {
+			lg.errorf("%s (keeping the last good graph)", stageError(err))
+			continue
+		}
+		writeDot(dot, g, lg)
+		eng.Load(g)
+		r.anyValid = true
+	}
+}
+
+func serveMetrics(addr string, m *engine.Metrics, lg *logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	lg.logf("prometheus metrics on http://%s/metrics", ln.Addr())
+	return func() { srv.Close() }, nil
 }

@@ -46,9 +46,9 @@ type vstate struct {
 	evPending atomic.Bool
 
 	// what the resource logs during a CheckApply joins the engine's line
-	notesMu sync.Mutex
-	capture bool
-	notes   []string
+	notesMu   sync.Mutex
+	capture   bool
+	notes     []string
 	watchDone chan struct{}
 	cancel    context.CancelFunc
 	initOK    bool // set by the watch goroutine before watchDone closes

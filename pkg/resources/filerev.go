@@ -114,13 +114,9 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 	}
 	r.State = FileStateExists
 	r.Mode = "0" + strconv.FormatUint(uint64(o.Mode), 8)
-	if obj.Owner != "" {
-		r.Owner = strconv.Itoa(o.UID)
-	}
-	if obj.Group != "" {
-		r.Group = strconv.Itoa(o.GID)
-	}
-	if !o.IsDir && (obj.Content != nil || obj.Source != "" || len(obj.Fragments) > 0) {
+	r.Owner = strconv.Itoa(o.UID)
+	r.Group = strconv.Itoa(o.GID)
+	if !o.IsDir {
 		r.Content = o.Content
 	}
 	return r, nil

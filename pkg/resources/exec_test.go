@@ -1,0 +1,208 @@
+package resources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newExec(t testing.TB, h *harness, e *ExecRes) *ExecRes {
+	t.Helper()
+	return setup(t, h, "exec", "e", e).(*ExecRes)
+}
+
+// countLines returns the number of lines of the file at p (0 if missing).
+func countLines(t testing.TB, p string) int {
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+func TestExecRunsOnceAndOnRefresh(t *testing.T) {
+	h := newHarness(t)
+	log := filepath.Join(t.TempDir(), "log")
+	e := newExec(t, h, &ExecRes{Cmd: "echo ran >> " + log, Shell: "/bin/sh"})
+	checkApply(t, e, false, false) // noop: it would run
+	if n := countLines(t, log); n != 0 {
+		t.Fatal("apply=false ran the command")
+	}
+	checkApply(t, e, true, false)
+	checkApply(t, e, true, true) // paired execution or a poke: no run
+	checkApply(t, e, true, true)
+	if n := countLines(t, log); n != 1 {
+		t.Fatalf("ran %d times, want 1", n)
+	}
+	h.setRefresh(true)
+	checkApply(t, e, true, false)
+	h.setRefresh(false)
+	checkApply(t, e, true, true)
+	if n := countLines(t, log); n != 2 {
+		t.Fatalf("ran %d times after a refresh, want 2", n)
+	}
+}
+
+func TestExecSends(t *testing.T) {
+	h := newHarness(t)
+	e := newExec(t, h, &ExecRes{Cmd: "echo out; echo err >&2", Shell: "/bin/sh"})
+	checkApply(t, e, true, false)
+	s, ok := h.sent.(*ExecSends)
+	if !ok {
+		t.Fatalf("sent %T", h.sent)
+	}
+	if *s.Stdout != "out\n" || *s.Stderr != "err\n" || *s.Output != "out\nerr\n" {
+		t.Fatalf("sent stdout %q stderr %q output %q", *s.Stdout, *s.Stderr, *s.Output)
+	}
+}
+
+func TestExecArgsCwdEnv(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	e := newExec(t, h, &ExecRes{Cmd: "/bin/sh", Args: []string{"-c", "pwd; echo $GREETING"}, Cwd: dir, Env: map[string]string{"GREETING": "hi there"}})
+	checkApply(t, e, true, false)
+	if got := *h.sent.(*ExecSends).Stdout; got != dir+"\nhi there\n" {
+		t.Fatalf("stdout %q", got)
+	}
+	split := newExec(t, h, &ExecRes{Cmd: "echo  a   b"})
+	checkApply(t, split, true, false)
+	if got := *h.sent.(*ExecSends).Stdout; got != "a b\n" {
+		t.Fatalf("stdout %q", got)
+	}
+}
+
+func TestExecIfCmdAndCreates(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	flag := filepath.Join(dir, "flag")
+	e := newExec(t, h, &ExecRes{Cmd: "echo ran >> " + log, Shell: "/bin/sh", IfCmd: "test -e " + flag, IfShell: "/bin/sh"})
+	checkApply(t, e, true, true)
+	mustWrite(t, flag, "")
+	checkApply(t, e, true, false)
+	checkApply(t, e, true, false) // the guard decides at every CheckApply
+	if n := countLines(t, log); n != 2 {
+		t.Fatalf("ran %d times, want 2", n)
+	}
+
+	made := filepath.Join(dir, "made")
+	c := newExec(t, h, &ExecRes{Cmd: "touch " + made, Creates: made})
+	checkApply(t, c, true, false)
+	checkApply(t, c, true, true)
+	h.setRefresh(true)
+	checkApply(t, c, true, true) // creates guards refreshes too
+	h.setRefresh(false)
+	os.Remove(made)
+	checkApply(t, c, true, false)
+}
+
+func TestExecFailureAndTimeout(t *testing.T) {
+	h := newHarness(t)
+	e := newExec(t, h, &ExecRes{Cmd: "echo broken >&2; exit 3", Shell: "/bin/sh"})
+	_, err := e.CheckApply(context.Background(), true)
+	if err == nil || !strings.Contains(err.Error(), "broken") || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("got %v", err)
+	}
+	// Failure keeps the command due.
+	if _, err := e.CheckApply(context.Background(), true); err == nil {
+		t.Fatal("second run did not run the failing command")
+	}
+
+	slow := newExec(t, h, &ExecRes{Cmd: "sleep 30 & sleep 30; wait", Shell: "/bin/sh", Timeout: 1})
+	start := time.Now()
+	_, err = slow.CheckApply(context.Background(), true)
+	if err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("got %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("timeout took %v", d)
+	}
+}
+
+func TestExecCancel(t *testing.T) {
+	h := newHarness(t)
+	e := newExec(t, h, &ExecRes{Cmd: "sleep 60", Shell: "/bin/sh"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.CheckApply(ctx, true)
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("cancelled command reported success")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancel did not stop the command")
+	}
+}
+
+func TestExecDoneCmd(t *testing.T) {
+	h := newHarness(t)
+	done := filepath.Join(t.TempDir(), "done")
+	e := newExec(t, h, &ExecRes{Cmd: "true", DoneCmd: "touch " + done})
+	checkApply(t, e, true, false)
+	if !exists(done) {
+		t.Fatal("donecmd did not run")
+	}
+}
+
+func TestExecWatchCmd(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "lines")
+	mustWrite(t, fifo, "")
+	log := filepath.Join(dir, "log")
+	e := newExec(t, h, &ExecRes{Cmd: "echo ran >> " + log, Shell: "/bin/sh", WatchCmd: "tail -n +1 -f " + fifo, WatchShell: "/bin/sh"})
+	checkApply(t, e, true, false)
+	checkApply(t, e, true, true)
+	startWatch(t, h, e)
+	expectEvent(t, h, "watchcmd line", func() {
+		f, err := os.OpenFile(fifo, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("something happened\n")
+		f.Close()
+	})
+	checkApply(t, e, true, false)
+	if n := countLines(t, log); n != 2 {
+		t.Fatalf("ran %d times, want 2", n)
+	}
+}
+
+func TestExecValidateAndCmp(t *testing.T) {
+	for _, e := range []*ExecRes{
+		{},
+		{Cmd: "x", Shell: "/bin/sh", Args: []string{"a"}},
+		{Cmd: "x", Cwd: "rel"},
+		{Cmd: "x", Creates: "rel"},
+		{Cmd: "x", Env: map[string]string{"A=B": "c"}},
+	} {
+		if e.Validate() == nil {
+			t.Errorf("%+v accepted", e)
+		}
+	}
+	a := &ExecRes{Cmd: "x", Env: map[string]string{"A": "1"}}
+	b := &ExecRes{Cmd: "x", Env: map[string]string{"A": "1"}}
+	if err := a.Cmp(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Env["A"] = "2"
+	if a.Cmp(b) == nil {
+		t.Fatal("different env compares equal")
+	}
+	ae, _ := (&ExecRes{Cmd: "x", Cwd: "/srv/", Creates: "/srv/done"}).AutoEdges()
+	uids := ae.Next()
+	if len(uids) != 2 || uids[0].GetName() != "/srv" || uids[0].IsReversed() || !uids[1].IsReversed() {
+		t.Fatalf("autoedges %v", uids)
+	}
+}

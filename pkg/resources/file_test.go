@@ -1,0 +1,481 @@
+package resources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+)
+
+func newFile(t testing.TB, h *harness, name string, f *FileRes) *FileRes {
+	t.Helper()
+	return setup(t, h, "file", name, f).(*FileRes)
+}
+
+func TestFileCreateWithContent(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("hello\n")})
+	checkApply(t, f, false, false) // noop: would create
+	if exists(p) {
+		t.Fatal("apply=false created the file")
+	}
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "hello\n" {
+		t.Fatalf("content %q", got)
+	}
+	if perm := permOf(t, p); perm != 0o644 {
+		t.Fatalf("new file mode %04o, want 0644", perm)
+	}
+	checkApply(t, f, true, true) // paired execution finds it right
+	if !strings.Contains(h.logged(), "created") {
+		t.Fatalf("log %q does not say created", h.logged())
+	}
+}
+
+func TestFileContentWithoutStateDoesNotCreate(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	f := newFile(t, h, p, &FileRes{Content: strp("x"), Mode: "0600"})
+	checkApply(t, f, true, true)
+	if exists(p) {
+		t.Fatal("content without state exists created the file")
+	}
+	mustWrite(t, p, "old")
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "x" {
+		t.Fatalf("content %q, want x", got)
+	}
+	if perm := permOf(t, p); perm != 0o600 {
+		t.Fatalf("mode %04o, want 0600", perm)
+	}
+	checkApply(t, f, true, true)
+}
+
+func TestFileContentRepairKeepsMode(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	mustWrite(t, p, "old content")
+	if err := os.Chmod(p, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f := newFile(t, h, p, &FileRes{Content: strp("new content")}) // same size
+	checkApply(t, f, false, false)
+	if got := mustRead(t, p); got != "old content" {
+		t.Fatal("apply=false changed the content")
+	}
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "new content" {
+		t.Fatalf("content %q", got)
+	}
+	if perm := permOf(t, p); perm != 0o640 {
+		t.Fatalf("rewriting changed the mode to %04o", perm)
+	}
+	if tmp := tempFiles(t, filepath.Dir(p)); len(tmp) > 0 {
+		t.Fatalf("temporary files left: %v", tmp)
+	}
+}
+
+func TestFileModes(t *testing.T) {
+	for _, tc := range []struct {
+		mode  string
+		start uint32
+		want  uint32
+	}{
+		{"0600", 0o644, 0o600},
+		{"755", 0o644, 0o755},
+		{"u=rw,go=r", 0o777, 0o644},
+		{"a+x", 0o644, 0o755},
+		{"g-w,o=", 0o777, 0o750},
+		{"u+s", 0o755, 0o4755},
+		{"go=u", 0o700, 0o777},
+		{"a+X", 0o644, 0o644},
+		{"a+X", 0o744, 0o755},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			h := newHarness(t)
+			p := filepath.Join(t.TempDir(), "f")
+			mustWrite(t, p, "")
+			if err := os.Chmod(p, os.FileMode(tc.start)); err != nil {
+				t.Fatal(err)
+			}
+			f := newFile(t, h, p, &FileRes{Mode: tc.mode})
+			checkApply(t, f, true, tc.start == tc.want)
+			if got := permOf(t, p); got != tc.want {
+				t.Fatalf("mode %s on %04o gave %04o, want %04o", tc.mode, tc.start, got, tc.want)
+			}
+			checkApply(t, f, true, true)
+		})
+	}
+}
+
+func TestParseModeErrors(t *testing.T) {
+	for _, s := range []string{"", "0999", "77777", "u", "u=rwq", "z+x", "u+x,", "u=rg"} {
+		if _, err := parseMode(s); err == nil {
+			t.Errorf("parseMode(%q) accepted", s)
+		}
+	}
+}
+
+func TestFileDirectory(t *testing.T) {
+	h := newHarness(t)
+	d := filepath.Join(t.TempDir(), "d") + "/"
+	f := newFile(t, h, d, &FileRes{State: "exists", Mode: "0750"})
+	checkApply(t, f, true, false)
+	fi, err := os.Stat(d)
+	if err != nil || !fi.IsDir() {
+		t.Fatalf("directory not created: %v", err)
+	}
+	if perm := permOf(t, d); perm != 0o750 {
+		t.Fatalf("mode %04o", perm)
+	}
+	checkApply(t, f, true, true)
+}
+
+func TestFileAbsent(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	mustWrite(t, p, "x")
+	f := newFile(t, h, p, &FileRes{State: "absent"})
+	checkApply(t, f, false, false)
+	if !exists(p) {
+		t.Fatal("apply=false removed the file")
+	}
+	checkApply(t, f, true, false)
+	if exists(p) {
+		t.Fatal("not removed")
+	}
+	checkApply(t, f, true, true)
+
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(filepath.Join(sub, "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := newFile(t, h, sub+"/", &FileRes{State: "absent"})
+	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "recurse") {
+		t.Fatalf("removing a non-empty directory without recurse: got %v", err)
+	}
+	d = newFile(t, h, sub+"/", &FileRes{State: "absent", Recurse: true})
+	checkApply(t, d, true, false)
+	if exists(sub) {
+		t.Fatal("directory not removed")
+	}
+}
+
+func TestFileForce(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x")
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("c")})
+	if _, err := f.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "force") {
+		t.Fatalf("replacing a directory without force: got %v", err)
+	}
+	f = newFile(t, h, p, &FileRes{State: "exists", Content: strp("c"), Force: true})
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "c" {
+		t.Fatalf("content %q", got)
+	}
+	d := newFile(t, h, p+"/", &FileRes{State: "exists", Force: true})
+	checkApply(t, d, true, false)
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		t.Fatal("file not replaced by a directory")
+	}
+}
+
+func TestFileSource(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	mustWrite(t, src, "from source")
+	p := filepath.Join(dir, "dst")
+	f := newFile(t, h, p, &FileRes{State: "exists", Source: src})
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "from source" {
+		t.Fatalf("content %q", got)
+	}
+	checkApply(t, f, true, true)
+	mustWrite(t, src, "changed source")
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "changed source" {
+		t.Fatalf("content %q", got)
+	}
+}
+
+func TestFileSourceDirectory(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(filepath.Join(src, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(src, "top"), "1")
+	mustWrite(t, filepath.Join(src, "a", "b", "deep"), "2")
+	if err := os.Symlink("top", filepath.Join(src, "link")); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "dst")
+
+	shallow := newFile(t, h, dst+"/", &FileRes{State: "exists", Source: src + "/"})
+	checkApply(t, shallow, true, false)
+	if got := mustRead(t, filepath.Join(dst, "top")); got != "1" {
+		t.Fatalf("top %q", got)
+	}
+	if exists(filepath.Join(dst, "a")) {
+		t.Fatal("copied a subdirectory without recurse")
+	}
+	checkApply(t, shallow, true, true)
+
+	deep := newFile(t, h, dst+"/", &FileRes{State: "exists", Source: src + "/", Recurse: true})
+	checkApply(t, deep, true, false)
+	if got := mustRead(t, filepath.Join(dst, "a", "b", "deep")); got != "2" {
+		t.Fatalf("deep %q", got)
+	}
+	if l, err := os.Readlink(filepath.Join(dst, "link")); err != nil || l != "top" {
+		t.Fatalf("link %q, %v", l, err)
+	}
+	checkApply(t, deep, true, true)
+}
+
+func TestFileFragments(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	frag := filepath.Join(dir, "frag.d")
+	if err := os.Mkdir(frag, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "head"), "head\n")
+	mustWrite(t, filepath.Join(frag, "20-b"), "b\n")
+	mustWrite(t, filepath.Join(frag, "10-a"), "a\n")
+	p := filepath.Join(dir, "out")
+	f := newFile(t, h, p, &FileRes{State: "exists", Fragments: []string{filepath.Join(dir, "head"), frag + "/"}})
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "head\na\nb\n" {
+		t.Fatalf("content %q", got)
+	}
+	checkApply(t, f, true, true)
+}
+
+func TestFileOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to change owners")
+	}
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	f := newFile(t, h, p, &FileRes{State: "exists", Owner: "nobody", Group: "0"})
+	checkApply(t, f, true, false)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, uid, gid := statBits(fi)
+	want, _ := lookupUID("nobody")
+	if uid != want || gid != 0 {
+		t.Fatalf("owner %d:%d, want %d:0", uid, gid, want)
+	}
+	checkApply(t, f, true, true)
+	if err := os.Lchown(p, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	checkApply(t, f, true, false)
+	bad := newFile(t, h, p, &FileRes{Owner: "no-such-user-here"})
+	if _, err := bad.CheckApply(context.Background(), true); err == nil {
+		t.Fatal("unknown user accepted")
+	}
+}
+
+func TestFileCancelledWriteLeavesNothing(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	mustWrite(t, p, "original")
+	big := strings.Repeat("x", 8<<20)
+	f := newFile(t, h, p, &FileRes{Content: &big})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.CheckApply(ctx, true); err == nil {
+		t.Fatal("CheckApply with a cancelled context succeeded")
+	}
+	if got := mustRead(t, p); got != "original" {
+		t.Fatal("cancelled write changed the file")
+	}
+	if tmp := tempFiles(t, dir); len(tmp) > 0 {
+		t.Fatalf("temporary files left: %v", tmp)
+	}
+}
+
+func TestFileValidate(t *testing.T) {
+	c := strp("x")
+	for _, tc := range []struct {
+		name string
+		f    *FileRes
+		want string
+	}{
+		{"relative", &FileRes{}, "absolute"},
+		{"/a/../b", &FileRes{}, "not clean"},
+		{"/a", &FileRes{State: "present"}, "state"},
+		{"/a", &FileRes{State: "absent", Content: c}, "absent"},
+		{"/a", &FileRes{Content: c, Source: "/b"}, "exclusive"},
+		{"/a/", &FileRes{Content: c}, "directory"},
+		{"/a/", &FileRes{Source: "/b"}, "source of a directory"},
+		{"/a", &FileRes{Source: "/b/"}, "source of a file"},
+		{"/a", &FileRes{Mode: "rwx"}, "mode"},
+		{"/a", &FileRes{Fragments: []string{"rel"}}, "fragment"},
+	} {
+		f := tc.f
+		f.SetName(tc.name)
+		err := f.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error about %q", tc.name, err, tc.want)
+		}
+	}
+	ok := &FileRes{Path: "/x/y/", State: "exists", Mode: "u=rwx,go=rx"}
+	ok.SetName("anything")
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFileWatch(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "f")
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x")})
+	startWatch(t, h, f)
+	expectEvent(t, h, "parent created", func() { os.Mkdir(filepath.Join(dir, "sub"), 0o755) })
+	expectEvent(t, h, "created", func() { checkApply(t, f, true, false) })
+	expectEvent(t, h, "edited", func() { mustWrite(t, p, "y") })
+	expectEvent(t, h, "chmod", func() { os.Chmod(p, 0o600) })
+	expectEvent(t, h, "deleted", func() { os.Remove(p) })
+	expectEvent(t, h, "parent deleted", func() { os.Remove(filepath.Join(dir, "sub")) })
+}
+
+func TestFileWatchSourceAndFragments(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	mustWrite(t, src, "s")
+	f := newFile(t, h, filepath.Join(dir, "dst"), &FileRes{Source: src})
+	startWatch(t, h, f)
+	expectEvent(t, h, "source edited", func() { mustWrite(t, src, "t") })
+
+	h2 := newHarness(t)
+	frag := filepath.Join(dir, "frag.d")
+	os.Mkdir(frag, 0o755)
+	g := newFile(t, h2, filepath.Join(dir, "out"), &FileRes{Fragments: []string{frag + "/"}})
+	startWatch(t, h2, g)
+	expectEvent(t, h2, "fragment added", func() { mustWrite(t, filepath.Join(frag, "x"), "x") })
+}
+
+func TestFileReversed(t *testing.T) {
+	dir := t.TempDir()
+	newPath := filepath.Join(dir, "new")
+	oldPath := filepath.Join(dir, "old")
+	mustWrite(t, oldPath, "before")
+	if err := os.Chmod(oldPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path  string
+		res   *FileRes
+		check func()
+	}{
+		{newPath, &FileRes{State: "exists", Content: strp("made by us")}, func() {
+			if exists(newPath) {
+				t.Fatal("reversal did not remove the created file")
+			}
+		}},
+		{oldPath, &FileRes{Content: strp("after"), Mode: "0644"}, func() {
+			if got := mustRead(t, oldPath); got != "before" {
+				t.Fatalf("reversal left content %q", got)
+			}
+			if perm := permOf(t, oldPath); perm != 0o600 {
+				t.Fatalf("reversal left mode %04o", perm)
+			}
+		}},
+	} {
+		h := newHarness(t)
+		tc.res.SetMetaParams(&engine.MetaParams{Reverse: true})
+		f := newFile(t, h, tc.path, tc.res)
+		if r, err := f.Reversed(); err != nil || r != nil {
+			t.Fatalf("reversal before any change: %v, %v", r, err)
+		}
+		checkApply(t, f, true, false)
+
+		// A new instance (as after a restart) finds the saved state.
+		again := &FileRes{}
+		again.SetMetaParams(&engine.MetaParams{Reverse: true})
+		again = newFile(t, h, tc.path, again)
+		r, err := again.Reversed()
+		if err != nil || r == nil {
+			t.Fatalf("%s: reversed: %v, %v", tc.path, r, err)
+		}
+		if r.MetaParams().Reverse {
+			t.Fatal("the reversal is itself reversible")
+		}
+		rev := setup(t, newHarness(t), "file", tc.path, r)
+		checkApply(t, rev, true, false)
+		tc.check()
+		checkApply(t, rev, true, true)
+	}
+}
+
+func TestFileAutoEdges(t *testing.T) {
+	f := &FileRes{Owner: "www", Group: "web"}
+	f.SetKind("file")
+	f.SetName("/a/b/c")
+	ae, err := f.AutoEdges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	found := map[string]bool{"/a": true}
+	for {
+		uids := ae.Next()
+		if len(uids) == 0 {
+			break
+		}
+		res := make([]bool, len(uids))
+		for i, u := range uids {
+			asked = append(asked, u.GetKind()+":"+u.GetName())
+			res[i] = found[u.GetName()]
+		}
+		if !ae.Test(res) {
+			break
+		}
+	}
+	if got := strings.Join(asked, " "); got != "user:www group:web file:/a/b file:/a" {
+		t.Fatalf("asked %q", got)
+	}
+	d := &FileRes{}
+	d.SetName("/a/")
+	uid := d.UIDs()[0]
+	if uid.GetName() != "/a" || !newFileUID("/a/", false).IFF(uid) || newFileUID("/b", false).IFF(uid) {
+		t.Fatalf("directory UID %v does not match its path", uid)
+	}
+}
+
+func TestFileCmp(t *testing.T) {
+	a := &FileRes{Path: "/x", Content: strp("1"), Mode: "0644"}
+	b := &FileRes{Path: "/x", Content: strp("1"), Mode: "0644"}
+	if err := a.Cmp(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Content = strp("2")
+	if a.Cmp(b) == nil {
+		t.Fatal("different content compares equal")
+	}
+	b.Content = nil
+	if a.Cmp(b) == nil {
+		t.Fatal("absent content compares equal to set content")
+	}
+	if a.Cmp(&NoopRes{}) == nil {
+		t.Fatal("a file compares equal to a noop")
+	}
+}

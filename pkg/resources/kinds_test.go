@@ -1,0 +1,250 @@
+package resources
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+func TestSchemas(t *testing.T) {
+	for kind, want := range map[string]map[string]string{
+		"file":     {"path": "str", "content": "str", "fragments": "[]str", "recurse": "bool", "mode": "str"},
+		"exec":     {"cmd": "str", "args": "[]str", "env": "map{str: str}", "timeout": "int"},
+		"test":     {"int8": "int", "float32": "float", "int8ptrptrptr": "int", "mapintfloat": "map{int: float}", "slicestring": "[]str", "expectrecv": "[]str", "mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float}"},
+		"value":    {"key": "str", "str": "str", "int": "int", "float": "float", "bool": "bool"},
+		"msg":      {"body": "str", "fields": "map{str: str}", "journal": "bool"},
+		"timer":    {"interval": "int"},
+		"password": {"length": "int"},
+		"print":    {"msg": "str"},
+		"noop":     {"comment": "str"},
+	} {
+		s, ok := graph.LookupKind(kind)
+		if !ok {
+			t.Errorf("kind %s not registered", kind)
+			continue
+		}
+		for p, typ := range want {
+			if s.Params[p] != typ {
+				t.Errorf("%s.%s: got type %q, want %q", kind, p, s.Params[p], typ)
+			}
+		}
+	}
+	ex, _ := graph.LookupKind("exec")
+	if ex.Sends["output"] != "str" || ex.Recv {
+		t.Errorf("exec sends %v, recv %v", ex.Sends, ex.Recv)
+	}
+	fi, _ := graph.LookupKind("file")
+	if !fi.Recv {
+		t.Error("file cannot receive")
+	}
+	ts, _ := graph.LookupKind("test")
+	if ts.Sends["hello"] != "str" || !ts.Recv {
+		t.Errorf("test sends %v, recv %v", ts.Sends, ts.Recv)
+	}
+	pw, _ := graph.LookupKind("password")
+	if pw.Sends["password"] != "str" {
+		t.Errorf("password sends %v", pw.Sends)
+	}
+	r, err := engine.NewResource("password")
+	if err != nil || r.(*PasswordRes).Length != 64 {
+		t.Fatalf("password default: %v, %v", r, err)
+	}
+}
+
+func TestNoopGroups(t *testing.T) {
+	a, b := &NoopRes{}, &NoopRes{Comment: "other"}
+	if err := a.GroupCmp(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.GroupRes(b); err != nil {
+		t.Fatal(err)
+	}
+	if !b.IsGrouped() || len(a.GetGroup()) != 1 {
+		t.Fatal("noop not grouped")
+	}
+	if a.GroupCmp(&TestRes{}) == nil {
+		t.Fatal("noop groups with test")
+	}
+	h := newHarness(t)
+	n := setup(t, h, "noop", "n", &NoopRes{})
+	checkApply(t, n, true, true)
+	startWatch(t, h, n)
+}
+
+func TestTestResource(t *testing.T) {
+	if (&TestRes{ValidateBool: true}).Validate() == nil || (&TestRes{ValidateError: "boom"}).Validate() == nil {
+		t.Fatal("validate errors not reported")
+	}
+	h := newHarness(t)
+	r := setup(t, h, "test", "t", &TestRes{SendValue: "hi", ExpectRecv: &[]string{"anotherstr"}}).(*TestRes)
+	if _, err := r.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "anotherstr") {
+		t.Fatalf("missing recv: got %v", err)
+	}
+	h.recv = map[string]*engine.Send{"anotherstr": {Key: "hello", Changed: true}}
+	checkApply(t, r, true, true)
+	if s := h.sent.(*TestSends); *s.Hello != "hi" || s.Answer != 42 {
+		t.Fatalf("sent %+v", s)
+	}
+	x, y := &TestRes{Int8: 3}, &TestRes{Int8: 3}
+	if x.Cmp(y) != nil || x.GroupCmp(y) != nil {
+		t.Fatal("equal test resources differ")
+	}
+	y.Int8 = 4
+	if x.Cmp(y) == nil || x.GroupCmp(y) == nil {
+		t.Fatal("different test resources compare equal")
+	}
+	x.AlwaysGroup, y.AlwaysGroup = true, true
+	if x.GroupCmp(y) != nil {
+		t.Fatal("alwaysgroup does not group")
+	}
+	if (&TestRes{CompareFail: true}).Cmp(&TestRes{CompareFail: true}) == nil {
+		t.Fatal("comparefail compares equal")
+	}
+}
+
+func TestPrint(t *testing.T) {
+	h := newHarness(t)
+	p := setup(t, h, "print", "p", &PrintRes{Msg: "hello"}).(*PrintRes)
+	checkApply(t, p, true, true)
+	checkApply(t, p, true, true)
+	if got := strings.Count(h.logged(), "hello"); got != 1 {
+		t.Fatalf("printed %d times, want once", got)
+	}
+	p.Msg = "changed"
+	checkApply(t, p, true, true)
+	if !strings.Contains(h.logged(), "changed") {
+		t.Fatal("changed message not printed")
+	}
+}
+
+// journalListener is a real unix datagram socket standing in for
+// journald's.
+func journalListener(t *testing.T) (string, *net.UnixConn) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "journal.sock")
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: p, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return p, c
+}
+
+func TestMsgJournal(t *testing.T) {
+	sock, conn := journalListener(t)
+	h := newHarness(t)
+	m := &MsgRes{Body: "line one\nline two", Priority: "Warning", Fields: map[string]string{"unit_id": "42"}, Journal: true}
+	m.socket = sock
+	setup(t, h, "msg", "m", m)
+	checkApply(t, m, false, false)
+	checkApply(t, m, true, false)
+	checkApply(t, m, true, true)
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := buf[:n]
+	var msg bytes.Buffer
+	msg.WriteString("MESSAGE\n")
+	binary.Write(&msg, binary.LittleEndian, uint64(len(m.Body)))
+	msg.WriteString(m.Body + "\n")
+	for _, want := range [][]byte{msg.Bytes(), []byte("PRIORITY=4\n"), []byte("UNIT_ID=42\n"), []byte("SYSLOG_IDENTIFIER=mgmt-test\n")} {
+		if !bytes.Contains(got, want) {
+			t.Errorf("datagram %q lacks %q", got, want)
+		}
+	}
+	if !strings.Contains(h.logged(), "warning: line one") {
+		t.Errorf("log %q", h.logged())
+	}
+	if (&MsgRes{Priority: "loud"}).Validate() == nil || (&MsgRes{Fields: map[string]string{"_x": ""}}).Validate() == nil {
+		t.Fatal("bad priority or field accepted")
+	}
+}
+
+func TestTimer(t *testing.T) {
+	h := newHarness(t)
+	tm := setup(t, h, "timer", "t", &TimerRes{Interval: 1}).(*TimerRes)
+	checkApply(t, tm, true, true)
+	startWatch(t, h, tm)
+	expectEvent(t, h, "tick", func() {})
+	checkApply(t, tm, false, false)
+	checkApply(t, tm, true, false)
+	checkApply(t, tm, true, true)
+	if (&TimerRes{}).Validate() == nil {
+		t.Fatal("interval 0 accepted")
+	}
+}
+
+func TestPassword(t *testing.T) {
+	h := newHarness(t)
+	p := setup(t, h, "password", "p", &PasswordRes{Length: 20}).(*PasswordRes)
+	checkApply(t, p, false, false)
+	checkApply(t, p, true, false)
+	first := *h.sent.(*PasswordSends).Password
+	if len(first) != 20 {
+		t.Fatalf("password %q", first)
+	}
+	if fi, err := os.Stat(p.file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved file: %v %v", fi, err)
+	}
+	checkApply(t, p, true, true)
+	if *h.sent.(*PasswordSends).Password != first {
+		t.Fatal("password changed without a refresh")
+	}
+	startWatch(t, h, p)
+	expectEvent(t, h, "tampered", func() { mustWrite(t, p.file, "short") })
+	checkApply(t, p, true, false)
+	second := *h.sent.(*PasswordSends).Password
+	h.setRefresh(true)
+	checkApply(t, p, true, false)
+	if *h.sent.(*PasswordSends).Password == second {
+		t.Fatal("refresh did not regenerate")
+	}
+}
+
+func TestValue(t *testing.T) {
+	h := newHarness(t)
+	i, f, b, s := int64(42), 1.0, true, "a \"quoted\" str"
+	for _, tc := range []struct {
+		key  string
+		res  *ValueRes
+		want string
+	}{
+		{"int key", &ValueRes{Int: &i}, "42"},
+		{"float/key", &ValueRes{Float: &f}, "1.0"},
+		{"bool", &ValueRes{Bool: &b}, "true"},
+		{"str", &ValueRes{Str: &s}, `"a \"quoted\" str"`},
+	} {
+		v := setup(t, h, "value", tc.key, tc.res)
+		checkApply(t, v, true, false)
+		got := mustRead(t, ValuePath(h.prefix, tc.key))
+		if got != tc.want {
+			t.Errorf("%s: stored %q, want %q", tc.key, got, tc.want)
+		}
+		checkApply(t, v, true, true)
+	}
+	if _, err := os.Stat(filepath.Join(h.prefix, "value", "float%2Fkey")); err != nil {
+		t.Fatalf("key not path-escaped: %v", err)
+	}
+	del := setup(t, h, "value", "x", &ValueRes{Key: "int key"})
+	checkApply(t, del, true, false)
+	if exists(ValuePath(h.prefix, "int key")) {
+		t.Fatal("unset value not removed")
+	}
+	if (&ValueRes{Int: &i, Bool: &b, Key: "k"}).Validate() == nil {
+		t.Fatal("two values accepted")
+	}
+	v := setup(t, h, "value", "w", &ValueRes{Str: &s}).(*ValueRes)
+	startWatch(t, h, v)
+	expectEvent(t, h, "value written", func() { checkApply(t, v, true, false) })
+}

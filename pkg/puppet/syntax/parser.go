@@ -684,3 +684,29 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 	}
 	return x
 }
+
+// ParseExpr parses a single expression (used by templates).
+func ParseExpr(pos Pos, src string) (x Node, err error) {
+	toks, err := Lex(pos.File, src)
+	if err != nil {
+		return nil, err
+	}
+	for i := range toks {
+		toks[i].Pos.Line += pos.Line - 1
+	}
+	p := &parser{toks: toks}
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*Error)
+			if !ok {
+				panic(r)
+			}
+			x, err = nil, e
+		}
+	}()
+	x = p.expr()
+	if !p.at(EOF, "") {
+		p.fail(p.tok().Pos, "syntax error: unexpected %s", describe(p.tok()))
+	}
+	return x, nil
+}

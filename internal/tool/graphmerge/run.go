@@ -31,7 +31,11 @@ const description = `Merge several graph document streams into one.
 Each INPUT is a file, a fifo or - (stdin), holding JSON-lines or graph.yaml
 documents. Once every input has produced a graph, the merged graph is
 written, and again each time any input writes a new one. A noop named
-puppet_<X> merges with the Puppet class mgmt_<X>.`
+puppet_<X> merges with the Puppet class mgmt_<X>.
+
+Bad documents are reported on stderr and passed on as error documents.
+Exit status 1 if an input ends without a valid graph, or if the last
+document written was an error.`
 
 type flags struct {
 	cli.VersionFlag

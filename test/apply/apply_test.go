@@ -1,0 +1,306 @@
+package apply
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
+)
+
+func TestApplyFromNothing(t *testing.T) {
+	d := t.TempDir()
+	g := gdoc(1, []res{
+		file(d+"/a/", nil),
+		file(d+"/a/b/", nil),
+		file(d+"/a/b/c.txt", P{"content": "hello\n", "mode": "0640"}),
+		ex("greet", "echo hi from exec", nil),
+		file(d+"/out.txt", nil),
+	}, edge{From: ref{"exec", "greet"}, To: ref{"file", d + "/out.txt"}, Send: "output", Recv: "content"})
+	r := testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0.2")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, d+"/a/b/c.txt"); got != "hello\n" {
+		t.Errorf("c.txt = %q", got)
+	}
+	if fi, err := os.Stat(d + "/a/b/c.txt"); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("c.txt mode %v %v", fi.Mode(), err)
+	}
+	if got := readFile(t, d+"/out.txt"); got != "hi from exec\n" {
+		t.Errorf("out.txt (send/recv from exec) = %q", got)
+	}
+	for _, want := range []string{"5 added, 0 removed", "file[" + d + "/a/b/c.txt]: changed", "converged for"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+	// Run again: already converged, nothing changes.
+	r = testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 0 || strings.Contains(r.Stderr, "file["+d) {
+		t.Errorf("second run changed files (exit %d):\n%s", r.Code, r.Stderr)
+	}
+}
+
+func TestDriftRepaired(t *testing.T) {
+	d := t.TempDir()
+	path := d + "/f.txt"
+	p := startApply(t, "--tmp-prefix")
+	p.write(gdoc(1, []res{file(path, P{"content": "managed\n", "mode": "0644"})}))
+	changed := `file\[` + regexp.QuoteMeta(path) + `\]: changed`
+	p.waitLines(changed, 1)
+
+	os.WriteFile(path, []byte("edited\n"), 0o644)
+	p.waitLines(changed, 2)
+	if got := readFile(t, path); got != "managed\n" {
+		t.Fatalf("after edit: %q", got)
+	}
+	os.Remove(path)
+	p.waitLines(changed, 3)
+	if got := readFile(t, path); got != "managed\n" {
+		t.Fatalf("after delete: %q", got)
+	}
+	os.Chmod(path, 0o600)
+	p.waitLines(changed, 4)
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("after chmod: %v", fi.Mode())
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM", code)
+	}
+	leftovers, _ := filepath.Glob(d + "/.*")
+	if len(leftovers) != 0 {
+		t.Fatalf("temporary files left behind: %v", leftovers)
+	}
+}
+
+func TestNoopChangesNothing(t *testing.T) {
+	d := t.TempDir()
+	g := gdoc(1, []res{file(d+"/x/", nil), file(d+"/x/y", P{"content": "y"}), ex("e", "touch "+d+"/touched", nil)})
+	r := testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--noop", "--converged-timeout", "0.1")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	ents, _ := os.ReadDir(d)
+	if len(ents) != 0 {
+		t.Fatalf("noop created %v", ents)
+	}
+	for _, want := range []string{"file[" + d + "/x/]: would change", "exec[e]: would change"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+}
+
+func TestSwapKeepsUnchanged(t *testing.T) {
+	d := t.TempDir()
+	counter := d + "/count"
+	keep := ex("keep", "echo run >> "+counter, nil)
+	p := startApply(t, "--tmp-prefix", "--converged-timeout", "0.5")
+	p.write(gdoc(1, []res{keep, file(d+"/old", P{"content": "1"}), file(d+"/same", P{"content": "s"})}))
+	p.waitLines(`file\[.*/old\]: changed`, 1)
+	p.waitLines(`exec\[keep\]: changed`, 1)
+	p.write(gdoc(2, []res{keep, file(d+"/new", P{"content": "2"}), file(d+"/same", P{"content": "s2"})}))
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.log())
+	}
+	if got := readFile(t, counter); got != "run\n" {
+		t.Errorf("the unchanged exec ran again: %q", got)
+	}
+	if got := readFile(t, d+"/same"); got != "s2" {
+		t.Errorf("changed file: %q", got)
+	}
+	if got := readFile(t, d+"/new"); got != "2" {
+		t.Errorf("added file: %q", got)
+	}
+	if !strings.Contains(p.log(), "1 added, 1 removed, 1 changed, 1 unchanged") {
+		t.Errorf("swap line missing:\n%s", p.log())
+	}
+}
+
+func TestNotifyRefresh(t *testing.T) {
+	d := t.TempDir()
+	log := d + "/log"
+	g := gdoc(1, []res{
+		file(d+"/conf", P{"content": "v1"}),
+		ex("reload", "echo reload >> "+log, nil),
+		ex("other", "echo other >> "+log, nil),
+	}, edge{From: ref{"file", d + "/conf"}, To: ref{"exec", "reload"}, Notify: true},
+		e("file", d+"/conf", "exec", "other"))
+	p := startApply(t, "--tmp-prefix")
+	p.write(g)
+	p.waitLines(`exec\[reload\]: changed`, 1)
+	p.waitLines(`exec\[other\]: changed`, 1)
+	// Drift: the repair of conf notifies reload (which runs again) and
+	// pokes other (which has nothing to do).
+	os.WriteFile(d+"/conf", []byte("drift"), 0o644)
+	p.waitLines(`exec\[reload\]: changed`, 2)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait()
+	lines := strings.Fields(readFile(t, log))
+	n := map[string]int{}
+	for _, l := range lines {
+		n[l]++
+	}
+	if n["reload"] != 2 || n["other"] != 1 {
+		t.Fatalf("runs %v, want reload twice and other once", n)
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	d := t.TempDir()
+	n := d + "/n"
+	// fails until it has run three times
+	cmd := fmt.Sprintf("echo x >> %s; [ $(wc -l < %s) -ge 3 ]", n, n)
+	g := gdoc(1, []res{{Kind: "exec", Name: "flaky", Params: P{"cmd": cmd, "shell": "/bin/sh"}, Meta: P{"retry": 3, "delay": 100}}})
+	t0 := time.Now()
+	r := testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	if got := readFile(t, n); got != "x\nx\nx\n" {
+		t.Fatalf("ran %q", got)
+	}
+	if el := time.Since(t0); el < 200*time.Millisecond {
+		t.Fatalf("two retries with 100ms delay took %s", el)
+	}
+	// Without retries the failure is reported and the exit code is 1.
+	os.Remove(n)
+	g = gdoc(1, []res{ex("flaky", cmd, nil)})
+	r = testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "exec[flaky]: error") {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+}
+
+func TestSemaphore(t *testing.T) {
+	d := t.TempDir()
+	os.Mkdir(d+"/run", 0o755)
+	var rs []res
+	for i := 0; i < 5; i++ {
+		cmd := fmt.Sprintf("touch %[1]s/run/%[2]d; ls %[1]s/run | wc -l >> %[1]s/seen; sleep 0.1; rm %[1]s/run/%[2]d", d, i)
+		rs = append(rs, res{Kind: "exec", Name: fmt.Sprint("e", i), Params: P{"cmd": cmd, "shell": "/bin/sh"}, Meta: P{"sema": []string{"pool:2"}}})
+	}
+	r := testutil.Run(t, gdoc(1, rs), "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	seen := strings.Fields(readFile(t, d+"/seen"))
+	if len(seen) != 5 {
+		t.Fatalf("seen %v", seen)
+	}
+	for _, s := range seen {
+		if s != "1" && s != "2" {
+			t.Fatalf("%s CheckApply calls ran at once with sema pool:2 (%v)", s, seen)
+		}
+	}
+}
+
+func TestConvergedTimeoutExit(t *testing.T) {
+	d := t.TempDir()
+	p := startApply(t, "--tmp-prefix", "--converged-timeout", "0.3")
+	p.write(gdoc(1, []res{file(d+"/f", P{"content": "x"})}))
+	p.waitLines(`converged for`, 1)
+	fired := time.Now()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	// The process exits right after the line; allow for a loaded machine.
+	if lag := p.ended.Sub(fired); lag > time.Second {
+		t.Fatalf("exit %s after convergence was declared", lag)
+	}
+}
+
+func TestBadInputKeepsLastGraph(t *testing.T) {
+	d := t.TempDir()
+	p := startApply(t, "--tmp-prefix", "--converged-timeout", "0.5")
+	p.write(gdoc(1, []res{file(d+"/f", P{"content": "x"})}))
+	p.waitLines(`file\[.*/f\]: changed`, 1)
+	p.write(`{"mgmt":"graph/v1","graph":"test","seq":2,"error":{"message":"upstream broke","pos":"m.mcl:2:3"}}` + "\n")
+	p.write(`{"mgmt":"graph/v1","graph":"test","seq":3,"resources":[{"kind":"file","name":"rel","pos":"m.mcl:9:1"}]}` + "\n")
+	p.stdin.Close()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.log())
+	}
+	for _, want := range []string{"m.mcl:2:3: upstream broke", "m.mcl:9:1: runtime error: file[rel]"} {
+		if !strings.Contains(p.log(), want) {
+			t.Errorf("log lacks %q:\n%s", want, p.log())
+		}
+	}
+}
+
+func TestNoValidGraph(t *testing.T) {
+	r := testutil.Run(t, `{"mgmt":"graph/v1","graph":"x","seq":1,"resources":[{"kind":"nope","name":"a"}]}`+"\n", "mgmt-apply", "--tmp-prefix")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "before any valid graph") {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	r = testutil.Run(t, "", "mgmt-apply", "--tmp-prefix")
+	if r.Code != 1 {
+		t.Fatalf("empty input: exit %d", r.Code)
+	}
+}
+
+func TestPrintGraph(t *testing.T) {
+	d := t.TempDir()
+	g := gdoc(1, []res{file(d+"/a/", nil), file(d+"/a/b", nil), ex("e", "true", P{"cwd": d + "/a/"})})
+	r := testutil.Run(t, g, "mgmt-apply", "--print-graph", "--tmp-prefix")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{
+		`{"from":{"kind":"file","name":"` + d + `/a/"},"to":{"kind":"exec","name":"e"}}`,
+		`{"from":{"kind":"file","name":"` + d + `/a/"},"to":{"kind":"file","name":"` + d + `/a/b"}}`,
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("autoedge %s missing:\n%s", want, r.Stdout)
+		}
+	}
+	if _, err := os.Stat(d + "/a"); err == nil {
+		t.Errorf("--print-graph applied the graph")
+	}
+	r = testutil.Run(t, gdoc(1, []res{file("relative", nil)}), "mgmt-apply", "--print-graph", "--tmp-prefix")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "runtime error") || !strings.Contains(r.Stdout, `"error"`) {
+		t.Fatalf("invalid graph: exit %d\nstdout %s\nstderr %s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+func TestPrometheus(t *testing.T) {
+	d := t.TempDir()
+	p := startApply(t, "--tmp-prefix", "--prometheus", "--prometheus-listen", "127.0.0.1:0")
+	p.write(gdoc(1, []res{file(d+"/f", P{"content": "x"}), file(d+"/g", P{"content": "y"})}))
+	p.waitLines(`file\[.*/g\]: changed`, 1)
+	p.waitLines(`prometheus metrics on`, 1)
+	addr := regexp.MustCompile(`http://\S+/metrics`).FindString(p.log())
+	resp, err := http.Get(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	text := string(body)
+	for _, want := range []string{
+		`mgmt_resources_total{kind="file"} 2`,
+		`mgmt_checkapply_total{apply="true",errorful="false",eventful="true",kind="file"} 2`,
+		`mgmt_graph_start_time_seconds `,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "mgmt_failures") && !strings.HasPrefix(sc.Text(), "# ") {
+			t.Errorf("unexpected failure metric: %s", sc.Text())
+		}
+	}
+}

@@ -13,8 +13,7 @@ import (
 )
 
 type statusCmd struct {
-	JSON    bool          `name:"json" help:"Print JSON instead of a table."`
-	Timeout time.Duration `help:"Time to wait for each member's answer." default:"2s"`
+	JSON bool `name:"json" help:"Print JSON instead of a table."`
 }
 
 func (s *statusCmd) run(e *env) error {
@@ -23,7 +22,7 @@ func (s *statusCmd) run(e *env) error {
 		return err
 	}
 	defer c.Close()
-	ms, err := c.Status(e.ctx, s.Timeout)
+	ms, err := c.Status(e.ctx, e.conn.Timeout)
 	if err != nil {
 		return err
 	}

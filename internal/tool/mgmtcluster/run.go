@@ -22,12 +22,13 @@ const name = "mgmt-cluster"
 
 // connFlags are the flags of every command that reaches a cluster.
 type connFlags struct {
-	Seeds     []string `help:"Client URLs of the cluster (run: of the cluster to join)." placeholder:"URL"`
-	Namespace string   `help:"Key prefix of the world." default:"/_mgmt"`
-	TLSCert   string   `name:"tls-cert" help:"PEM certificate of this host, for peer and client traffic." type:"path"`
-	TLSKey    string   `name:"tls-key" help:"PEM key of --tls-cert." type:"path"`
-	TLSCA     string   `name:"tls-ca" help:"PEM CA that signs every certificate of the cluster." type:"path"`
-	Insecure  bool     `help:"Allow plain http on non-loopback addresses."`
+	Seeds     []string      `help:"Client URLs of the cluster (run: of the cluster to join)." placeholder:"URL"`
+	Namespace string        `help:"Key prefix of the world." default:"/_mgmt"`
+	TLSCert   string        `name:"tls-cert" help:"PEM certificate of this host, for peer and client traffic." type:"path"`
+	TLSKey    string        `name:"tls-key" help:"PEM key of --tls-cert." type:"path"`
+	TLSCA     string        `name:"tls-ca" help:"PEM CA that signs every certificate of the cluster." type:"path"`
+	Insecure  bool          `help:"Allow plain http on non-loopback addresses."`
+	Timeout   time.Duration `help:"Time to wait for the cluster to answer." default:"5s"`
 }
 
 type flags struct {
@@ -87,7 +88,7 @@ func (e *env) connect() (*world.Client, error) {
 	if err := world.CheckURLs(seeds, t != nil, e.conn.Insecure); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx, e.conn.Timeout)
 	defer cancel()
 	return world.Connect(ctx, world.Config{Endpoints: seeds, Namespace: e.conn.Namespace, Hostname: "mgmt-cluster", TLS: t})
 }

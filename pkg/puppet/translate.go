@@ -90,32 +90,8 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 
 // Canonicalize sorts resources by (kind, name) and edges by (from, to).
 func Canonicalize(doc *graph.Document) {
-	sort.Slice(doc.Resources, func(i, j int) bool {
-		a, b := doc.Resources[i], doc.Resources[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Name < b.Name
-	})
-	less := func(a, b graph.Ref) int {
-		if a.Kind != b.Kind {
-			return strings.Compare(a.Kind, b.Kind)
-		}
-		return strings.Compare(a.Name, b.Name)
-	}
-	sort.Slice(doc.Edges, func(i, j int) bool {
-		a, b := doc.Edges[i], doc.Edges[j]
-		if c := less(a.From, b.From); c != 0 {
-			return c < 0
-		}
-		if c := less(a.To, b.To); c != 0 {
-			return c < 0
-		}
-		if a.Send != b.Send {
-			return a.Send < b.Send
-		}
-		return a.Recv < b.Recv
-	})
+	graph.SortResources(doc.Resources)
+	graph.SortEdges(doc.Edges)
 }
 
 // translateVertex picks the translator of v's type and falls back to

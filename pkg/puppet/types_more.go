@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-// shQuote quotes s for /bin/sh.
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 func trExec(t *tr) {
 	t.common()
 	t.kind = "exec"
@@ -42,9 +37,7 @@ func trExec(t *tr) {
 	for _, c := range stringList(t.params["unless"]) {
 		conds = append(conds, "! { "+c+"; }")
 	}
-	if c, ok := t.str("creates"); ok {
-		conds = append(conds, "[ ! -e "+shQuote(c)+" ]")
-	}
+	t.carry("creates", "creates")
 	t.ignore("onlyif", "unless")
 	if len(conds) > 0 {
 		t.out["ifcmd"] = strings.Join(conds, " && ")
@@ -99,7 +92,7 @@ func trPackage(t *tr) {
 		case "latest":
 			t.out["state"] = "newest"
 		default:
-			t.fail("cannot translate attribute 'ensure' with value " + inspect(e) + " (versions are not supported)")
+			t.out["state"] = e // an exact version
 		}
 	}
 	if v, ok := t.get("allow_virtual"); ok && !truthy(v) {
@@ -167,6 +160,7 @@ func trUser(t *tr) {
 		t.out["groups"] = out
 	}
 	ensureExists(t)
+	t.carry("shell", "shell")
 	t.carry("home", "homedir")
 	t.carry("allowdupe", "allowduplicateuid")
 	if _, ok := t.get("comment"); ok {

@@ -1,0 +1,231 @@
+package puppet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
+	"github.com/mgmtpipe/mgmt/pkg/puppet/eval"
+)
+
+// Engines that can compile a manifest.
+const (
+	EngineAuto   = "auto"
+	EngineNative = "native"
+	EnginePuppet = "puppet"
+)
+
+// DefaultModulePath is where Debian's Puppet looks for modules.
+var DefaultModulePath = []string{
+	"/etc/puppet/code/environments/production/modules",
+	"/etc/puppet/code/modules",
+	"/usr/share/puppet/modules",
+}
+
+// A Source says what to compile and how.
+type Source struct {
+	Manifest   string // a .pp file
+	Code       string // inline code (when Manifest is empty)
+	Agent      bool   // fetch the catalog from the Puppet server
+	Engine     string // auto, native or puppet
+	Certname   string // node name; default: the fqdn fact / Puppet's certname
+	PuppetConf string // puppet.conf to use (real Puppet only)
+	ModulePath []string
+	Facts      map[string]any // native engine; nil: the built-in fact set
+	Log        func(string)   // compiler messages (notice(), ...)
+}
+
+// PuppetPath returns the path of the installed puppet command, or "".
+func PuppetPath() string {
+	p, err := exec.LookPath("puppet")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// ResolveEngine turns auto into native or puppet.
+func ResolveEngine(e string) string {
+	if e == "" || e == EngineAuto {
+		if PuppetPath() != "" {
+			return EnginePuppet
+		}
+		return EngineNative
+	}
+	return e
+}
+
+// Compile compiles the source to a catalog with the chosen engine. It
+// also returns the files the compilation read (for --watch; the native
+// engine only).
+func Compile(ctx context.Context, src Source) (*catalog.Catalog, []string, error) {
+	engine := ResolveEngine(src.Engine)
+	if src.Agent {
+		if PuppetPath() == "" {
+			return nil, nil, fmt.Errorf("--agent needs Puppet installed")
+		}
+		return compilePuppet(ctx, src)
+	}
+	switch engine {
+	case EngineNative:
+		return compileNative(src)
+	case EnginePuppet:
+		if PuppetPath() == "" {
+			return nil, nil, fmt.Errorf("--engine puppet: puppet is not installed (use --engine native)")
+		}
+		return compilePuppet(ctx, src)
+	}
+	return nil, nil, fmt.Errorf("unknown engine %q, want auto, native or puppet", src.Engine)
+}
+
+func compileNative(src Source) (*catalog.Catalog, []string, error) {
+	file, code := "<code>", src.Code
+	var read []string
+	if src.Manifest != "" {
+		b, err := os.ReadFile(src.Manifest)
+		if err != nil {
+			return nil, nil, err
+		}
+		file, code = src.Manifest, string(b)
+		read = append(read, src.Manifest)
+	}
+	facts := src.Facts
+	if facts == nil {
+		facts = eval.DefaultFacts()
+	}
+	mp := src.ModulePath
+	if mp == nil {
+		mp = DefaultModulePath
+		if src.Manifest != "" {
+			mp = append([]string{filepath.Join(filepath.Dir(src.Manifest), "modules")}, mp...)
+		}
+	}
+	cat, err := eval.Compile(file, code, eval.Options{
+		Facts: facts, Certname: src.Certname, ModulePath: mp, Log: src.Log,
+		Read: func(p string) { read = append(read, p) },
+	})
+	return cat, read, err
+}
+
+// puppetArgs returns the arguments of the puppet command for src.
+func puppetArgs(src Source) []string {
+	var args []string
+	if src.Agent {
+		args = []string{"catalog", "find", "--terminus", "rest", src.Certname}
+	} else {
+		args = []string{"catalog", "compile"}
+		if src.Certname != "" {
+			args = append(args, src.Certname)
+		}
+		if src.Manifest != "" {
+			args = append(args, "--manifest", src.Manifest)
+		} else {
+			args = append(args, "--code", src.Code)
+		}
+		if src.ModulePath != nil {
+			args = append(args, "--modulepath", strings.Join(src.ModulePath, ":"))
+		}
+	}
+	if src.PuppetConf != "" {
+		args = append(args, "--config", src.PuppetConf)
+	}
+	return append(args, "--render-as", "json", "--log_level", "warning", "--color", "false")
+}
+
+func compilePuppet(ctx context.Context, src Source) (*catalog.Catalog, []string, error) {
+	if src.Agent && src.Certname == "" {
+		src.Certname = puppetSetting(ctx, src.PuppetConf, "certname")
+	}
+	cmd := exec.CommandContext(ctx, PuppetPath(), puppetArgs(src)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		return nil, nil, puppetError(errb.String(), err)
+	}
+	// the JSON starts at the first '{' (notices may precede it)
+	data := out.Bytes()
+	if i := bytes.IndexByte(data, '{'); i > 0 {
+		data = data[i:]
+	}
+	cat, err := catalog.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the catalog Puppet compiled: %v", err)
+	}
+	var read []string
+	if src.Manifest != "" {
+		read = append(read, src.Manifest)
+	}
+	return cat, read, nil
+}
+
+var (
+	puppetPos   = regexp.MustCompile(`\s*\((?:file: ([^,]*), )?line: (\d+)(?:, column: (\d+))?\)`)
+	puppetNoise = regexp.MustCompile(`^Error: Facter:`)
+)
+
+// puppetError turns Puppet's stderr into one positioned error.
+func puppetError(stderr string, err error) error {
+	var msgs []string
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "Error: ") || puppetNoise.MatchString(line) {
+			continue
+		}
+		msgs = append(msgs, strings.TrimPrefix(line, "Error: "))
+	}
+	if len(msgs) == 0 {
+		return fmt.Errorf("puppet failed: %v: %s", err, strings.TrimSpace(stderr))
+	}
+	msg := msgs[0]
+	m := puppetPos.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return &Error{Msg: "puppet: " + msg}
+	}
+	sub := func(i int) string {
+		if m[2*i] < 0 {
+			return ""
+		}
+		return msg[m[2*i]:m[2*i+1]]
+	}
+	file, line, col := sub(1), sub(2), sub(3)
+	if file == "" {
+		file = "<code>"
+	}
+	pos := file + ":" + line
+	if n, _ := strconv.Atoi(col); n > 0 {
+		pos += ":" + col
+	}
+	text := msg[:m[0]] + msg[m[1]:]
+	text = strings.TrimSuffix(strings.TrimSpace(text), ".")
+	return &Error{Pos: pos, Msg: text}
+}
+
+func puppetSetting(ctx context.Context, puppetConf, name string) string {
+	args := []string{"config", "print", name}
+	if puppetConf != "" {
+		args = append(args, "--config", puppetConf)
+	}
+	out, err := exec.CommandContext(ctx, PuppetPath(), args...).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// RunInterval asks Puppet for its runinterval in seconds (1800 when
+// Puppet cannot tell).
+func RunInterval(ctx context.Context, puppetConf string) int {
+	n, err := strconv.Atoi(puppetSetting(ctx, puppetConf, "runinterval"))
+	if err != nil || n <= 0 {
+		return 1800
+	}
+	return n
+}

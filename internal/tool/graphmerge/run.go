@@ -22,6 +22,9 @@ import (
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
+	// The kinds' parameter schemas, so that inputs are checked the way
+	// mgmt-apply will check them.
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/all"
 )
 
 const name = "graph-merge"

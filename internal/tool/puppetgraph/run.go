@@ -1,17 +1,46 @@
-// Package puppetgraph implements the puppet-graph tool: Translate Puppet manifests or catalogs into resource graph documents.
+// Package puppetgraph implements the puppet-graph tool: it turns a Puppet
+// manifest (compiled by the installed Puppet or by the native engine), a
+// compiled catalog, or the reference translator's YAML into graph
+// documents on stdout. Translation messages go to stderr in the reference
+// translator's style; --watch writes a new document whenever an input
+// file changes (and every runinterval with --agent).
 package puppetgraph
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/puppet"
+	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // parameter schemas of our kinds
 )
 
 const name = "puppet-graph"
 
 type flags struct {
 	cli.VersionFlag
+	Input        string `arg:"" optional:"" help:"Input: a manifest (.pp), a catalog (.json), the reference's YAML (.yaml), 'agent', or '-' for a catalog on stdin."`
+	Manifest     string `help:"Compile this Puppet manifest." placeholder:"FILE"`
+	Code         string `help:"Compile this Puppet code." placeholder:"CODE"`
+	Agent        bool   `help:"Translate this node's catalog from the configured Puppet server."`
+	Catalog      string `help:"Translate a compiled catalog (JSON from puppet catalog compile, PuppetDB, ...; - for stdin)." placeholder:"FILE"`
+	Mgmtgraph    string `help:"Read the YAML the reference translator (puppet mgmtgraph print) wrote." placeholder:"FILE"`
+	PuppetConf   string `name:"puppet-conf" help:"Use this puppet.conf." placeholder:"FILE"`
+	Engine       string `default:"auto" enum:"auto,native,puppet" help:"Compiler: native, puppet, or auto (Puppet when installed)."`
+	Modulepath   string `help:"Colon-separated module directories." placeholder:"DIRS"`
+	Facts        string `help:"JSON file of facts for the native engine (default: this machine's)." placeholder:"FILE"`
+	Certname     string `help:"Node name to compile for (default: the fqdn)."`
+	Watch        bool   `help:"Keep running: write a new graph whenever an input file changes (and every runinterval with --agent)."`
+	Conservative bool   `help:"Fall back to pippet on every translation warning too."`
+	Stats        bool   `help:"Print the translation summary counts to stderr."`
+	Output       string `short:"o" default:"json" enum:"json,yaml,dot" help:"Output format: json (graph documents), yaml or dot."`
 }
 
 // Run runs puppet-graph with args and its streams and returns the exit code.
@@ -20,5 +49,182 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if _, code, done := cli.Parse(name, "Translate Puppet manifests or catalogs into resource graph documents.", &f, args, stdout, stderr); done {
 		return code
 	}
-	return cli.NotImplemented(name, stderr)
+	if err := f.resolveInput(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\nrun '%s --help' for usage\n", name, err, name)
+		return cli.ExitUsage
+	}
+	t, err := newTool(&f, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return cli.ExitFail
+	}
+	if f.Watch {
+		return t.watch(ctx)
+	}
+	if _, err := t.once(ctx); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return cli.ExitFail
+	}
+	return cli.ExitOK
+}
+
+// resolveInput maps the positional input to a flag and checks that there
+// is exactly one input.
+func (f *flags) resolveInput() error {
+	switch in := f.Input; {
+	case in == "":
+	case in == "agent":
+		f.Agent = true
+	case in == "-" || strings.HasSuffix(in, ".json"):
+		f.Catalog = in
+	case strings.HasSuffix(in, ".yaml") || strings.HasSuffix(in, ".yml"):
+		f.Mgmtgraph = in
+	case strings.HasSuffix(in, ".pp"):
+		f.Manifest = in
+	default:
+		if st, err := os.Stat(in); err == nil && !st.IsDir() {
+			f.Manifest = in
+		} else {
+			f.Code = in
+		}
+	}
+	n := 0
+	for _, set := range []bool{f.Manifest != "", f.Code != "", f.Agent, f.Catalog != "", f.Mgmtgraph != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("want exactly one input (--manifest, --code, --agent, --catalog, --mgmtgraph or a positional INPUT), got %d", n)
+	}
+	if f.Watch && f.Catalog == "-" {
+		return fmt.Errorf("--watch cannot watch stdin")
+	}
+	return nil
+}
+
+type tool struct {
+	f      *flags
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	facts  map[string]any
+	mp     []string
+	seq    int64
+	last   []byte // last document written, without seq
+}
+
+func newTool(f *flags, stdin io.Reader, stdout, stderr io.Writer) (*tool, error) {
+	t := &tool{f: f, stdin: stdin, stdout: stdout, stderr: stderr}
+	if f.Facts != "" {
+		b, err := os.ReadFile(f.Facts)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &t.facts); err != nil {
+			return nil, fmt.Errorf("%s: %v", f.Facts, err)
+		}
+		if puppet.ResolveEngine(f.Engine) == puppet.EnginePuppet && (f.Manifest != "" || f.Code != "") {
+			return nil, fmt.Errorf("--facts needs the native engine (--engine native)")
+		}
+	}
+	if f.Modulepath != "" {
+		t.mp = filepath.SplitList(f.Modulepath)
+	}
+	return t, nil
+}
+
+func (t *tool) logLine(line string) { fmt.Fprintln(t.stderr, line) }
+
+// source names the input in the document's source field.
+func (t *tool) source() string {
+	f := t.f
+	switch {
+	case f.Manifest != "":
+		return name + " " + f.Manifest
+	case f.Code != "":
+		return name + " --code"
+	case f.Agent:
+		return name + " --agent"
+	case f.Catalog != "":
+		return name + " --catalog " + f.Catalog
+	}
+	return name + " --mgmtgraph " + f.Mgmtgraph
+}
+
+// once produces one graph and writes it; it returns the files read.
+func (t *tool) once(ctx context.Context) ([]string, error) {
+	doc, read, err := t.build(ctx)
+	if err != nil {
+		return read, err
+	}
+	return read, t.write(doc)
+}
+
+func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
+	f := t.f
+	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine}
+	if f.Mgmtgraph != "" {
+		r, err := os.Open(f.Mgmtgraph)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer r.Close()
+		doc, err := puppet.ImportMgmtgraph(r, f.Mgmtgraph, opts)
+		return doc, []string{f.Mgmtgraph}, err
+	}
+	var cat *catalog.Catalog
+	var read []string
+	var err error
+	if f.Catalog != "" {
+		cat, err = t.readCatalog()
+		if f.Catalog != "-" {
+			read = []string{f.Catalog}
+		}
+	} else {
+		cat, read, err = puppet.Compile(ctx, puppet.Source{
+			Manifest: f.Manifest, Code: f.Code, Agent: f.Agent, Engine: f.Engine,
+			Certname: f.Certname, PuppetConf: f.PuppetConf, ModulePath: t.mp,
+			Facts: t.facts, Log: t.logLine,
+		})
+	}
+	if err != nil {
+		return nil, read, err
+	}
+	doc, st, err := puppet.Translate(cat, opts)
+	if err != nil {
+		return nil, read, err
+	}
+	if f.Stats {
+		fmt.Fprint(t.stderr, st.Summary())
+	}
+	return doc, read, nil
+}
+
+func (t *tool) readCatalog() (*catalog.Catalog, error) {
+	if t.f.Catalog == "-" {
+		return catalog.Decode(t.stdin)
+	}
+	r, err := os.Open(t.f.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	c, err := catalog.Decode(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", t.f.Catalog, err)
+	}
+	return c, nil
+}
+
+// write writes doc with the next sequence number.
+func (t *tool) write(doc *graph.Document) error {
+	t.seq++
+	doc.Seq = t.seq
+	doc.Source = t.source()
+	format, err := graph.ParseFormat(t.f.Output)
+	if err != nil {
+		return err
+	}
+	return graph.Encode(t.stdout, doc, format)
 }

@@ -255,11 +255,8 @@ func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	c := &fileCheck{ctx: ctx, apply: apply, path: obj.cleanPath()}
 	err := obj.checkApply(c)
 	if len(c.changes) > 0 && obj.init != nil && obj.init.Logf != nil {
-		verb := "changed"
-		if !apply {
-			verb = "would change"
-		}
-		obj.init.Logf("%s: %s", verb, strings.Join(c.changes, ", "))
+		// The engine prefixes "changed" or "would change".
+		obj.init.Logf("%s", strings.Join(c.changes, ", "))
 	}
 	if err != nil {
 		return false, err

@@ -1,0 +1,404 @@
+// Package resources_test runs mgmt-apply on graphs of the core resources
+// and checks what happened on the file system.
+package resources_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
+)
+
+// res and edge build graph documents.
+type res struct {
+	Kind   string         `json:"kind"`
+	Name   string         `json:"name"`
+	Params map[string]any `json:"params,omitempty"`
+	Meta   map[string]any `json:"meta,omitempty"`
+}
+
+type ref struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+type edge struct {
+	From   ref    `json:"from"`
+	To     ref    `json:"to"`
+	Notify bool   `json:"notify,omitempty"`
+	Send   string `json:"send,omitempty"`
+	Recv   string `json:"recv,omitempty"`
+}
+
+func doc(t testing.TB, seq int, rs []res, es []edge) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mgmt": "graph/v1", "graph": "test", "seq": seq, "resources": rs, "edges": es})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// proc is a running mgmt-apply whose stderr lines are collected.
+type proc struct {
+	t     testing.TB
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	mu    sync.Mutex
+	lines []string
+	cond  chan struct{} // closed and replaced on each new line
+	done  chan struct{}
+	err   error
+}
+
+func start(t testing.TB, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(testutil.Bin(t, "mgmt-apply"), args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, cond: make(chan struct{}), done: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.lines = append(p.lines, sc.Text())
+			close(p.cond)
+			p.cond = make(chan struct{})
+			p.mu.Unlock()
+		}
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			cmd.Process.Kill()
+			<-p.done
+		}
+		if t.Failed() {
+			t.Logf("mgmt-apply stderr:\n%s", p.log())
+		}
+	})
+	return p
+}
+
+func (p *proc) send(s string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.stdin, s); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
+
+// waitLog waits until stderr has a line containing s, after the first
+// skip lines, and returns the number of lines seen.
+func (p *proc) waitLog(s string, skip int) int {
+	p.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		p.mu.Lock()
+		for i := skip; i < len(p.lines); i++ {
+			if strings.Contains(p.lines[i], s) {
+				p.mu.Unlock()
+				return i + 1
+			}
+		}
+		cond := p.cond
+		p.mu.Unlock()
+		select {
+		case <-cond:
+		case <-p.done:
+			p.t.Fatalf("mgmt-apply exited (%v) before logging %q", p.err, s)
+		case <-deadline:
+			p.t.Fatalf("no log line containing %q", s)
+		}
+	}
+}
+
+func (p *proc) lineCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.lines)
+}
+
+// wait waits for the process to exit and returns its exit code.
+func (p *proc) wait() int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("mgmt-apply did not exit")
+	}
+	if p.err == nil {
+		return 0
+	}
+	if ee, ok := p.err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	p.t.Fatal(p.err)
+	return -1
+}
+
+// eventually waits for cond to hold, checking it after every log line and
+// at least every 10ms (file changes made by the engine are not always
+// logged before they are visible).
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func read(p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func perm(p string) os.FileMode {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Mode().Perm()
+}
+
+// sampleGraph is a directory with files, an exec whose output lands in a
+// file through send/recv, and a notify edge from a file to an exec.
+func sampleGraph(dir string) ([]res, []edge) {
+	d := dir + "/etc/"
+	rs := []res{
+		{Kind: "file", Name: d, Params: map[string]any{"state": "exists", "mode": "0755"}},
+		{Kind: "file", Name: d + "app.conf", Params: map[string]any{"state": "exists", "content": "port = 80\n", "mode": "0640"}},
+		{Kind: "file", Name: d + "motd", Params: map[string]any{"state": "exists", "content": "hello\n"}},
+		{Kind: "file", Name: d + "old", Params: map[string]any{"state": "absent"}},
+		{Kind: "exec", Name: "version", Params: map[string]any{"cmd": "echo v1.2.3", "shell": "/bin/sh"}},
+		{Kind: "file", Name: d + "version", Params: map[string]any{"state": "exists"}},
+		{Kind: "exec", Name: "reload", Params: map[string]any{"cmd": "echo reloaded >> " + dir + "/reloads", "shell": "/bin/sh", "cwd": d}},
+	}
+	es := []edge{
+		{From: ref{"exec", "version"}, To: ref{"file", d + "version"}, Send: "output", Recv: "content"},
+		{From: ref{"file", d + "app.conf"}, To: ref{"exec", "reload"}, Notify: true},
+	}
+	return rs, es
+}
+
+func TestApplyFromNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/etc", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(dir+"/etc/old", []byte("stale"), 0o644)
+	os.RemoveAll(dir + "/etc")
+	rs, es := sampleGraph(dir)
+	r := testutil.Run(t, doc(t, 1, rs, es), "mgmt-apply", "--tmp-prefix", "--converged-timeout", "1")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	d := dir + "/etc/"
+	for p, want := range map[string]string{d + "app.conf": "port = 80\n", d + "motd": "hello\n", d + "version": "v1.2.3\n", dir + "/reloads": "reloaded\n"} {
+		if got := read(p); got != want {
+			t.Errorf("%s: %q, want %q", p, got, want)
+		}
+	}
+	if m := perm(d + "app.conf"); m != 0o640 {
+		t.Errorf("app.conf mode %v", m)
+	}
+	if m := perm(d); m != 0o755 {
+		t.Errorf("directory mode %v", m)
+	}
+	// The directory came first (autoedge), so nothing failed.
+	if strings.Contains(r.Stderr, "error") {
+		t.Errorf("errors logged:\n%s", r.Stderr)
+	}
+}
+
+func TestDriftRepaired(t *testing.T) {
+	dir := t.TempDir()
+	rs, es := sampleGraph(dir)
+	p := start(t, "--tmp-prefix")
+	p.send(doc(t, 1, rs, es))
+	conf := dir + "/etc/app.conf"
+	eventually(t, "app.conf written", func() bool { return read(conf) == "port = 80\n" })
+	p.waitLog("exec[reload]: changed", 0)
+
+	for _, drift := range []struct {
+		what string
+		do   func() error
+		ok   func() bool
+	}{
+		{"edit", func() error { return os.WriteFile(conf, []byte("port = 8080\n"), 0o640) },
+			func() bool { return read(conf) == "port = 80\n" }},
+		{"delete", func() error { return os.Remove(conf) },
+			func() bool { return read(conf) == "port = 80\n" && perm(conf) == 0o640 }},
+		{"chmod", func() error { return os.Chmod(conf, 0o666) },
+			func() bool { return perm(conf) == 0o640 }},
+		{"remove directory", func() error { return os.Rename(dir+"/etc", dir+"/gone") },
+			func() bool { return read(conf) == "port = 80\n" && read(dir+"/etc/motd") == "hello\n" }},
+	} {
+		if err := drift.do(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "repair after "+drift.what, drift.ok)
+	}
+	// Each content repair of app.conf refreshed the reload exec.
+	eventually(t, "reloads", func() bool { return strings.Count(read(dir+"/reloads"), "\n") >= 3 })
+	p.stdin.Close()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM", code)
+	}
+}
+
+func TestNoopChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	os.WriteFile(f, []byte("wrong"), 0o600)
+	rs := []res{
+		{Kind: "file", Name: f, Params: map[string]any{"content": "right", "mode": "0644"}},
+		{Kind: "file", Name: dir + "/new", Params: map[string]any{"state": "exists"}},
+		{Kind: "exec", Name: "x", Params: map[string]any{"cmd": "touch " + dir + "/ran"}},
+	}
+	r := testutil.Run(t, doc(t, 1, rs, nil), "mgmt-apply", "--tmp-prefix", "--noop", "--converged-timeout", "1")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	if read(f) != "wrong" || perm(f) != 0o600 {
+		t.Fatal("--noop changed the file")
+	}
+	for _, p := range []string{dir + "/new", dir + "/ran"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("--noop created %s", p)
+		}
+	}
+	for _, want := range []string{"file[" + f + "]: would change: content, mode 0600 -> 0644", "file[" + dir + "/new]: would change: created", "exec[x]: would change"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+}
+
+func TestSwapKeepsUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	p := start(t, "--tmp-prefix")
+	a := res{Kind: "file", Name: dir + "/a", Params: map[string]any{"state": "exists", "content": "a"}}
+	b := res{Kind: "exec", Name: "b", Params: map[string]any{"cmd": "echo b >> " + dir + "/runs", "shell": "/bin/sh"}}
+	p.send(doc(t, 1, []res{a, b}, nil))
+	n := p.waitLog("exec[b]: changed", 0)
+	c := res{Kind: "file", Name: dir + "/c", Params: map[string]any{"state": "exists", "content": "c"}}
+	p.send(doc(t, 2, []res{a, b, c}, nil))
+	p.waitLog("file["+dir+"/c]: changed", n)
+	if got := read(dir + "/runs"); got != "b\n" {
+		t.Fatalf("the unchanged exec ran again: %q", got)
+	}
+	// Removing a resource stops it: a later edit of a is no longer repaired.
+	m := p.waitLog("seq 2", 0)
+	p.send(doc(t, 3, []res{b, c}, nil))
+	p.waitLog("seq 3", m)
+	os.WriteFile(dir+"/a", []byte("edited"), 0o644)
+	os.WriteFile(dir+"/c", []byte("edited"), 0o644)
+	eventually(t, "c repaired", func() bool { return read(dir+"/c") == "c" })
+	if read(dir+"/a") != "edited" {
+		t.Fatal("a removed resource still repairs its file")
+	}
+}
+
+func TestSIGTERMLeavesNoTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A sparse 8 MiB source makes each copy take a while without a big
+	// graph document.
+	const size = 8 << 20
+	src := filepath.Join(dir, "src")
+	if err := os.WriteFile(src, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(src, size); err != nil {
+		t.Fatal(err)
+	}
+	var rs []res
+	for i := 0; i < 30; i++ {
+		rs = append(rs, res{Kind: "file", Name: fmt.Sprintf("%s/f%02d", out, i), Params: map[string]any{"state": "exists", "source": src}})
+	}
+	p := start(t, "--tmp-prefix")
+	p.send(doc(t, 1, rs, nil))
+	p.waitLog(": changed: created", 0)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM", code)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "f") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+		if fi, err := e.Info(); err == nil && fi.Size() != size {
+			t.Errorf("%s: partial file of %d bytes", e.Name(), fi.Size())
+		}
+	}
+	t.Logf("%d of %d files written before SIGTERM", len(ents), len(rs))
+}
+
+func TestValueAndPassword(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "prefix")
+	rs := []res{
+		{Kind: "value", Name: "greeting", Params: map[string]any{"str": "hello"}},
+		{Kind: "password", Name: "db", Params: map[string]any{"length": 16}},
+		{Kind: "file", Name: dir + "/secret", Params: map[string]any{"state": "exists", "mode": "0600"}},
+	}
+	es := []edge{{From: ref{"password", "db"}, To: ref{"file", dir + "/secret"}, Send: "password", Recv: "content"}}
+	r := testutil.Run(t, doc(t, 1, rs, es), "mgmt-apply", "--prefix", prefix, "--converged-timeout", "1")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := read(filepath.Join(prefix, "value", "greeting")); got != `"hello"` {
+		t.Fatalf("value store holds %q", got)
+	}
+	secret := read(dir + "/secret")
+	if len(secret) != 16 {
+		t.Fatalf("secret %q", secret)
+	}
+	// A second run keeps the saved password.
+	r = testutil.Run(t, doc(t, 1, rs, es), "mgmt-apply", "--prefix", prefix, "--converged-timeout", "1")
+	if r.Code != 0 || read(dir+"/secret") != secret {
+		t.Fatalf("second run: exit %d, secret %q (was %q)\n%s", r.Code, read(dir+"/secret"), secret, r.Stderr)
+	}
+}

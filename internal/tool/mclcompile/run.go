@@ -1,17 +1,45 @@
-// Package mclcompile implements the mcl-compile tool: Compile an mcl program into a stream of resource graph documents.
+// Package mclcompile implements the mcl-compile tool: compile an mcl
+// program into a stream of resource graph documents (JSON lines on stdout).
+//
+// The default scope holds $purpleidea = "hello world!" and $hostname = ""
+// (the values the conformance corpus expects); --var name=value adds or
+// overrides a str variable of that scope.
 package mclcompile
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/all" // the function library
+	"github.com/mgmtpipe/mgmt/pkg/lang/parser"
+	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // resource parameter schemas
 )
 
 const name = "mcl-compile"
 
 type flags struct {
 	cli.VersionFlag
+	Path     string            `arg:"" help:"The program: a .mcl file, a module directory, or - for stdin."`
+	Once     bool              `help:"Write the first complete graph and exit."`
+	Check    bool              `help:"Stop after type checking; write nothing."`
+	PrintAST bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
+	Var      map[string]string `help:"Set a str variable of the default scope (name=value); repeatable." mapsep:"none"`
+	Prefix   string            `help:"State directory (module cache, value store)." type:"path"`
+	Hostname string            `help:"Host name the program sees (default: the system's)."`
+	Download bool              `help:"Fetch missing remote (git) modules into the cache under --prefix."`
+	Graph    string            `default:"main" help:"Name of the graph in the documents."`
 }
 
 // Run runs mcl-compile with args and its streams and returns the exit code.
@@ -20,5 +48,121 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if _, code, done := cli.Parse(name, "Compile an mcl program into a stream of resource graph documents.", &f, args, stdout, stderr); done {
 		return code
 	}
-	return cli.NotImplemented(name, stderr)
+	var src []byte
+	if f.Path == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: reading stdin: %v\n", name, err)
+			return cli.ExitFail
+		}
+		src = b
+	}
+	if f.PrintAST {
+		return printAST(f.Path, src, stdout, stderr)
+	}
+	host := f.Hostname
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{name}, a...)...) }
+	prog, err := sem.Check(f.Path, src, sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf, Download: f.Download})
+	if err != nil {
+		report(stderr, err)
+		return cli.ExitFail
+	}
+	if f.Check {
+		return cli.ExitOK
+	}
+	w := bufio.NewWriter(stdout)
+	source := name + " " + f.Path
+	err = sem.NewEngine(prog).Run(ctx, f.Once, func(doc *graph.Document) error {
+		doc.Graph, doc.Source = f.Graph, source
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+		return w.Flush()
+	})
+	if err != nil {
+		var se *sem.Error
+		if errors.As(err, &se) {
+			b, _ := json.Marshal(&graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source,
+				Error: &graph.Error{Message: se.Stage.String() + " error: " + se.Msg, Pos: posString(se.Pos)}})
+			w.Write(b)
+			w.WriteByte('\n')
+			w.Flush()
+		}
+		report(stderr, err)
+		return cli.ExitFail
+	}
+	return cli.ExitOK
+}
+
+func posString(p ast.Pos) string {
+	if p.Line == 0 {
+		return ""
+	}
+	return p.String()
+}
+
+// report prints a compile error, with the source line and a caret under
+// the column when stderr is a terminal.
+func report(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	var pos ast.Pos
+	var se *sem.Error
+	var pe *parser.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		pos = se.Pos
+	case errors.As(err, &pe):
+		pos = pe.Pos
+	}
+	fd, ok := stderr.(*os.File)
+	if !ok || !isatty.IsTerminal(fd.Fd()) || pos.Line == 0 || pos.File == "" {
+		return
+	}
+	data, rerr := os.ReadFile(pos.File)
+	if rerr != nil {
+		return
+	}
+	lines := strings.Split(string(data), "\n")
+	if pos.Line > len(lines) {
+		return
+	}
+	line := lines[pos.Line-1]
+	pad := []byte{}
+	for i := 0; i < pos.Col-1 && i < len(line); i++ {
+		if line[i] == '\t' {
+			pad = append(pad, '\t')
+		} else {
+			pad = append(pad, ' ')
+		}
+	}
+	fmt.Fprintf(stderr, "\n%s\n%s^\n", line, pad)
+}
+
+func printAST(path string, src []byte, stdout, stderr io.Writer) int {
+	file := path
+	if path != "-" {
+		st, err := os.Stat(path)
+		if err == nil && st.IsDir() {
+			file = strings.TrimSuffix(path, "/") + "/main.mcl"
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return cli.ExitFail
+		}
+		src = b
+	}
+	prog, err := parser.Parse(file, string(src))
+	if err != nil {
+		report(stderr, err)
+		return cli.ExitFail
+	}
+	io.WriteString(stdout, ast.Print(prog))
+	return cli.ExitOK
 }

@@ -240,3 +240,8 @@ func Key(ctx context.Context) string {
 	s, _ := ctx.Value(keyCtx{}).(string)
 	return s
 }
+
+// SetKey returns ctx carrying exactly the instance key key.
+func SetKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, keyCtx{}, key)
+}

@@ -200,9 +200,9 @@ func (p *typeParser) parseFunc() (*Type, error) {
 		// A parameter is "T" or "name T": try a name first.
 		save := p.i
 		name := p.word()
-		if name != "" && !isTypeWord(name) {
+		if name != "" {
 			p.space()
-			if p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != ')' {
+			if p.i < len(p.s) && p.s[p.i] != ',' && p.s[p.i] != ')' && p.s[p.i] != '{' && p.s[p.i] != '(' {
 				t, err := p.parse()
 				if err != nil {
 					return nil, err
@@ -227,12 +227,4 @@ func (p *typeParser) parseFunc() (*Type, error) {
 		return nil, err
 	}
 	return NewFunc(fs, out), nil
-}
-
-func isTypeWord(w string) bool {
-	switch w {
-	case "bool", "str", "int", "float", "variant", "map", "struct", "func":
-		return true
-	}
-	return false
 }

@@ -3,7 +3,9 @@
 package all
 
 import (
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/builtin"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coredatetime"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/corefmt"
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coreiter"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/corestrings"
 )

@@ -1,0 +1,388 @@
+package sem
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+// checker resolves names and types a program, building its IR. Scope
+// errors abort at once (panic with *Error, recovered in Check); type
+// errors are recorded (the first is reported) so that scope errors found
+// later in the walk still win, as the stages run in that order.
+type checker struct {
+	global  *Scope
+	loader  *loader
+	cons    []*constraint
+	finals  []func() error
+	typeErr *Error
+	nextID  int
+}
+
+func (c *checker) scopeErr(pos ast.Pos, format string, args ...any) {
+	panic(errAt(pos, StageScope, format, args...))
+}
+
+func (c *checker) typeErrf(pos ast.Pos, format string, args ...any) {
+	if c.typeErr == nil {
+		c.typeErr = errAt(pos, StageType, format, args...)
+	}
+}
+
+func (c *checker) unify(pos ast.Pos, a, b *types.Type, what string) {
+	if err := types.Unify(a, b); err != nil {
+		c.typeErrf(pos, "%s: %v", what, err)
+	}
+}
+
+func (c *checker) id() int {
+	c.nextID++
+	return c.nextID
+}
+
+// declare adds the definitions of a statement list to s.
+func (c *checker) declare(stmts []ast.Stmt, s *Scope) {
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *ast.Bind:
+			if old, dup := s.vars[st.Name]; dup {
+				c.scopeErr(st.Pos, "duplicate variable $%s (first defined at %s)", st.Name, old.pos)
+			}
+			s.add(&s.vars, &binding{kind: bkBind, name: st.Name, pos: st.Pos, expr: st.Value, annot: st.Type})
+		case *ast.FuncStmt:
+			if old, dup := s.funcs[st.Name]; dup {
+				c.scopeErr(st.Pos, "duplicate function %s (first defined at %s)", st.Name, old.pos)
+			}
+			s.add(&s.funcs, &binding{kind: bkFunc, name: st.Name, pos: st.Pos, fn: st})
+		case *ast.Class:
+			if old, dup := s.classes[st.Name]; dup {
+				c.scopeErr(st.Pos, "duplicate class %s (first defined at %s)", st.Name, old.pos)
+			}
+			s.add(&s.classes, &binding{kind: bkClass, name: st.Name, pos: st.Pos, class: st})
+		case *ast.Import:
+			c.declareImport(st, s)
+		case *ast.Include:
+			if st.Alias == "" {
+				continue
+			}
+			if old, dup := s.aliases[st.Alias]; dup {
+				c.scopeErr(st.Pos, "duplicate name %s (first defined at %s)", st.Alias, old.pos)
+			}
+			s.add(&s.aliases, &binding{kind: bkAlias, name: st.Alias, pos: st.Pos, incAST: st, incEnv: s})
+		}
+	}
+}
+
+// checkProg declares and checks a statement list in scope s.
+func (c *checker) checkProg(prog *ast.Prog, s *Scope) *progIR {
+	c.declare(prog.Stmts, s)
+	p := &progIR{scope: s}
+	for _, st := range prog.Stmts {
+		if ir := c.checkStmt(st, s); ir != nil {
+			p.stmts = append(p.stmts, ir)
+		}
+	}
+	return p
+}
+
+// checkBind types the expression of a bind (once).
+func (c *checker) checkBind(b *binding, usePos ast.Pos) {
+	switch b.state {
+	case 2:
+		return
+	case 1:
+		c.scopeErr(usePos, "recursive reference to $%s while setting scope: not a dag", b.name)
+	}
+	b.state = 1
+	b.ir = c.checkExpr(b.expr, b.scope)
+	b.typ = b.ir.typ()
+	if b.annot != nil {
+		c.unify(b.pos, b.annot, b.typ, fmt.Sprintf("$%s", b.name))
+	}
+	b.state = 2
+}
+
+// lookupAlias finds an alias by name in s and its parents.
+func (c *checker) lookupAlias(s *Scope, name string) (*binding, []*binding) {
+	for sc := s; sc != nil; sc = sc.parent {
+		if b, path := sc.lookupLocal(bkAlias, name); b != nil {
+			return b, path
+		}
+	}
+	return nil, nil
+}
+
+// prepareAlias makes sure an alias's namespace exists (include-as aliases
+// are instantiated on first use).
+func (c *checker) prepareAlias(a *binding) {
+	if a.incAST != nil && a.include == nil {
+		if a.busy {
+			c.scopeErr(a.pos, "recursive reference to %s while setting scope: not a dag", a.name)
+		}
+		a.busy = true
+		a.include = c.instantiate(a.incAST, a.incEnv)
+		a.target = a.include.scope
+		a.busy = false
+	}
+}
+
+// resolve finds a dotted name of the given kind from scope s. For funcs it
+// may return a core module name instead (module != "").
+func (c *checker) resolve(s *Scope, kind bindKind, name string, pos ast.Pos) (r ref, module, fname string) {
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
+	if len(parts) == 1 {
+		for sc := s; sc != nil; sc = sc.parent {
+			if b, path := sc.lookupLocal(kind, last); b != nil {
+				return ref{path: path, target: b}, "", ""
+			}
+		}
+		return ref{}, "", ""
+	}
+	a, path := c.lookupAlias(s, parts[0])
+	if a == nil {
+		return ref{}, "", ""
+	}
+	for i := 1; ; i++ {
+		c.prepareAlias(a)
+		path = append(path, a)
+		if a.module != "" {
+			if kind == bkFunc {
+				mod := a.module
+				if i < len(parts)-1 {
+					mod += "/" + strings.Join(parts[i:len(parts)-1], "/")
+				}
+				return ref{}, mod, last
+			}
+			return ref{}, "", ""
+		}
+		if i == len(parts)-1 {
+			break
+		}
+		var next *binding
+		var sub []*binding
+		for sc := a.target; sc != nil && next == nil; sc = sc.parent {
+			next, sub = sc.lookupLocal(bkAlias, parts[i])
+		}
+		if next == nil {
+			return ref{}, "", ""
+		}
+		path = append(path, sub...)
+		a = next
+	}
+	for sc := a.target; sc != nil; sc = sc.parent {
+		if b, sub := sc.lookupLocal(kind, last); b != nil {
+			return ref{path: append(path, sub...), target: b}, "", ""
+		}
+	}
+	return ref{}, "", ""
+}
+
+func (c *checker) checkExprs(es []ast.Expr, s *Scope) []node {
+	out := make([]node, len(es))
+	for i, e := range es {
+		out[i] = c.checkExpr(e, s)
+	}
+	return out
+}
+
+func (c *checker) checkExpr(e ast.Expr, s *Scope) node {
+	switch e := e.(type) {
+	case *ast.Bool:
+		return &constIR{v: values.Bool(e.Value)}
+	case *ast.Str:
+		return &constIR{v: values.Str(e.Value)}
+	case *ast.Int:
+		return &constIR{v: values.Int(e.Value)}
+	case *ast.Float:
+		return &constIR{v: values.Float(e.Value)}
+	case *ast.Interp:
+		n := &interpIR{parts: c.checkExprs(e.Parts, s)}
+		for _, p := range n.parts {
+			if _, ok := p.(*constIR); !ok {
+				c.unify(e.Pos, p.typ(), types.Str, "interpolated variable must be a str")
+			}
+		}
+		return n
+	case *ast.List:
+		n := &listIR{t: types.NewList(types.NewVar()), elems: c.checkExprs(e.Elems, s), pos: e.Pos}
+		for i, el := range n.elems {
+			c.unify(e.Elems[i].Position(), el.typ(), n.t.Elem, "list element")
+		}
+		c.needConcrete(e.Pos, "list", n.t, &n.rt)
+		return n
+	case *ast.Map:
+		n := &mapIR{t: types.NewMap(types.NewVar(), types.NewVar()), keys: c.checkExprs(e.Keys, s), vals: c.checkExprs(e.Vals, s), pos: e.Pos}
+		for i := range n.keys {
+			c.unify(e.Keys[i].Position(), n.keys[i].typ(), n.t.Key, "map key")
+			c.unify(e.Vals[i].Position(), n.vals[i].typ(), n.t.Val, "map value")
+		}
+		c.needConcrete(e.Pos, "map", n.t, &n.rt)
+		return n
+	case *ast.Struct:
+		n := &structIR{vals: c.checkExprs(e.Values, s), names: e.Names, pos: e.Pos}
+		fs := make([]types.Field, len(e.Names))
+		for i, name := range e.Names {
+			fs[i] = types.Field{Name: name, Type: n.vals[i].typ()}
+		}
+		n.t = types.NewStruct(fs...)
+		c.needConcrete(e.Pos, "struct", n.t, &n.rt)
+		return n
+	case *ast.Var:
+		return c.checkVar(e, s)
+	case *ast.Call:
+		return c.checkCall(e, s)
+	case *ast.Lambda:
+		return c.checkLambda(e, s)
+	case *ast.IfExpr:
+		n := &ifIR{cond: c.checkExpr(e.Cond, s), a: c.checkExpr(e.Then, s), b: c.checkExpr(e.Else, s)}
+		c.unify(e.Cond.Position(), n.cond.typ(), types.Bool, "if condition")
+		c.unify(e.Pos, n.a.typ(), n.b.typ(), "if branches")
+		return n
+	case *ast.Except:
+		if f, ok := e.A.(*ast.Field); ok {
+			return c.checkOptionalField(f, e.B, s)
+		}
+		n := &exceptIR{a: c.checkExpr(e.A, s), b: c.checkExpr(e.B, s)}
+		c.unify(e.Pos, n.a.typ(), n.b.typ(), "both sides of <|>")
+		return n
+	case *ast.Binary:
+		return c.checkBinary(e, s)
+	case *ast.Not:
+		n := &notIR{x: c.checkExpr(e.X, s)}
+		c.unify(e.Pos, n.x.typ(), types.Bool, "operand of not")
+		return n
+	case *ast.Index:
+		return c.checkIndex(e, s)
+	case *ast.Field:
+		return c.checkField(e, s)
+	}
+	panic(fmt.Sprintf("sem: unknown expression %T", e))
+}
+
+func (c *checker) checkVar(e *ast.Var, s *Scope) node {
+	r, _, _ := c.resolve(s, bkBind, e.Name, e.Pos)
+	if r.target == nil {
+		if strings.HasPrefix(e.Name, "const.") {
+			parts := strings.Split(e.Name, ".")
+			return &constIR{v: values.Str(parts[len(parts)-1])}
+		}
+		c.scopeErr(e.Pos, "variable $%s does not exist%s", e.Name, suggest(e.Name, s.names(bkBind)))
+	}
+	b := r.target
+	if b.kind == bkBind {
+		c.checkBind(b, e.Pos)
+	}
+	return &varIR{r: r, t: b.typ, name: e.Name}
+}
+
+func (c *checker) checkLambda(e *ast.Lambda, s *Scope) *lambdaIR {
+	ls := newScope(s, s.mod)
+	n := &lambdaIR{scope: ls, pos: e.Pos, id: c.id()}
+	fs := make([]types.Field, len(e.Params))
+	for i, p := range e.Params {
+		if _, dup := ls.vars[p.Name]; dup {
+			c.scopeErr(p.Pos, "duplicate parameter $%s", p.Name)
+		}
+		t := p.Type
+		if t == nil {
+			t = types.NewVar()
+		}
+		ls.add(&ls.vars, &binding{kind: bkParam, name: p.Name, pos: p.Pos, typ: t})
+		fs[i] = types.Field{Name: p.Name, Type: t}
+	}
+	n.nparams = len(e.Params)
+	n.body = c.checkExpr(e.Body, ls)
+	out := n.body.typ()
+	if e.Out != nil {
+		c.unify(e.Pos, e.Out, out, "function result")
+	}
+	n.t = types.NewFunc(fs, out)
+	c.needConcrete(e.Pos, "function", n.t, &n.rt)
+	return n
+}
+
+func (c *checker) checkCall(e *ast.Call, s *Scope) node {
+	args := c.checkExprs(e.Args, s)
+	if e.Fn != nil {
+		fn := c.checkExpr(e.Fn, s)
+		out := types.NewVar()
+		argTypes := make([]*types.Type, len(args))
+		for i, a := range args {
+			argTypes[i] = a.typ()
+		}
+		c.unify(e.Pos, fn.typ(), types.NewFuncOf(out, argTypes...), "call of a function value")
+		return &callIR{fn: fn, args: args, t: out, id: c.id(), pos: e.Pos}
+	}
+	r, module, fname := c.resolve(s, bkFunc, e.Name, e.Pos)
+	if r.target != nil {
+		return c.callUserFunc(e, r, args)
+	}
+	if module == "" && !strings.Contains(e.Name, ".") {
+		fname = e.Name
+	}
+	if module == "" && strings.Contains(e.Name, ".") {
+		c.scopeErr(e.Pos, "function %s does not exist (no such module or alias %q)", e.Name, strings.Split(e.Name, ".")[0])
+	}
+	f, ok := funcs.Lookup(module, fname)
+	if !ok {
+		var names []string
+		if module == "" {
+			names = append(s.names(bkFunc), funcs.ModuleFuncs("")...)
+		} else {
+			names = funcs.ModuleFuncs(module)
+		}
+		c.scopeErr(e.Pos, "function %s does not exist%s", e.Name, suggest(fname, names))
+	}
+	return c.callBuiltin(e, f, args)
+}
+
+func (c *checker) callUserFunc(e *ast.Call, r ref, args []node) node {
+	b := r.target
+	if b.busy {
+		c.scopeErr(e.Pos, "recursive call of %s while setting scope: not a dag", b.name)
+	}
+	b.busy, b.used = true, true
+	lam := c.checkLambda(b.fn.Func, b.scope)
+	b.busy = false
+	if len(args) != lam.nparams {
+		c.typeErrf(e.Pos, "function %s takes %d arguments, got %d", e.Name, lam.nparams, len(args))
+		return &callIR{fn: &instIR{r: r, lam: lam}, args: args, t: types.NewVar(), id: c.id(), pos: e.Pos}
+	}
+	for i, a := range args {
+		c.unify(e.Args[i].Position(), a.typ(), lam.t.Fields[i].Type, fmt.Sprintf("argument %d of %s", i+1, e.Name))
+	}
+	return &callIR{fn: &instIR{r: r, lam: lam}, args: args, t: lam.t.Out, id: c.id(), pos: e.Pos}
+}
+
+func (c *checker) callBuiltin(e *ast.Call, f *funcs.Func, args []node) node {
+	n := &builtinIR{f: f, args: args, id: c.id(), pos: e.Pos, name: e.Name}
+	ic := &funcs.InferCtx{Out: types.NewVar(), Args: make([]*types.Type, len(args)), Consts: make([]values.Value, len(args))}
+	for i, a := range args {
+		ic.Args[i] = a.typ()
+		if k, ok := a.(*constIR); ok {
+			ic.Consts[i] = k.v
+		}
+	}
+	n.sig = ic.Sig()
+	infer := f.Infer
+	if infer == nil {
+		infer = funcs.InferSigs(f.Sigs)
+	}
+	c.constrain(e.Pos, func(final bool) error {
+		ic.Final = final
+		if err := infer(ic); err != nil {
+			if err == funcs.ErrDefer {
+				return err
+			}
+			return fmt.Errorf("func `%s` infer error: %v", f.Name, err)
+		}
+		return nil
+	})
+	c.needConcrete(e.Pos, "call of "+e.Name, n.sig, &n.rsig)
+	return n
+}

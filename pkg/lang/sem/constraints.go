@@ -1,0 +1,234 @@
+package sem
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+)
+
+// A constraint is a typing rule that may need more information than is
+// known where it appears (operators, polymorphic calls, indexing). run
+// returns funcs.ErrDefer to be tried again later.
+type constraint struct {
+	pos ast.Pos
+	run func(final bool) error
+}
+
+// constrain tries fn now and keeps it for later if it cannot decide yet.
+func (c *checker) constrain(pos ast.Pos, fn func(final bool) error) {
+	err := fn(false)
+	if err == nil {
+		return
+	}
+	if errors.Is(err, funcs.ErrDefer) {
+		c.cons = append(c.cons, &constraint{pos: pos, run: fn})
+		return
+	}
+	c.typeErrf(pos, "%v", err)
+}
+
+// solve runs the deferred constraints to a fixed point, then once more in
+// final mode so that the remaining ones pick a default or report the
+// ambiguity. Each round is linear in the number of pending constraints
+// and every round but the last removes at least one.
+func (c *checker) solve() {
+	for len(c.cons) > 0 {
+		for c.round(false) {
+		}
+		if len(c.cons) == 0 {
+			return
+		}
+		k := c.cons[0]
+		c.cons = c.cons[1:]
+		if err := k.run(true); err != nil {
+			c.typeErrf(k.pos, "%v", err)
+		}
+	}
+}
+
+func (c *checker) round(final bool) bool {
+	progress := false
+	keep := c.cons[:0]
+	for _, k := range c.cons {
+		err := k.run(final)
+		switch {
+		case err == nil:
+			progress = true
+		case errors.Is(err, funcs.ErrDefer):
+			keep = append(keep, k)
+		default:
+			progress = true
+			c.typeErrf(k.pos, "%v", err)
+		}
+	}
+	for i := len(keep); i < len(c.cons); i++ {
+		c.cons[i] = nil
+	}
+	c.cons = keep
+	return progress && len(c.cons) > 0
+}
+
+// needConcrete asks that t be fully known after solving; the resolved type
+// is stored in *dst.
+func (c *checker) needConcrete(pos ast.Pos, what string, t *types.Type, dst **types.Type) {
+	c.finals = append(c.finals, func() error {
+		if !t.IsConcrete() {
+			return errAt(pos, StageType, "cannot infer the type of this %s (%s); add a type annotation", what, t.Resolve())
+		}
+		*dst = t.Resolve()
+		return nil
+	})
+}
+
+func kindOf(t *types.Type) types.Kind { return t.Prune().Kind }
+
+func (c *checker) checkBinary(e *ast.Binary, s *Scope) node {
+	n := &binIR{op: e.Op, a: c.checkExpr(e.A, s), b: c.checkExpr(e.B, s), pos: e.Pos}
+	ta, tb := n.a.typ(), n.b.typ()
+	switch e.Op {
+	case "and", "or":
+		c.unify(e.A.Position(), ta, types.Bool, "operand of "+e.Op)
+		c.unify(e.B.Position(), tb, types.Bool, "operand of "+e.Op)
+		n.t = types.Bool
+		return n
+	case "in":
+		c.unify(e.Pos, tb, types.NewList(ta), "operands of in")
+		n.t = types.Bool
+		return n
+	case "==", "!=":
+		c.unify(e.Pos, ta, tb, "operands of "+e.Op)
+		n.t = types.Bool
+		return n
+	}
+	c.unify(e.Pos, ta, tb, "operands of "+e.Op)
+	switch e.Op {
+	case "<", ">", "<=", ">=":
+		n.t = types.Bool
+	case "/":
+		n.t = types.Float
+	default:
+		n.t = ta
+	}
+	allowStr := e.Op == "+"
+	c.constrain(e.Pos, func(final bool) error {
+		switch kindOf(ta) {
+		case types.KindInt, types.KindFloat:
+			return nil
+		case types.KindStr:
+			if allowStr {
+				return nil
+			}
+		case types.KindVar:
+			if !final {
+				return funcs.ErrDefer
+			}
+			// An operator with no other clue: int, as literals suggest.
+			return types.Unify(ta, types.Int)
+		}
+		want := "int or float"
+		if allowStr {
+			want = "str, int or float"
+		}
+		return fmt.Errorf("operator %s works on %s, got %s", e.Op, want, ta.Resolve())
+	})
+	return n
+}
+
+func (c *checker) checkIndex(e *ast.Index, s *Scope) node {
+	n := &indexIR{x: c.checkExpr(e.X, s), i: c.checkExpr(e.Index, s), t: types.NewVar(), pos: e.Pos}
+	tx, ti := n.x.typ(), n.i.typ()
+	c.constrain(e.Pos, func(final bool) error {
+		switch x := tx.Prune(); x.Kind {
+		case types.KindList:
+			if err := types.Unify(ti, types.Int); err != nil {
+				return fmt.Errorf("list index: %v", err)
+			}
+			return types.Unify(n.t, x.Elem)
+		case types.KindMap:
+			n.isMap = true
+			if err := types.Unify(ti, x.Key); err != nil {
+				return fmt.Errorf("map key: %v", err)
+			}
+			return types.Unify(n.t, x.Val)
+		case types.KindVar:
+			if !final {
+				return funcs.ErrDefer
+			}
+			return fmt.Errorf("cannot tell whether this is a list or a map; add a type annotation")
+		default:
+			return fmt.Errorf("cannot index a value of type %s", x.Resolve())
+		}
+	})
+	return n
+}
+
+func (c *checker) checkField(e *ast.Field, s *Scope) node {
+	n := &fieldIR{x: c.checkExpr(e.X, s), name: e.Name, t: types.NewVar(), pos: e.Pos}
+	tx := n.x.typ()
+	c.constrain(e.Pos, func(final bool) error {
+		switch x := tx.Prune(); x.Kind {
+		case types.KindStruct:
+			ft, ok := x.Field(e.Name)
+			if !ok {
+				return fmt.Errorf("struct %s has no field %q", x.Resolve(), e.Name)
+			}
+			return types.Unify(n.t, ft)
+		case types.KindVar:
+			if !final {
+				return funcs.ErrDefer
+			}
+			return fmt.Errorf("cannot infer the struct type for ->%s; add a type annotation", e.Name)
+		default:
+			return fmt.Errorf("-> needs a struct, got %s", x.Resolve())
+		}
+	})
+	return n
+}
+
+// checkOptionalField types `x->name <|> default`: the default is used when
+// the struct type has no such field.
+func (c *checker) checkOptionalField(f *ast.Field, def ast.Expr, s *Scope) node {
+	n := &fieldIR{x: c.checkExpr(f.X, s), name: f.Name, pos: f.Pos, def: c.checkExpr(def, s)}
+	n.t = n.def.typ()
+	tx := n.x.typ()
+	c.constrain(f.Pos, func(final bool) error {
+		switch x := tx.Prune(); x.Kind {
+		case types.KindStruct:
+			ft, ok := x.Field(f.Name)
+			if !ok {
+				n.absent = true
+				return nil
+			}
+			return types.Unify(n.t, ft)
+		case types.KindVar:
+			if !final {
+				return funcs.ErrDefer
+			}
+			return fmt.Errorf("cannot infer the struct type for ->%s; add a type annotation", f.Name)
+		default:
+			return fmt.Errorf("-> needs a struct, got %s", x.Resolve())
+		}
+	})
+	return n
+}
+
+// strOrList constrains t to be str or []str (resource and edge names).
+func (c *checker) strOrList(pos ast.Pos, t *types.Type, what string) {
+	c.constrain(pos, func(final bool) error {
+		switch x := t.Prune(); x.Kind {
+		case types.KindStr:
+			return nil
+		case types.KindList:
+			return types.Unify(x.Elem, types.Str)
+		case types.KindVar:
+			if !final {
+				return funcs.ErrDefer
+			}
+			return types.Unify(x, types.Str)
+		}
+		return fmt.Errorf("%s must be a str or a []str, got %s", what, t.Resolve())
+	})
+}

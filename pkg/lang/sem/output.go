@@ -1,0 +1,487 @@
+package sem
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+// output collects the resources and edges of one evaluation pass.
+type output struct {
+	res   map[graph.Ref]*outRes
+	edges []*outEdge
+}
+
+type outRes struct {
+	r   *graph.Resource
+	pos ast.Pos
+}
+
+type outEdge struct {
+	e   graph.Edge
+	pos ast.Pos
+}
+
+// walk walks every statement; a pending statement does not stop the
+// others (so that all streams start), but makes the whole walk pending.
+func (p *progIR) walk(ps *pass, rs *rscope) error {
+	pending := false
+	for _, st := range p.stmts {
+		if err := st.walk(ps, rs); err != nil {
+			if err != errPending {
+				return err
+			}
+			pending = true
+		}
+	}
+	if pending {
+		return errPending
+	}
+	return nil
+}
+
+// names evaluates a resource or edge name: a str or a []str.
+func names(p *pass, rs *rscope, n node) ([]string, error) {
+	v, err := n.eval(p, rs)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case values.Str:
+		return []string{string(v)}, nil
+	case *values.List:
+		out := make([]string, len(v.V))
+		for i, e := range v.V {
+			out[i] = string(e.(values.Str))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("a resource name must be a str or a []str, got %s", v.Type())
+}
+
+func cond(p *pass, rs *rscope, c node) (bool, error) {
+	if c == nil {
+		return true, nil
+	}
+	v, err := c.eval(p, rs)
+	if err != nil {
+		return false, err
+	}
+	return bool(v.(values.Bool)), nil
+}
+
+func (n *resIR) walk(p *pass, rs *rscope) error {
+	ns, err := names(p, rs, n.name)
+	if err != nil {
+		return at(n.pos, err)
+	}
+	if len(ns) == 0 {
+		return nil
+	}
+	params := map[string]any{}
+	for _, f := range n.fields {
+		ok, err := cond(p, rs, f.cond)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		v, err := f.val.eval(p, rs)
+		if err != nil {
+			return err
+		}
+		params[f.key] = values.ToGo(v)
+	}
+	meta, err := n.meta(p, rs)
+	if err != nil {
+		return err
+	}
+	for _, name := range ns {
+		if name == "" {
+			return at(n.pos, fmt.Errorf("resource %s has an empty name", n.kind))
+		}
+		r := &graph.Resource{Kind: n.kind, Name: name, Params: params, Meta: meta, Pos: n.pos.String(), Origin: "mcl"}
+		if len(params) == 0 {
+			r.Params = nil
+		}
+		if err := p.out.addRes(r, n.pos); err != nil {
+			return err
+		}
+		for _, e := range n.edges {
+			if err := n.walkEdge(p, rs, e, r.Ref()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (n *resIR) walkEdge(p *pass, rs *rscope, e *resEdgeIR, self graph.Ref) error {
+	ok, err := cond(p, rs, e.cond)
+	if err != nil || !ok {
+		return err
+	}
+	others, err := names(p, rs, e.name)
+	if err != nil {
+		return at(e.pos, err)
+	}
+	for _, o := range others {
+		other := graph.Ref{Kind: e.kind, Name: o}
+		var ge graph.Edge
+		switch e.prop {
+		case "before":
+			ge = graph.Edge{From: self, To: other}
+		case "notify":
+			ge = graph.Edge{From: self, To: other, Notify: true}
+		case "depend":
+			ge = graph.Edge{From: other, To: self}
+		case "listen":
+			ge = graph.Edge{From: other, To: self, Notify: true}
+		}
+		p.out.edges = append(p.out.edges, &outEdge{e: ge, pos: e.pos})
+	}
+	return nil
+}
+
+func (n *resIR) meta(p *pass, rs *rscope) (*graph.Meta, error) {
+	if len(n.metas) == 0 {
+		return nil, nil
+	}
+	m := &graph.Meta{}
+	for _, mi := range n.metas {
+		ok, err := cond(p, rs, mi.cond)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, err := mi.val.eval(p, rs)
+		if err != nil {
+			return nil, err
+		}
+		if mi.prop == "" {
+			s := v.(*values.Struct)
+			for i, f := range s.T.Fields {
+				if err := setMeta(m, f.Name, s.V[i]); err != nil {
+					return nil, at(mi.pos, err)
+				}
+			}
+			continue
+		}
+		if err := setMeta(m, mi.prop, v); err != nil {
+			return nil, at(mi.pos, err)
+		}
+	}
+	if reflect.DeepEqual(m, &graph.Meta{}) {
+		return nil, nil
+	}
+	return m, nil
+}
+
+func setMeta(m *graph.Meta, prop string, v values.Value) error {
+	strs := func() []string {
+		var out []string
+		for _, e := range v.(*values.List).V {
+			out = append(out, string(e.(values.Str)))
+		}
+		return out
+	}
+	switch prop {
+	case "noop":
+		m.Noop = bool(v.(values.Bool))
+	case "retry":
+		i := int64(v.(values.Int))
+		if i < -1 || i > 32767 {
+			return fmt.Errorf("Meta:retry %d out of range", i)
+		}
+		m.Retry = int16(i)
+	case "retryreset":
+		m.RetryReset = bool(v.(values.Bool))
+	case "delay", "timeout":
+		i := int64(v.(values.Int))
+		if i < 0 {
+			return fmt.Errorf("Meta:%s cannot be negative (%d)", prop, i)
+		}
+		if prop == "delay" {
+			m.Delay = uint64(i)
+		} else {
+			m.Timeout = uint64(i)
+		}
+	case "poll":
+		i := int64(v.(values.Int))
+		if i < -1 || i > 1<<31-1 {
+			return fmt.Errorf("Meta:poll %d out of range", i)
+		}
+		m.Poll = int32(i)
+	case "limit":
+		f := float64(v.(values.Float))
+		m.Limit = &f
+	case "burst":
+		m.Burst = int(v.(values.Int))
+	case "reset":
+		m.Reset = bool(v.(values.Bool))
+	case "sema":
+		m.Sema = strs()
+	case "rewatch":
+		m.Rewatch = bool(v.(values.Bool))
+	case "realize":
+		m.Realize = bool(v.(values.Bool))
+	case "dollar":
+		m.Dollar = bool(v.(values.Bool))
+	case "hidden":
+		m.Hidden = bool(v.(values.Bool))
+	case "export":
+		m.Export = strs()
+	case "reverse":
+		m.Reverse = bool(v.(values.Bool))
+	case "autoedge":
+		b := bool(v.(values.Bool))
+		m.AutoEdge = &b
+	case "autogroup":
+		b := bool(v.(values.Bool))
+		m.AutoGroup = &b
+	default:
+		return fmt.Errorf("unknown metaparameter %q", prop)
+	}
+	return nil
+}
+
+func (o *output) addRes(r *graph.Resource, pos ast.Pos) error {
+	old, dup := o.res[r.Ref()]
+	if !dup {
+		o.res[r.Ref()] = &outRes{r: r, pos: pos}
+		return nil
+	}
+	a, _ := json.Marshal(old.r.Params)
+	b, _ := json.Marshal(r.Params)
+	ma, _ := json.Marshal(old.r.Meta)
+	mb, _ := json.Marshal(r.Meta)
+	if string(a) != string(b) || string(ma) != string(mb) {
+		return at(pos, fmt.Errorf("inequivalent duplicate resource `%s` found (first at %s)", r.Ref(), old.pos))
+	}
+	return nil
+}
+
+func (n *edgeIR) walk(p *pass, rs *rscope) error {
+	var prev []graph.Ref
+	for i, h := range n.halves {
+		ns, err := names(p, rs, h.name)
+		if err != nil {
+			return at(h.pos, err)
+		}
+		cur := make([]graph.Ref, len(ns))
+		for j, name := range ns {
+			cur[j] = graph.Ref{Kind: h.kind, Name: name}
+		}
+		if i > 0 {
+			for _, a := range prev {
+				for _, b := range cur {
+					e := graph.Edge{From: a, To: b}
+					if h.field != "" {
+						e.Send, e.Recv = n.halves[0].field, h.field
+					}
+					p.out.edges = append(p.out.edges, &outEdge{e: e, pos: n.pos})
+				}
+			}
+		}
+		prev = cur
+	}
+	return nil
+}
+
+func (n *ifStmtIR) walk(p *pass, rs *rscope) error {
+	c, err := n.cond.eval(p, rs)
+	if err != nil {
+		return err
+	}
+	if c.(values.Bool) {
+		return n.then.walk(p, newRScope(n.then.scope, rs, rs.key+"/t"))
+	}
+	if n.els != nil {
+		return n.els.walk(p, newRScope(n.els.scope, rs, rs.key+"/e"))
+	}
+	return nil
+}
+
+func (n *forIR) walk(p *pass, rs *rscope) error {
+	v, err := n.list.eval(p, rs)
+	if err != nil {
+		return err
+	}
+	iter := func(i int, a, b values.Value) error {
+		body := newRScope(n.body.scope, rs, fmt.Sprintf("%s/f%d.%d", rs.key, n.pos.Line, i))
+		body.cells[0] = cell{state: 2, v: a}
+		body.cells[1] = cell{state: 2, v: b}
+		return n.body.walk(p, body)
+	}
+	if n.kv {
+		m := v.(*values.Map)
+		for i := range m.Keys {
+			if err := iter(i, m.Keys[i], m.Vals[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, e := range v.(*values.List).V {
+		if err := iter(i, values.Int(i), e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *includeWalkIR) walk(p *pass, rs *rscope) error {
+	if n.alias != nil {
+		owner := rs.find(n.alias.scope)
+		inst, err := p.alias(owner, n.alias)
+		if err != nil {
+			return err
+		}
+		return n.alias.include.body.walk(p, inst)
+	}
+	inst, err := p.instance(n.inc, rs)
+	if err != nil {
+		return err
+	}
+	return n.inc.body.walk(p, inst)
+}
+
+func (n *panicIR) walk(p *pass, rs *rscope) error {
+	args, err := p.evalArgs(n.args, rs)
+	if err != nil {
+		return err
+	}
+	switch v := args[0].(type) {
+	case values.Bool:
+		if v {
+			msg := "panic"
+			if len(args) == 2 {
+				msg = string(args[1].(values.Str))
+			}
+			return at(n.pos, fmt.Errorf("panic: %s", msg))
+		}
+	case values.Str:
+		if v != "" {
+			return at(n.pos, fmt.Errorf("panic: %s", string(v)))
+		}
+	}
+	return nil
+}
+
+func (n *importIR) walk(p *pass, rs *rscope) error {
+	if p.walked[n.mod] {
+		return nil
+	}
+	p.walked[n.mod] = true
+	return n.mod.prog.walk(p, p.moduleScope(n.mod))
+}
+
+// document builds the sorted graph document of the pass, checking edges.
+func (o *output) document() (*graph.Document, error) {
+	doc := &graph.Document{Mgmt: graph.Version, Graph: "main"}
+	for _, r := range o.res {
+		doc.Resources = append(doc.Resources, r.r)
+	}
+	sort.Slice(doc.Resources, func(i, j int) bool {
+		a, b := doc.Resources[i], doc.Resources[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Name < b.Name
+	})
+	seen := map[string]bool{}
+	for _, e := range o.edges {
+		for _, end := range []graph.Ref{e.e.From, e.e.To} {
+			if _, ok := o.res[end]; !ok {
+				return nil, at(e.pos, fmt.Errorf("edge cannot find resource kind: %s named: `%s`", end.Kind, end.Name))
+			}
+		}
+		if e.e.Send != "" {
+			if err := o.checkSendRecv(e); err != nil {
+				return nil, err
+			}
+		}
+		k := fmt.Sprintf("%v|%v|%s|%s|%v", e.e.From, e.e.To, e.e.Send, e.e.Recv, e.e.Notify)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		ec := e.e
+		doc.Edges = append(doc.Edges, &ec)
+	}
+	sort.Slice(doc.Edges, func(i, j int) bool {
+		a, b := doc.Edges[i], doc.Edges[j]
+		if a.From != b.From {
+			return refLess(a.From, b.From)
+		}
+		if a.To != b.To {
+			return refLess(a.To, b.To)
+		}
+		if a.Send != b.Send {
+			return a.Send < b.Send
+		}
+		return a.Recv < b.Recv
+	})
+	return doc, nil
+}
+
+func refLess(a, b graph.Ref) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	return a.Name < b.Name
+}
+
+func (o *output) checkSendRecv(e *outEdge) error {
+	from := o.res[e.e.From]
+	if from.r.Meta != nil && from.r.Meta.Hidden {
+		return at(e.pos, fmt.Errorf("cannot send from hidden resource: %s", e.e.From))
+	}
+	return nil
+}
+
+// sendRecvTypes checks a send/recv edge statement against the schemas.
+func (c *checker) checkSendRecvTypes(n *edgeIR) {
+	if len(n.halves) != 2 || n.halves[0].field == "" {
+		return
+	}
+	from, to := n.halves[0], n.halves[1]
+	fs, ok1 := lookupKind(from.kind)
+	ts, ok2 := lookupKind(to.kind)
+	if !ok1 || !ok2 {
+		return
+	}
+	if fs.Sends == nil {
+		c.typeErrf(n.pos, "cannot send from resource of kind: %s", from.kind)
+		return
+	}
+	if !ts.Recv {
+		c.typeErrf(n.pos, "cannot recv to resource of kind: %s", to.kind)
+		return
+	}
+	st, ok := fs.Sends[from.field]
+	if !ok {
+		c.typeErrf(n.pos, "resource kind %s cannot send %q", from.kind, from.field)
+		return
+	}
+	rt, ok := ts.Params[to.field]
+	if !ok {
+		c.typeErrf(n.pos, "resource kind %s has no parameter %q", to.kind, to.field)
+		return
+	}
+	a, err1 := types.Parse(st)
+	b, err2 := types.Parse(rt)
+	if err1 == nil && err2 == nil && !types.Equal(a, b) {
+		c.typeErrf(n.pos, "cannot send %s (%s) to %s (%s)", from.field, a, to.field, strings.TrimSpace(b.String()))
+	}
+}

@@ -1,0 +1,308 @@
+// Package sem gives mcl its meaning: it resolves names (scope), types the
+// program (unification), and evaluates it into graph documents (the
+// reactive engine).
+//
+// Check walks the syntax tree once, building a typed IR. Names are
+// resolved through static scopes; top-level binds are checked lazily on
+// first use, which orders them topologically and reports cycles. A func
+// statement or a class is checked again at each use site (a fresh copy
+// with fresh type variables: polymorphism by copying), while a lambda is
+// checked once (monomorphic). Type equalities unify immediately
+// (union-find in pkg/lang/types); rules that need more information
+// (operators, indexing, polymorphic built-ins) are deferred constraints
+// retried until a fixed point, then forced to decide. The cost is linear
+// in the size of the expanded program.
+//
+// The IR is then evaluated by the Engine (engine.go), pass after pass, each
+// pass producing a graph document.
+package sem
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/parser"
+)
+
+// Options configure Check.
+type Options struct {
+	// Vars are the variables of the default scope (name -> str value).
+	Vars map[string]string
+	// Prefix is the state directory (module cache, value store).
+	Prefix string
+	// Hostname is what functions see as the host's name.
+	Hostname string
+	// Args are the program arguments (os.args).
+	Args []string
+	// Logf logs warnings and debug lines.
+	Logf func(format string, args ...any)
+	// Download allows fetching remote (git) modules.
+	Download bool
+}
+
+// A Program is a checked mcl program, ready to run.
+type Program struct {
+	main   *module
+	global *Scope
+	envs   map[*module]*funcs.Env
+	opts   Options
+	root   string
+}
+
+// DefaultVars are the variables of the default scope unless overridden.
+var DefaultVars = map[string]string{"purpleidea": "hello world!", "hostname": ""}
+
+// Check loads the program at path (a .mcl file, a module directory, or "-"
+// with src given) and checks it. Errors are *Error or *parser.SyntaxError.
+func Check(path string, src []byte, opts Options) (prog *Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*Error)
+			if !ok {
+				panic(r)
+			}
+			prog, err = nil, e
+		}
+	}()
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	global := newScope(nil, nil)
+	vars := map[string]string{}
+	for k, v := range DefaultVars {
+		vars[k] = v
+	}
+	for k, v := range opts.Vars {
+		vars[k] = v
+	}
+	for k, v := range vars {
+		global.add(&global.vars, &binding{kind: bkBind, name: k, expr: &ast.Str{Value: v}})
+	}
+	c := &checker{global: global}
+	c.loader = &loader{mods: map[string]*module{}, prefix: opts.Prefix, download: opts.Download}
+	main, err := c.loader.loadMain(c, path, src)
+	if err != nil {
+		return nil, err
+	}
+	c.checkUnused()
+	if c.typeErr == nil {
+		c.solve()
+	}
+	if c.typeErr == nil {
+		for _, f := range c.finals {
+			if err := f(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if c.typeErr != nil {
+		return nil, c.typeErr
+	}
+	p := &Program{main: main, global: global, envs: map[*module]*funcs.Env{}, opts: opts, root: main.dir}
+	return p, nil
+}
+
+func (p *Program) envOf(m *module) *funcs.Env {
+	if m == nil {
+		m = p.main
+	}
+	if e, ok := p.envs[m]; ok {
+		return e
+	}
+	e := &funcs.Env{
+		ModuleDir: m.dir, DeployRoot: p.root, Prefix: p.opts.Prefix, Hostname: p.opts.Hostname,
+		Getenv: os.LookupEnv, Args: p.opts.Args, Logf: p.opts.Logf,
+	}
+	p.envs[m] = e
+	return e
+}
+
+// runtimeErr turns an evaluation error into a positioned *Error.
+func (p *Program) runtimeErr(err error) error {
+	if re, ok := err.(*runtimeError); ok {
+		return errAt(re.pos, StageRuntime, "%v", re.err)
+	}
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	return errAt(ast.Pos{}, StageRuntime, "%v", err)
+}
+
+// checkUnused checks the func statements and classes no one uses, for
+// their scope errors only (they have no types without a use site).
+func (c *checker) checkUnused() {
+	for _, m := range c.loader.order {
+		c.checkUnusedIn(m.scope)
+	}
+}
+
+func (c *checker) checkUnusedIn(s *Scope) {
+	saveErr, nfinals, ncons := c.typeErr, len(c.finals), len(c.cons)
+	defer func() {
+		c.typeErr, c.finals, c.cons = saveErr, c.finals[:nfinals], c.cons[:ncons]
+	}()
+	for _, b := range s.classes {
+		if b.used {
+			continue
+		}
+		b.used = true
+		c.dryInclude(b)
+	}
+	for _, b := range s.funcs {
+		if b.used {
+			continue
+		}
+		b.used = true
+		c.checkLambda(b.fn.Func, b.scope)
+	}
+}
+
+// dryInclude instantiates class b with unknown arguments.
+func (c *checker) dryInclude(b *binding) {
+	cl := b.class
+	is := newScope(b.scope, b.scope.mod)
+	for _, p := range cl.Params {
+		if _, dup := is.vars[p.Name]; dup {
+			c.scopeErr(p.Pos, "duplicate parameter $%s", p.Name)
+		}
+		is.add(&is.vars, &binding{kind: bkParam, name: p.Name, pos: p.Pos, typ: freshOr(p)})
+	}
+	b.busy = true
+	c.checkProg(cl.Body, is)
+	b.busy = false
+	c.checkUnusedIn(is)
+}
+
+// A module is one loaded file: the main program or an import.
+type module struct {
+	path  string // file path
+	dir   string // module directory (deploy functions resolve against it)
+	scope *Scope
+	prog  *progIR
+	busy  bool
+}
+
+type loader struct {
+	mods     map[string]*module
+	order    []*module
+	prefix   string
+	download bool
+}
+
+func (l *loader) loadMain(c *checker, path string, src []byte) (*module, error) {
+	dir := "."
+	file := path
+	if path == "-" {
+		file = "main.mcl"
+		if wd, err := os.Getwd(); err == nil {
+			dir = wd
+		}
+	} else {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, errAt(ast.Pos{}, StageScope, "%v", err)
+		}
+		if st.IsDir() {
+			dir = path
+			file, err = moduleMain(path)
+			if err != nil {
+				return nil, errAt(ast.Pos{File: path}, StageScope, "%v", err)
+			}
+		} else {
+			dir = filepath.Dir(path)
+		}
+		if src, err = os.ReadFile(file); err != nil {
+			return nil, errAt(ast.Pos{}, StageScope, "%v", err)
+		}
+	}
+	abs, _ := filepath.Abs(dir)
+	return l.parseAndCheck(c, file, abs, src)
+}
+
+func (l *loader) parseAndCheck(c *checker, file, dir string, src []byte) (*module, error) {
+	prog, err := parser.Parse(displayName(file), string(src))
+	if err != nil {
+		return nil, err
+	}
+	m := &module{path: file, dir: dir, busy: true}
+	l.mods[file] = m
+	l.order = append(l.order, m)
+	m.scope = newScope(c.global, m)
+	m.scope.static = true
+	m.prog = c.checkProg(prog, m.scope)
+	m.busy = false
+	return m, nil
+}
+
+// displayName shortens paths below the working directory.
+func displayName(file string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, file); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return file
+}
+
+// moduleMain returns the entry file of a module directory: metadata.yaml's
+// main (default main.mcl), under its path if set.
+func moduleMain(dir string) (string, error) {
+	md := readMetadata(dir)
+	main := filepath.Join(dir, md.Path, md.Main)
+	if _, err := os.Stat(main); err != nil {
+		return "", fmt.Errorf("module %s has no %s", dir, md.Main)
+	}
+	return main, nil
+}
+
+// load loads an import of a local file or directory module, relative to
+// the importing module.
+func (l *loader) load(c *checker, from *module, path string, pos ast.Pos) (*module, error) {
+	var fromDir, fromFileDir string
+	if from != nil {
+		fromDir = from.dir
+		fromFileDir = filepath.Dir(from.path)
+	}
+	var file, dir string
+	switch {
+	case strings.Contains(path, "://"):
+		d, err := l.remote(path)
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+		f, err := moduleMain(d)
+		if err != nil {
+			return nil, err
+		}
+		file = f
+	case strings.HasSuffix(path, "/"):
+		dir = filepath.Join(fromFileDir, path)
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		f, err := moduleMain(dir)
+		if err != nil {
+			return nil, err
+		}
+		file = f
+	default:
+		file = filepath.Join(fromFileDir, path)
+		dir = fromDir
+	}
+	if m, ok := l.mods[file]; ok {
+		if m.busy {
+			return nil, errAt(pos, StageScope, "import cycle: %s imports itself", path)
+		}
+		return m, nil
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return l.parseAndCheck(c, file, dir, src)
+}

@@ -1,0 +1,303 @@
+package sem
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+)
+
+// metaTypes are the lang types of the metaparameters.
+var metaTypes = map[string]*types.Type{
+	"noop": types.Bool, "retry": types.Int, "retryreset": types.Bool, "delay": types.Int,
+	"timeout": types.Int, "poll": types.Int, "limit": types.Float, "burst": types.Int,
+	"reset": types.Bool, "sema": types.NewList(types.Str), "rewatch": types.Bool,
+	"realize": types.Bool, "dollar": types.Bool, "hidden": types.Bool,
+	"export": types.NewList(types.Str), "reverse": types.Bool, "autoedge": types.Bool,
+	"autogroup": types.Bool,
+}
+
+// MetaStructType is the type of `Meta => struct{...}`.
+var MetaStructType = types.MustParse("struct{noop bool; retry int; retryreset bool; delay int; timeout int; poll int; limit float; burst int; reset bool; sema []str; rewatch bool; realize bool; dollar bool; hidden bool; export []str; reverse bool; autoedge bool; autogroup bool}")
+
+// testSchema describes the `test` kind when no resource package registered
+// it, so that programs using it type-check on their own.
+var testSchema = &graph.KindSchema{
+	Kind: "test",
+	Params: map[string]string{
+		"bool": "bool", "str": "str", "int": "int", "int8": "int", "int16": "int", "int32": "int", "int64": "int",
+		"uint": "int", "uint8": "int", "uint16": "int", "uint32": "int", "uint64": "int",
+		"byte": "int", "rune": "int", "float32": "float", "float64": "float",
+		"boolptr": "bool", "stringptr": "str", "int64ptr": "int", "int8ptr": "int", "uint8ptr": "int",
+		"slicestring": "[]str", "mapintfloat": "map{int: float}",
+		"mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float; somepr str}",
+		"anotherstr": "str", "onlyshow": "[]str", "comparefail": "bool", "sendvalue": "str",
+		"validatebool": "bool", "validateerror": "str", "alwaysgroup": "bool", "expectbadcheckapply": "bool",
+	},
+	Sends: map[string]string{"hello": "str", "answer": "int"},
+	Recv:  true,
+}
+
+func lookupKind(kind string) (*graph.KindSchema, bool) {
+	if s, ok := graph.LookupKind(kind); ok {
+		return s, true
+	}
+	if kind == "test" {
+		return testSchema, true
+	}
+	return nil, false
+}
+
+func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
+	switch st := st.(type) {
+	case *ast.Bind:
+		c.checkBind(s.vars[st.Name], st.Pos)
+		return nil
+	case *ast.FuncStmt, *ast.Class:
+		return nil
+	case *ast.Import:
+		if a := s.aliasFor(st); a != nil && a.mod != nil {
+			return &importIR{mod: a.mod}
+		}
+		return nil
+	case *ast.Res:
+		return c.checkRes(st, s)
+	case *ast.Edge:
+		n := &edgeIR{pos: st.Pos}
+		for _, h := range st.Halves {
+			hn := &edgeHalfIR{kind: h.Kind, name: c.checkExpr(h.Name, s), field: h.Field, pos: h.Pos}
+			c.strOrList(h.Pos, hn.name.typ(), "an edge's resource name")
+			n.halves = append(n.halves, hn)
+		}
+		c.checkSendRecvTypes(n)
+		return n
+	case *ast.If:
+		n := &ifStmtIR{cond: c.checkExpr(st.Cond, s)}
+		c.unify(st.Cond.Position(), n.cond.typ(), types.Bool, "if condition")
+		n.then = c.checkProg(st.Then, newScope(s, s.mod))
+		if st.Else != nil {
+			n.els = c.checkProg(st.Else, newScope(s, s.mod))
+		}
+		return n
+	case *ast.For:
+		n := &forIR{list: c.checkExpr(st.List, s), pos: st.Pos}
+		elem := types.NewVar()
+		c.unify(st.List.Position(), n.list.typ(), types.NewList(elem), "for loop over a list")
+		bs := newScope(s, s.mod)
+		c.addParams(bs, st.Pos, []string{st.Index, st.Value}, []*types.Type{types.Int, elem})
+		n.body = c.checkProg(st.Body, bs)
+		return n
+	case *ast.ForKV:
+		n := &forIR{list: c.checkExpr(st.Map, s), kv: true, pos: st.Pos}
+		k, v := types.NewVar(), types.NewVar()
+		c.unify(st.Map.Position(), n.list.typ(), types.NewMap(k, v), "forkv loop over a map")
+		bs := newScope(s, s.mod)
+		c.addParams(bs, st.Pos, []string{st.Key, st.Val}, []*types.Type{k, v})
+		n.body = c.checkProg(st.Body, bs)
+		return n
+	case *ast.Include:
+		if st.Alias != "" {
+			a := s.aliases[st.Alias]
+			c.prepareAlias(a)
+			return &includeWalkIR{alias: a}
+		}
+		return &includeWalkIR{inc: c.instantiate(st, s)}
+	case *ast.Panic:
+		n := &panicIR{args: c.checkExprs(st.Args, s), pos: st.Pos}
+		t := n.args[0].typ()
+		if len(n.args) == 2 {
+			c.unify(st.Pos, t, types.Bool, "panic condition")
+			c.unify(st.Pos, n.args[1].typ(), types.Str, "panic message")
+			return n
+		}
+		c.constrain(st.Pos, func(final bool) error {
+			switch kindOf(t) {
+			case types.KindBool, types.KindStr:
+				return nil
+			case types.KindVar:
+				if !final {
+					return funcs.ErrDefer
+				}
+			}
+			return fmt.Errorf("panic takes a bool or a str, got %s", t.Resolve())
+		})
+		return n
+	}
+	panic(fmt.Sprintf("sem: unknown statement %T", st))
+}
+
+func (c *checker) addParams(s *Scope, pos ast.Pos, names []string, ts []*types.Type) {
+	for i, name := range names {
+		if _, dup := s.vars[name]; dup {
+			c.scopeErr(pos, "duplicate loop variable $%s", name)
+		}
+		s.add(&s.vars, &binding{kind: bkParam, name: name, pos: pos, typ: ts[i]})
+	}
+}
+
+func (s *Scope) aliasFor(st *ast.Import) *binding {
+	for _, b := range s.aliases {
+		if b.pos == st.Pos {
+			return b
+		}
+	}
+	for _, b := range s.stars {
+		if b.pos == st.Pos {
+			return b
+		}
+	}
+	return nil
+}
+
+func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
+	n := &resIR{kind: st.Kind, name: c.checkExpr(st.Name, s), pos: st.Pos, collect: st.Collect}
+	c.strOrList(st.Name.Position(), n.name.typ(), "a resource name")
+	schema, known := lookupKind(st.Kind)
+	for _, f := range st.Fields {
+		fn := &resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
+		if f.Cond != nil {
+			fn.cond = c.checkExpr(f.Cond, s)
+			c.unify(f.Cond.Position(), fn.cond.typ(), types.Bool, "condition of ?:")
+		}
+		if known {
+			ts, ok := schema.Params[f.Key]
+			if !ok {
+				var names []string
+				for k := range schema.Params {
+					names = append(names, k)
+				}
+				c.typeErrf(f.Pos, "resource kind %s has no parameter %q%s", st.Kind, f.Key, suggest(f.Key, names))
+			} else if t, err := types.Parse(ts); err == nil {
+				c.unify(f.Pos, fn.val.typ(), t, fmt.Sprintf("parameter %s of %s", f.Key, st.Kind))
+			}
+		}
+		c.needConcrete(f.Pos, "parameter", fn.val.typ(), &fn.rt)
+		n.fields = append(n.fields, fn)
+	}
+	for _, m := range st.Metas {
+		mn := &resMetaIR{prop: m.Prop, val: c.checkExpr(m.Value, s), pos: m.Pos}
+		if m.Cond != nil {
+			mn.cond = c.checkExpr(m.Cond, s)
+			c.unify(m.Cond.Position(), mn.cond.typ(), types.Bool, "condition of ?:")
+		}
+		want := MetaStructType
+		if m.Prop != "" {
+			t, ok := metaTypes[m.Prop]
+			if !ok {
+				var names []string
+				for k := range metaTypes {
+					names = append(names, k)
+				}
+				c.typeErrf(m.Pos, "unknown metaparameter %q%s", m.Prop, suggest(m.Prop, names))
+				continue
+			}
+			want = t
+		}
+		c.unify(m.Pos, mn.val.typ(), want, "Meta:"+m.Prop)
+		n.metas = append(n.metas, mn)
+	}
+	for _, e := range st.Edges {
+		en := &resEdgeIR{prop: e.Prop, kind: e.Kind, name: c.checkExpr(e.Name, s), pos: e.Pos}
+		if e.Cond != nil {
+			en.cond = c.checkExpr(e.Cond, s)
+			c.unify(e.Cond.Position(), en.cond.typ(), types.Bool, "condition of ?:")
+		}
+		c.strOrList(e.Pos, en.name.typ(), "an edge's resource name")
+		n.edges = append(n.edges, en)
+	}
+	return n
+}
+
+// instantiate checks a fresh copy of the class named by an include
+// statement, with its arguments, and returns the instance.
+func (c *checker) instantiate(st *ast.Include, s *Scope) *includeIR {
+	r, _, _ := c.resolve(s, bkClass, st.Name, st.Pos)
+	if r.target == nil {
+		c.scopeErr(st.Pos, "class %s does not exist%s", st.Name, suggest(st.Name, s.names(bkClass)))
+	}
+	b := r.target
+	b.used = true
+	if b.busy {
+		c.scopeErr(st.Pos, "recursive include of class %s while setting scope: not a dag", b.name)
+	}
+	cl := b.class
+	inst := &includeIR{r: r, pos: st.Pos, args: c.checkExprs(st.Args, s), name: st.Name, id: c.id()}
+	if len(st.Args) != len(cl.Params) {
+		c.scopeErr(st.Pos, "class %s takes %d arguments, got %d", st.Name, len(cl.Params), len(st.Args))
+	}
+	is := newScope(b.scope, b.scope.mod)
+	for i, p := range cl.Params {
+		t := p.Type
+		if t == nil {
+			t = types.NewVar()
+		}
+		if _, dup := is.vars[p.Name]; dup {
+			c.scopeErr(p.Pos, "duplicate parameter $%s", p.Name)
+		}
+		is.add(&is.vars, &binding{kind: bkParam, name: p.Name, pos: p.Pos, typ: t})
+		c.unify(st.Args[i].Position(), inst.args[i].typ(), t, fmt.Sprintf("argument $%s of class %s", p.Name, st.Name))
+	}
+	inst.scope = is
+	b.busy = true
+	inst.body = c.checkProg(cl.Body, is)
+	b.busy = false
+	return inst
+}
+
+// declareImport adds the alias of an import statement to s, loading local
+// modules.
+func (c *checker) declareImport(st *ast.Import, s *Scope) {
+	path := st.Path
+	a := &binding{kind: bkAlias, pos: st.Pos}
+	isLocal := strings.HasSuffix(path, ".mcl") || strings.HasSuffix(path, "/")
+	if !isLocal {
+		if !funcs.IsModule(path) {
+			c.scopeErr(st.Pos, "import %q: no such core module%s", path, suggest(path, funcs.Modules()))
+		}
+		a.module = path
+	} else {
+		m, err := c.loader.load(c, s.mod, path, st.Pos)
+		if err != nil {
+			if e, ok := err.(*Error); ok {
+				panic(e)
+			}
+			c.scopeErr(st.Pos, "import %q: %v", path, err)
+		}
+		a.mod = m
+		a.target = m.scope
+	}
+	alias := st.Alias
+	if alias == "" {
+		alias = defaultAlias(path)
+	}
+	a.name = alias
+	if alias == "*" {
+		if a.module != "" {
+			c.scopeErr(st.Pos, "import %q as *: only local modules can be imported into the scope", path)
+		}
+		a.scope = s
+		a.slot = s.nslots
+		s.nslots++
+		s.stars = append(s.stars, a)
+		return
+	}
+	if old, dup := s.aliases[alias]; dup {
+		c.scopeErr(st.Pos, "duplicate import name %s (first defined at %s)", alias, old.pos)
+	}
+	s.add(&s.aliases, a)
+}
+
+// defaultAlias is the last path segment, without .mcl, lower case, with
+// "-" turned into "_" and a "mgmt-" prefix dropped.
+func defaultAlias(path string) string {
+	p := strings.TrimSuffix(strings.TrimSuffix(path, "/"), ".mcl")
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		p = p[i+1:]
+	}
+	p = strings.ToLower(p)
+	p = strings.TrimPrefix(p, "mgmt-")
+	return strings.ReplaceAll(p, "-", "_")
+}

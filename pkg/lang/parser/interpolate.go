@@ -49,7 +49,9 @@ func unescape(raw string) (string, error) {
 }
 
 func isInterpStart(c byte) bool { return c >= 'a' && c <= 'z' }
-func isInterpChar(c byte) bool  { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' }
+func isInterpChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.'
+}
 
 // interpolate turns a string token into an *ast.Str, or an *ast.Interp when
 // it holds ${name} parts. Escapes are decoded piecewise so that `\$` stays

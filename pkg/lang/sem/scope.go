@@ -39,9 +39,9 @@ type binding struct {
 	used bool
 
 	// bkAlias
-	module  string   // core module name ("" if not a core module)
-	target  *Scope   // namespace scope (local module or class instance)
-	mod     *module  // local module
+	module  string     // core module name ("" if not a core module)
+	target  *Scope     // namespace scope (local module or class instance)
+	mod     *module    // local module
 	include *includeIR // include-as: the instance
 	incAST  *ast.Include
 	incEnv  *Scope // scope where the include statement is

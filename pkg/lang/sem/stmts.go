@@ -34,7 +34,7 @@ var testSchema = &graph.KindSchema{
 		"boolptr": "bool", "stringptr": "str", "int64ptr": "int", "int8ptr": "int", "uint8ptr": "int",
 		"slicestring": "[]str", "mapintfloat": "map{int: float}",
 		"mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float; somepr str}",
-		"anotherstr": "str", "onlyshow": "[]str", "comparefail": "bool", "sendvalue": "str",
+		"anotherstr":  "str", "onlyshow": "[]str", "comparefail": "bool", "sendvalue": "str",
 		"validatebool": "bool", "validateerror": "str", "alwaysgroup": "bool", "expectbadcheckapply": "bool",
 	},
 	Sends: map[string]string{"hello": "str", "answer": "int"},

@@ -89,10 +89,18 @@ func (c *Client) SchedulerWithdraw(ctx context.Context, ns string) error {
 	return c.storeSchedule(ctx, ns)
 }
 
-// SchedulerVolunteering reports whether this host volunteers for ns.
-func (c *Client) SchedulerVolunteering(ctx context.Context, ns string) (bool, error) {
-	_, ok, err := c.Get(ctx, c.schedHostKey(c.hostname, ns))
-	return ok, err
+// SchedulerVolunteering reports whether this host volunteers for ns, and
+// with which options.
+func (c *Client) SchedulerVolunteering(ctx context.Context, ns string) (SchedOpts, bool, error) {
+	var opts SchedOpts
+	if err := checkKey(ns); err != nil {
+		return opts, false, err
+	}
+	v, ok, err := c.Get(ctx, c.schedHostKey(c.hostname, ns))
+	if ok {
+		json.Unmarshal([]byte(v), &opts)
+	}
+	return opts, ok, err
 }
 
 // storeSchedule records the current schedule of ns for inspection.

@@ -267,8 +267,8 @@ func TestScheduler(t *testing.T) {
 	if got, _ = b.Schedule(ctx, "web"); !reflect.DeepEqual(got, []string{"b"}) {
 		t.Fatalf("after a withdrew: %v", got)
 	}
-	if ok, _ := b.SchedulerVolunteering(ctx, "web"); !ok {
-		t.Fatal("b not volunteering")
+	if o, ok, _ := b.SchedulerVolunteering(ctx, "web"); !ok || o != opts {
+		t.Fatalf("b volunteering: %v with %+v", ok, o)
 	}
 	if err := b.SchedulerAdd(ctx, "web", SchedOpts{Strategy: "nope"}); err == nil {
 		t.Fatal("unknown strategy accepted")

@@ -59,10 +59,17 @@ func (c *checker) declare(stmts []ast.Stmt, s *Scope) {
 			}
 			s.add(&s.funcs, &binding{kind: bkFunc, name: st.Name, pos: st.Pos, fn: st})
 		case *ast.Class:
+			if i := strings.LastIndex(st.Name, ":"); i >= 0 {
+				if s.nested == nil {
+					s.nested = map[string][]*ast.Class{}
+				}
+				s.nested[st.Name[:i]] = append(s.nested[st.Name[:i]], st)
+				continue
+			}
 			if old, dup := s.classes[st.Name]; dup {
 				c.scopeErr(st.Pos, "duplicate class %s (first defined at %s)", st.Name, old.pos)
 			}
-			s.add(&s.classes, &binding{kind: bkClass, name: st.Name, pos: st.Pos, class: st})
+			s.add(&s.classes, &binding{kind: bkClass, name: st.Name, pos: st.Pos, class: st, full: st.Name, nestedIn: s})
 		case *ast.Import:
 			c.declareImport(st, s)
 		case *ast.Include:
@@ -74,6 +81,21 @@ func (c *checker) declare(stmts []ast.Stmt, s *Scope) {
 			}
 			s.add(&s.aliases, &binding{kind: bkAlias, name: st.Alias, pos: st.Pos, incAST: st, incEnv: s})
 		}
+	}
+}
+
+// declareNested declares in an instance of class b the classes written
+// `class b:name` next to b's definition.
+func (c *checker) declareNested(b *binding, s *Scope) {
+	if b.nestedIn == nil {
+		return
+	}
+	for _, cl := range b.nestedIn.nested[b.full] {
+		short := cl.Name[strings.LastIndex(cl.Name, ":")+1:]
+		if old, dup := s.classes[short]; dup {
+			c.scopeErr(cl.Pos, "duplicate class %s (first defined at %s)", cl.Name, old.pos)
+		}
+		s.add(&s.classes, &binding{kind: bkClass, name: short, pos: cl.Pos, class: cl, full: cl.Name, nestedIn: b.nestedIn})
 	}
 }
 
@@ -222,12 +244,33 @@ func (c *checker) checkExpr(e ast.Expr, s *Scope) node {
 			c.unify(e.Vals[i].Position(), n.vals[i].typ(), n.t.Val, "map value")
 		}
 		c.needConcrete(e.Pos, "map", n.t, &n.rt)
+		for i := range n.keys {
+			ki, ok := n.keys[i].(*constIR)
+			for j := 0; ok && j < i; j++ {
+				if kj, ok := n.keys[j].(*constIR); ok && values.Equal(ki.v, kj.v) {
+					n.dup = ki.v
+				}
+			}
+		}
+		c.finals = append(c.finals, func() error {
+			switch kindOf(n.t.Key) {
+			case types.KindList, types.KindMap, types.KindFunc:
+				return errAt(e.Pos, StageRuntime, "map key type %s is not hashable", n.t.Key.Resolve())
+			}
+			return nil
+		})
 		return n
 	case *ast.Struct:
 		n := &structIR{vals: c.checkExprs(e.Values, s), names: e.Names, pos: e.Pos}
-		fs := make([]types.Field, len(e.Names))
+		var fs []types.Field
+		seen := map[string]bool{}
 		for i, name := range e.Names {
-			fs[i] = types.Field{Name: name, Type: n.vals[i].typ()}
+			if seen[name] {
+				n.dup = name
+				continue
+			}
+			seen[name] = true
+			fs = append(fs, types.Field{Name: name, Type: n.vals[i].typ()})
 		}
 		n.t = types.NewStruct(fs...)
 		c.needConcrete(e.Pos, "struct", n.t, &n.rt)

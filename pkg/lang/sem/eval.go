@@ -123,11 +123,12 @@ func (p *pass) instance(inc *includeIR, site *rscope) (*rscope, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := newRScope(inc.scope, def, site.key+"/i"+strconv.Itoa(inc.id))
+	key := site.key + "/i" + strconv.Itoa(inc.id)
+	ps := newRScope(inc.pscope, def, key)
 	for i, a := range inc.args {
-		rs.cells[i] = cell{thunk: a, env: site}
+		ps.cells[i] = cell{thunk: a, env: site}
 	}
-	return rs, nil
+	return newRScope(inc.scope, ps, key), nil
 }
 
 // value returns the value of the variable binding b in its activation rs.
@@ -183,6 +184,9 @@ func (n *listIR) eval(p *pass, rs *rscope) (values.Value, error) {
 }
 
 func (n *mapIR) eval(p *pass, rs *rscope) (values.Value, error) {
+	if n.dup != nil {
+		return nil, at(n.pos, fmt.Errorf("duplicate map key: %s", n.dup))
+	}
 	m := values.NewMap(n.rt)
 	for i := range n.keys {
 		k, err := n.keys[i].eval(p, rs)
@@ -193,22 +197,17 @@ func (n *mapIR) eval(p *pass, rs *rscope) (values.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := m.Lookup(k); dup {
-			return nil, at(n.pos, fmt.Errorf("duplicate map key: %s", k))
-		}
 		m.Set(k, v)
 	}
 	return m, nil
 }
 
 func (n *structIR) eval(p *pass, rs *rscope) (values.Value, error) {
+	if n.dup != "" {
+		return nil, at(n.pos, fmt.Errorf("duplicate struct field name of: `%s`", n.dup))
+	}
 	s := &values.Struct{T: n.rt, V: make([]values.Value, len(n.vals))}
-	seen := map[string]bool{}
 	for i, e := range n.vals {
-		if seen[n.names[i]] {
-			return nil, at(n.pos, fmt.Errorf("duplicate struct field name of: `%s`", n.names[i]))
-		}
-		seen[n.names[i]] = true
 		v, err := e.eval(p, rs)
 		if err != nil {
 			return nil, err

@@ -38,6 +38,7 @@ type listIR struct {
 type mapIR struct {
 	t, rt      *types.Type
 	keys, vals []node
+	dup        values.Value // a key written twice as a constant
 	pos        ast.Pos
 }
 
@@ -45,6 +46,7 @@ type structIR struct {
 	t, rt *types.Type
 	names []string
 	vals  []node
+	dup   string // a field written twice
 	pos   ast.Pos
 }
 
@@ -184,7 +186,8 @@ type ifStmtIR struct {
 }
 
 type forIR struct {
-	list node
+	pscope *Scope
+	list   node
 	kv   bool
 	body *progIR
 	pos  ast.Pos
@@ -193,9 +196,10 @@ type forIR struct {
 // includeIR is one class instance: the class body checked for this
 // include site with its arguments.
 type includeIR struct {
-	r     ref
-	args  []node
-	scope *Scope
+	r      ref
+	args   []node
+	pscope *Scope // parameters
+	scope  *Scope // body
 	body  *progIR
 	pos   ast.Pos
 	name  string

@@ -318,10 +318,11 @@ func (n *forIR) walk(p *pass, rs *rscope) error {
 		return err
 	}
 	iter := func(i int, a, b values.Value) error {
-		body := newRScope(n.body.scope, rs, fmt.Sprintf("%s/f%d.%d", rs.key, n.pos.Line, i))
-		body.cells[0] = cell{state: 2, v: a}
-		body.cells[1] = cell{state: 2, v: b}
-		return n.body.walk(p, body)
+		key := fmt.Sprintf("%s/f%d.%d", rs.key, n.pos.Line, i)
+		ps := newRScope(n.pscope, rs, key)
+		ps.cells[0] = cell{state: 2, v: a}
+		ps.cells[1] = cell{state: 2, v: b}
+		return n.body.walk(p, newRScope(n.body.scope, ps, key))
 	}
 	if n.kv {
 		m := v.(*values.Map)
@@ -400,7 +401,15 @@ func (o *output) document() (*graph.Document, error) {
 		return a.Name < b.Name
 	})
 	seen := map[string]bool{}
+	recvs := map[string]bool{}
 	for _, e := range o.edges {
+		if e.e.Recv != "" {
+			k := e.e.To.String() + "." + e.e.Recv
+			if recvs[k] && !seen[fmt.Sprintf("%v|%v|%s|%s|%v", e.e.From, e.e.To, e.e.Send, e.e.Recv, e.e.Notify)] {
+				return nil, at(e.pos, fmt.Errorf("resource: `%s` has duplicate receive on: `%s` param", e.e.To, e.e.Recv))
+			}
+			recvs[k] = true
+		}
 		for _, end := range []graph.Ref{e.e.From, e.e.To} {
 			if _, ok := o.res[end]; !ok {
 				return nil, at(e.pos, fmt.Errorf("edge cannot find resource kind: %s named: `%s`", end.Kind, end.Name))

@@ -171,10 +171,12 @@ func (c *checker) dryInclude(b *binding) {
 		}
 		is.add(&is.vars, &binding{kind: bkParam, name: p.Name, pos: p.Pos, typ: freshOr(p)})
 	}
+	body := newScope(is, is.mod)
+	c.declareNested(b, body)
 	b.busy = true
-	c.checkProg(cl.Body, is)
+	c.checkProg(cl.Body, body)
 	b.busy = false
-	c.checkUnusedIn(is)
+	c.checkUnusedIn(body)
 }
 
 // A module is one loaded file: the main program or an import.

@@ -37,6 +37,9 @@ type binding struct {
 	// bkFunc, bkClass: set while an instance is being checked
 	busy bool
 	used bool
+	// bkClass: full name (a:b) and the scope holding `class full:x` defs
+	full     string
+	nestedIn *Scope
 
 	// bkAlias
 	module  string     // core module name ("" if not a core module)
@@ -60,6 +63,7 @@ type Scope struct {
 	nslots  int
 	mod     *module // module (file) the scope belongs to
 	static  bool    // activated once per evaluation (module top level)
+	nested  map[string][]*ast.Class // class a:b definitions, by parent name
 }
 
 func newScope(parent *Scope, mod *module) *Scope {
@@ -93,7 +97,8 @@ func (s *Scope) lookupLocal(kind bindKind, name string) (*binding, []*binding) {
 	if b, ok := s.ns(kind)[name]; ok {
 		return b, nil
 	}
-	for _, st := range s.stars {
+	for i := len(s.stars) - 1; i >= 0; i-- { // a later star import wins
+		st := s.stars[i]
 		if st.target == nil {
 			continue
 		}

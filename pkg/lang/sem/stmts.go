@@ -83,20 +83,24 @@ func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 		}
 		return n
 	case *ast.For:
+		noImports(st.Body, st.Pos, "StmtFor")
 		n := &forIR{list: c.checkExpr(st.List, s), pos: st.Pos}
 		elem := types.NewVar()
 		c.unify(st.List.Position(), n.list.typ(), types.NewList(elem), "for loop over a list")
 		bs := newScope(s, s.mod)
 		c.addParams(bs, st.Pos, []string{st.Index, st.Value}, []*types.Type{types.Int, elem})
-		n.body = c.checkProg(st.Body, bs)
+		n.pscope = bs
+		n.body = c.checkProg(st.Body, newScope(bs, s.mod))
 		return n
 	case *ast.ForKV:
+		noImports(st.Body, st.Pos, "StmtForKV")
 		n := &forIR{list: c.checkExpr(st.Map, s), kv: true, pos: st.Pos}
 		k, v := types.NewVar(), types.NewVar()
 		c.unify(st.Map.Position(), n.list.typ(), types.NewMap(k, v), "forkv loop over a map")
 		bs := newScope(s, s.mod)
 		c.addParams(bs, st.Pos, []string{st.Key, st.Val}, []*types.Type{k, v})
-		n.body = c.checkProg(st.Body, bs)
+		n.pscope = bs
+		n.body = c.checkProg(st.Body, newScope(bs, s.mod))
 		return n
 	case *ast.Include:
 		if st.Alias != "" {
@@ -127,6 +131,16 @@ func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 		return n
 	}
 	panic(fmt.Sprintf("sem: unknown statement %T", st))
+}
+
+// noImports rejects imports inside loop bodies: a module is loaded once,
+// not once per iteration.
+func noImports(body *ast.Prog, pos ast.Pos, what string) {
+	for _, st := range body.Stmts {
+		if _, ok := st.(*ast.Import); ok {
+			panic(errAt(pos, StageRuntime, "a StmtImport can't be contained inside a %s", what))
+		}
+	}
 }
 
 func (c *checker) addParams(s *Scope, pos ast.Pos, names []string, ts []*types.Type) {
@@ -240,9 +254,11 @@ func (c *checker) instantiate(st *ast.Include, s *Scope) *includeIR {
 		is.add(&is.vars, &binding{kind: bkParam, name: p.Name, pos: p.Pos, typ: t})
 		c.unify(st.Args[i].Position(), inst.args[i].typ(), t, fmt.Sprintf("argument $%s of class %s", p.Name, st.Name))
 	}
-	inst.scope = is
+	inst.pscope = is
+	inst.scope = newScope(is, is.mod)
+	c.declareNested(b, inst.scope)
 	b.busy = true
-	inst.body = c.checkProg(cl.Body, is)
+	inst.body = c.checkProg(cl.Body, inst.scope)
 	b.busy = false
 	return inst
 }

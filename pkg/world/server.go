@@ -30,6 +30,10 @@ type ServerConfig struct {
 	Insecure   bool      // allow plain http on non-loopback addresses
 	Log        io.Writer // etcd's own log; nil discards it
 	Debug      bool      // log etcd at info level instead of fatal errors only
+	// ForceNewCluster restarts a member from its data as the only member
+	// of its cluster, whatever the URLs it had: for private worlds, whose
+	// ports change from run to run.
+	ForceNewCluster bool
 }
 
 // Validate reports missing fields and URLs that do not fit the security
@@ -121,6 +125,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	switch {
 	case HasData(cfg.DataDir):
 		ec.ClusterState = embed.ClusterStateFlagExisting
+		ec.ForceNewCluster = cfg.ForceNewCluster
 	case len(cfg.Seeds) > 0:
 		ec.ClusterState = embed.ClusterStateFlagExisting
 		if ec.InitialCluster, added, err = cfg.join(ctx); err != nil {

@@ -1,0 +1,398 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// OpenConfig says how a tool reaches the world.
+type OpenConfig struct {
+	// Seeds are client URLs of a cluster. Without seeds, the world is a
+	// private single-member etcd whose data lives under Prefix.
+	Seeds     []string
+	Namespace string
+	Hostname  string
+	TLS       *TLSFiles
+	Insecure  bool
+	// Prefix is the tool's state directory: the private member keeps its
+	// data in Prefix/server, and Prefix/server.url tells the other tools
+	// using the same prefix where to reach it.
+	Prefix string
+	// Log receives the private member's own log; nil discards it.
+	Log io.Writer
+}
+
+// A Lazy is the world of a tool that may or may not need one: nothing is
+// started or dialled until a resource or function first uses it. It
+// implements World. Close releases what was started.
+type Lazy struct {
+	cfg OpenConfig
+
+	mu     sync.Mutex
+	client *Client
+	server *Server
+	lock   *os.File
+	err    error
+}
+
+// Open checks cfg and returns the world, unconnected.
+func Open(cfg OpenConfig) (*Lazy, error) {
+	if cfg.Hostname == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Hostname = h
+	}
+	if err := checkHost(cfg.Hostname); err != nil {
+		return nil, err
+	}
+	if cfg.TLS != nil {
+		if err := cfg.TLS.Check(); err != nil {
+			return nil, err
+		}
+	}
+	if err := CheckURLs(cfg.Seeds, cfg.TLS != nil, cfg.Insecure); err != nil {
+		return nil, err
+	}
+	if len(cfg.Seeds) == 0 && cfg.Prefix == "" {
+		return nil, fmt.Errorf("no seeds and no prefix for a private world")
+	}
+	return &Lazy{cfg: cfg}, nil
+}
+
+// Hostname returns this host's name in the world.
+func (l *Lazy) Hostname() string { return l.cfg.Hostname }
+
+// Started reports whether the world was used (and so connected).
+func (l *Lazy) Started() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.client != nil
+}
+
+// Client connects on first use and returns the client. A failure is
+// remembered: later calls return the same error.
+func (l *Lazy) Client(ctx context.Context) (*Client, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.client != nil || l.err != nil {
+		return l.client, l.err
+	}
+	if len(l.cfg.Seeds) > 0 {
+		l.client, l.err = Connect(ctx, l.clientConfig(l.cfg.Seeds))
+	} else {
+		l.client, l.err = l.private(ctx)
+	}
+	if l.err != nil {
+		l.err = fmt.Errorf("world: %v", l.err)
+	}
+	return l.client, l.err
+}
+
+func (l *Lazy) clientConfig(endpoints []string) Config {
+	return Config{Endpoints: endpoints, Namespace: l.cfg.Namespace, Hostname: l.cfg.Hostname, TLS: l.cfg.TLS}
+}
+
+// private starts the private member under the prefix, or connects to the
+// one another tool with the same prefix runs (it holds the lock file).
+func (l *Lazy) private(ctx context.Context) (*Client, error) {
+	if err := os.MkdirAll(l.cfg.Prefix, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(l.cfg.Prefix, "server")
+	lock, err := os.OpenFile(base+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return l.joinPrivate(ctx, base+".url")
+	}
+	cu, pu, err := freeLoopbackURLs()
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: base, ClientURLs: []string{cu},
+		PeerURLs: []string{pu}, Log: l.cfg.Log, ForceNewCluster: true})
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := os.WriteFile(base+".url", []byte(cu+"\n"), 0o644); err != nil {
+		s.Close()
+		lock.Close()
+		return nil, err
+	}
+	c, err := Connect(ctx, l.clientConfig([]string{cu}))
+	if err != nil {
+		s.Close()
+		lock.Close()
+		return nil, err
+	}
+	l.server, l.lock = s, lock
+	return c, nil
+}
+
+// joinPrivate connects to the private member of another tool, waiting for
+// it to publish its URL.
+func (l *Lazy) joinPrivate(ctx context.Context, urlFile string) (*Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		b, err := os.ReadFile(urlFile)
+		if err == nil {
+			u := strings.TrimSpace(string(b))
+			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+			c, err := Connect(cctx, l.clientConfig([]string{u}))
+			ccancel()
+			if err == nil {
+				return c, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the private world of %s is locked by another process that does not answer", l.cfg.Prefix)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// freeLoopbackURLs returns two http URLs on loopback ports that were free.
+func freeLoopbackURLs() (string, string, error) {
+	var out []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", "", err
+		}
+		out = append(out, "http://"+ln.Addr().String())
+		defer ln.Close()
+	}
+	return out[0], out[1], nil
+}
+
+// Close disconnects (withdrawing this host's leased keys) and stops the
+// private member if this tool started it.
+func (l *Lazy) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	if l.client != nil {
+		err = l.client.Close()
+	}
+	if l.server != nil {
+		l.server.Close()
+		os.Remove(filepath.Join(l.cfg.Prefix, "server.url"))
+	}
+	if l.lock != nil {
+		l.lock.Close()
+	}
+	l.client, l.server, l.lock = nil, nil, nil
+	if l.err == nil {
+		l.err = errors.New("world: closed")
+	}
+	return err
+}
+
+// failed returns a watch channel that reports err once and closes with
+// ctx.
+func failed(ctx context.Context, err error) <-chan error {
+	ch := make(chan error, 1)
+	ch <- err
+	go func() {
+		<-ctx.Done()
+		close(ch)
+	}()
+	return ch
+}
+
+// The World methods connect on first use and forward to the client.
+
+func (l *Lazy) StrGet(ctx context.Context, key string) (string, bool, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	return c.StrGet(ctx, key)
+}
+
+func (l *Lazy) StrSet(ctx context.Context, key, value string) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.StrSet(ctx, key, value)
+}
+
+func (l *Lazy) StrDel(ctx context.Context, key string) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.StrDel(ctx, key)
+}
+
+func (l *Lazy) StrWatch(ctx context.Context, key string) (<-chan error, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.StrWatch(ctx, key)
+}
+
+func (l *Lazy) StrMapGet(ctx context.Context, namespace string) (map[string]string, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.StrMapGet(ctx, namespace)
+}
+
+func (l *Lazy) StrMapGetHost(ctx context.Context, namespace string) (string, bool, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	return c.StrMapGetHost(ctx, namespace)
+}
+
+func (l *Lazy) StrMapSet(ctx context.Context, namespace, value string) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.StrMapSet(ctx, namespace, value)
+}
+
+func (l *Lazy) StrMapDel(ctx context.Context, namespace string) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.StrMapDel(ctx, namespace)
+}
+
+func (l *Lazy) StrMapWatch(ctx context.Context, namespace string) (<-chan error, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.StrMapWatch(ctx, namespace)
+}
+
+// ResExport does nothing while the world is unused and rs exports
+// nothing, so graphs without exports never start a private member.
+func (l *Lazy) ResExport(ctx context.Context, rs []*graph.Resource) error {
+	if !l.Started() && !anyExported(rs) {
+		return nil
+	}
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.ResExport(ctx, rs)
+}
+
+func anyExported(rs []*graph.Resource) bool {
+	for _, r := range rs {
+		if r.Meta != nil && len(r.Meta.Export) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Lazy) ResCollect(ctx context.Context, kind string) ([]*Exported, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.ResCollect(ctx, kind)
+}
+
+func (l *Lazy) ResWatch(ctx context.Context) <-chan error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return failed(ctx, err)
+	}
+	return c.ResWatch(ctx)
+}
+
+func (l *Lazy) SchedulerAdd(ctx context.Context, ns string, opts SchedOpts) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.SchedulerAdd(ctx, ns, opts)
+}
+
+func (l *Lazy) SchedulerWithdraw(ctx context.Context, ns string) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.SchedulerWithdraw(ctx, ns)
+}
+
+func (l *Lazy) SchedulerVolunteering(ctx context.Context, ns string) (SchedOpts, bool, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return SchedOpts{}, false, err
+	}
+	return c.SchedulerVolunteering(ctx, ns)
+}
+
+func (l *Lazy) Schedule(ctx context.Context, ns string) ([]string, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Schedule(ctx, ns)
+}
+
+func (l *Lazy) ScheduleWatch(ctx context.Context, ns string) (<-chan error, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.ScheduleWatch(ctx, ns)
+}
+
+func (l *Lazy) SetConverged(ctx context.Context, converged bool) error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return err
+	}
+	return c.SetConverged(ctx, converged)
+}
+
+func (l *Lazy) Converged(ctx context.Context) (map[string]bool, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Converged(ctx)
+}
+
+func (l *Lazy) ConvergedWatch(ctx context.Context) <-chan error {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return failed(ctx, err)
+	}
+	return c.ConvergedWatch(ctx)
+}
+
+var _ World = (*Lazy)(nil)

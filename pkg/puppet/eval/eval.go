@@ -9,9 +9,9 @@
 // are evaluated once, when first declared (include, require, contain or
 // resource-like), and contained in their stage; instances of defined types
 // are queued and evaluated after the code that declared them; at the end,
-// resource defaults are applied along each resource's dynamic scope chain
-// (so they also reach resources declared before the default statement) and
-// the relationships of chaining arrows are stored as before/notify
+// each resource gets the resource defaults in effect when it is declared,
+// along its dynamic scope chain (declaring scopes of classes and defines);
+// at the end, the relationships of chaining arrows are stored as before/notify
 // metaparameters on their left-hand side.
 package eval
 
@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
@@ -37,14 +39,32 @@ type Options struct {
 	Read func(path string)
 }
 
-// BuiltinTypes are the resource types the native engine accepts besides
-// defined types: Puppet's core types and the usual core modules.
+// BuiltinTypes are the resource types of Puppet 7's core. Types from
+// modules (mount, augeas, anchor, ...) are known when the module path has
+// their lib/puppet/type/<name>.rb.
 var BuiltinTypes = map[string]bool{
 	"exec": true, "file": true, "filebucket": true, "group": true, "notify": true, "package": true,
 	"resources": true, "schedule": true, "service": true, "stage": true, "tidy": true, "user": true,
-	"mount": true, "augeas": true, "host": true, "cron": true, "anchor": true, "sshkey": true,
-	"ssh_authorized_key": true, "k5login": true, "mailalias": true, "maillist": true, "selboolean": true,
-	"selmodule": true, "zfs": true, "zone": true, "zpool": true, "yumrepo": true, "scheduled_task": true,
+}
+
+// knownType reports whether typ is a core type or a module's Ruby type.
+func (e *evaluator) knownType(typ string) bool {
+	if BuiltinTypes[typ] {
+		return true
+	}
+	if known, ok := e.rubyTypes[typ]; ok {
+		return known
+	}
+	found := false
+	for _, dir := range e.opts.ModulePath {
+		m, _ := filepath.Glob(filepath.Join(dir, "*", "lib", "puppet", "type", typ+".rb"))
+		if len(m) > 0 {
+			found = true
+			break
+		}
+	}
+	e.rubyTypes[typ] = found
+	return found
 }
 
 type entry struct {
@@ -76,6 +96,7 @@ type evaluator struct {
 	relations []relation
 	top       *scope
 	loaded    map[string]bool
+	rubyTypes map[string]bool
 }
 
 // Compile evaluates the manifest src (read from file) into a catalog.
@@ -91,6 +112,7 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 		opts: opts, cat: &catalog.Catalog{Name: opts.Certname},
 		classes: map[string]*syntax.ClassDef{}, defines: map[string]*syntax.DefineDef{},
 		declared: map[string]*scope{}, entries: map[string]*entry{}, loaded: map[string]bool{},
+		rubyTypes: map[string]bool{},
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -186,6 +208,7 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 	name := strings.ToLower(e.opts.Certname)
 	var found, def *syntax.NodeDef
 	var title string
+	var match []string
 	for _, n := range e.nodes {
 		for _, m := range n.Names {
 			switch x := m.(type) {
@@ -196,8 +219,8 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 					found, title = n, x.Value
 				}
 			case *syntax.Regex:
-				if found == nil && mustRegexp(e, x.P, x.Pattern).MatchString(name) {
-					found, title = n, "/"+x.Pattern+"/"
+				if m := mustRegexp(e, x.P, x.Pattern).FindStringSubmatch(name); found == nil && m != nil {
+					found, title, match = n, nodeRegexTitle(x.Pattern), m
 				}
 			default:
 				e.fail(m.At(), "syntax error: bad node name")
@@ -213,7 +236,17 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 	node := &catalog.Resource{Type: "Node", Title: title, Kind: catalog.KindUnknown, File: found.P.File, Line: found.P.Line, Col: found.P.Col, Params: map[string]any{}}
 	e.addResource(node, e.top, found.P)
 	e.contain(main, node)
-	e.block(newScope(e.top, e.top, node), found.Body)
+	ns := newScope(e.top, e.top, node)
+	for i, g := range match {
+		ns.vars[strconv.Itoa(i)] = g
+	}
+	e.block(ns, found.Body)
+}
+
+// nodeRegexTitle is the title Puppet gives a node matched by a regex.
+func nodeRegexTitle(pat string) string {
+	t := regexp.MustCompile(`[^-\w:.]`).ReplaceAllString(strings.ToLower(pat), "")
+	return "__node_regexp__" + strings.TrimLeft(t, ".")
 }
 
 func (e *evaluator) block(s *scope, stmts []syntax.Node) {
@@ -316,18 +349,9 @@ func (e *evaluator) refsOf(s *scope, n syntax.Node) []ref {
 	return out
 }
 
-// finish applies resource defaults and relationships.
+// finish stores the relationships of chaining arrows and checks that
+// every relationship names a resource of the catalog.
 func (e *evaluator) finish() {
-	for _, r := range e.cat.Resources {
-		en := e.entries[r.Ref()]
-		for sc := en.scope; sc != nil; sc = sc.dyn {
-			for k, v := range sc.defaults[r.Type] {
-				if _, set := r.Params[k]; !set && v != nil {
-					r.Params[k] = toParam(v)
-				}
-			}
-		}
-	}
 	for _, rel := range e.relations {
 		mp := "before"
 		if rel.notify {

@@ -89,13 +89,13 @@ func toString(v any) string {
 	case []any:
 		parts := make([]string, len(x))
 		for i, el := range x {
-			parts[i] = quoted(el)
+			parts[i] = toString(el)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case *hash:
 		parts := make([]string, len(x.keys))
 		for i, k := range x.keys {
-			parts[i] = quoted(k) + " => " + quoted(x.m[k])
+			parts[i] = toString(k) + " => " + toString(x.m[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case ref:
@@ -104,13 +104,6 @@ func toString(v any) string {
 		return "/" + x.String() + "/"
 	}
 	return "default"
-}
-
-func quoted(v any) string {
-	if s, ok := v.(string); ok {
-		return "'" + s + "'"
-	}
-	return toString(v)
 }
 
 // toParam converts a value to its catalog form: references become

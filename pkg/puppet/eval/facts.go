@@ -8,7 +8,9 @@ import (
 
 // DefaultFacts returns the built-in fact set, read from this machine the
 // way Facter reports them: hostname, fqdn, domain, kernel, os.family,
-// os.name and os.release.{full,major,minor}, and networking.{hostname,fqdn}.
+// os.name and os.release.{full,major,minor}, networking.{hostname,fqdn},
+// and the legacy osfamily, operatingsystem, operatingsystemrelease and
+// operatingsystemmajrelease. Every fact is also a top-scope variable.
 func DefaultFacts() map[string]any {
 	host, _ := os.Hostname()
 	short, domain, _ := strings.Cut(host, ".")
@@ -44,8 +46,10 @@ func DefaultFacts() map[string]any {
 	}
 	return map[string]any{
 		"hostname": short, "fqdn": fqdn, "domain": domain, "kernel": kernel,
-		"os":         map[string]any{"family": family, "name": name, "release": release},
-		"networking": map[string]any{"hostname": short, "fqdn": fqdn, "domain": domain},
+		"osfamily": family, "operatingsystem": name, "operatingsystemrelease": full,
+		"operatingsystemmajrelease": major,
+		"os":                        map[string]any{"family": family, "name": name, "release": release},
+		"networking":                map[string]any{"hostname": short, "fqdn": fqdn, "domain": domain},
 	}
 }
 
@@ -73,17 +77,6 @@ func (e *evaluator) setFacts() {
 	e.top.vars["facts"] = fromJSON(f)
 	for k, v := range f {
 		e.top.vars[k] = fromJSON(v)
-	}
-	os, _ := f["os"].(map[string]any)
-	rel, _ := os["release"].(map[string]any)
-	legacy := map[string]any{
-		"osfamily": os["family"], "operatingsystem": os["name"],
-		"operatingsystemrelease": rel["full"], "operatingsystemmajrelease": rel["major"],
-	}
-	for k, v := range legacy {
-		if _, set := e.top.vars[k]; !set && v != nil {
-			e.top.vars[k] = v
-		}
 	}
 }
 

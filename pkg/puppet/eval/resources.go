@@ -95,11 +95,11 @@ func (e *evaluator) titles(s *scope, n syntax.Node) []string {
 
 func (e *evaluator) declareOne(s *scope, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
 	def := e.defines[typ]
-	if def == nil && !BuiltinTypes[typ] {
+	if def == nil && !e.knownType(typ) {
 		e.loadModule(typ)
 		def = e.defines[typ]
 	}
-	if def == nil && !BuiltinTypes[typ] {
+	if def == nil && !e.knownType(typ) {
 		e.fail(p, "unknown resource type: '%s'", typ)
 	}
 	r := &catalog.Resource{Type: catalog.CapitalizeType(typ), Title: title, Kind: catalog.KindCompilable,
@@ -116,8 +116,18 @@ func (e *evaluator) declareOne(s *scope, p syntax.Pos, typ, title string, attrs 
 	if def != nil {
 		r.Kind = catalog.KindDefined
 	}
+	// defaults in effect now, nearest scope first
+	for sc := s; sc != nil; sc = sc.dyn {
+		for k, v := range sc.defaults[r.Type] {
+			if _, set := r.Params[k]; !set && v != nil {
+				r.Params[k] = toParam(v)
+			}
+		}
+	}
 	en := e.addResource(r, s, p)
-	e.contain(s.container, r)
+	if typ != "stage" {
+		e.contain(s.container, r)
+	}
 	if def != nil {
 		e.pending = append(e.pending, &defInst{def: def, e: en, given: given})
 	}

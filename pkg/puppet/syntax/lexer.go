@@ -29,9 +29,10 @@ func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.
 
 // A Token is one lexical token.
 type Token struct {
-	Kind string
-	Text string
-	Pos  Pos
+	Kind  string
+	Text  string
+	Pos   Pos
+	Space bool // white space or a comment precedes the token
 }
 
 // An Error is a positioned syntax or evaluation error.
@@ -59,7 +60,7 @@ func valueEnd(t Token) bool {
 	case NAME, TYPE, VAR, STRING, DQSTRING, NUMBER, REGEX:
 		return t.Kind != NAME || !keywords[t.Text]
 	case PUNCT:
-		return t.Text == ")" || t.Text == "]" || t.Text == "}"
+		return t.Text == ")" || t.Text == "]"
 	}
 	return false
 }
@@ -74,10 +75,12 @@ func Lex(file, src string) ([]Token, error) {
 	l := &lexer{file: file, src: src, line: 1, col: 1}
 	var out []Token
 	for {
+		before := l.off
 		t, err := l.next(out)
 		if err != nil {
 			return nil, err
 		}
+		t.Space = before == 0 || before < len(l.src) && l.spaceAt(before)
 		out = append(out, t)
 		if t.Kind == EOF {
 			return out, nil
@@ -90,6 +93,12 @@ type lexer struct {
 	src       string
 	off       int
 	line, col int
+}
+
+// spaceAt reports whether the byte at off is white space or a comment.
+func (l *lexer) spaceAt(off int) bool {
+	c := l.src[off]
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '#' || strings.HasPrefix(l.src[off:], "/*")
 }
 
 func (l *lexer) pos() Pos { return Pos{l.file, l.line, l.col} }

@@ -389,7 +389,7 @@ func (p *parser) postfix(x Node) Node {
 	for {
 		t := p.tok()
 		switch {
-		case t.Kind == PUNCT && t.Text == "[":
+		case t.Kind == PUNCT && t.Text == "[" && !t.Space:
 			p.i++
 			a := &Access{P: t.Pos, X: x, Index: p.list("]")}
 			x = a
@@ -674,8 +674,11 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 		}
 		toks[i].Pos.Line += pos.Line - 1
 	}
-	if len(toks) > 0 && toks[0].Kind == NAME && !(len(toks) > 1 && toks[1].Kind == PUNCT && toks[1].Text == "(") && !keywords[toks[0].Text] {
+	if len(toks) > 1 && toks[0].Kind == NAME && (toks[1].Kind == EOF || toks[1].Kind == PUNCT && (toks[1].Text == "[" || toks[1].Text == ".")) && !keywords[toks[0].Text] {
 		toks[0].Kind = VAR
+	}
+	if len(toks) == 2 && toks[0].Kind == NUMBER && strings.Trim(toks[0].Text, "0123456789") == "" {
+		toks[0].Kind = VAR // ${1}: a regex capture
 	}
 	sub := &parser{toks: toks}
 	x := sub.expr()

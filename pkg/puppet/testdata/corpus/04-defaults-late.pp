@@ -1,0 +1,2 @@
+file { "/tmp/c04": ensure => file }
+File { owner => "root" }

@@ -1,0 +1,1 @@
+node default { file { "/tmp/c20": ensure => file } }

@@ -1,0 +1,2 @@
+node /^test/ { notify { "c22 regex ${0}": } }
+node default { notify { "default": } }

@@ -1,0 +1,1 @@
+file { "/tmp/c40": ensure => file, content => file("c38mod/static.txt") }

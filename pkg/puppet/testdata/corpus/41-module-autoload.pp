@@ -1,0 +1,2 @@
+include c41mod
+c41mod::thing { "x": }

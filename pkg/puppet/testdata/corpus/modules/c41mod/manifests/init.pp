@@ -1,0 +1,1 @@
+class c41mod { file { "/tmp/c41": ensure => file } }

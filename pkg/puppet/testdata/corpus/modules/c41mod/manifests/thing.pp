@@ -1,0 +1,1 @@
+define c41mod::thing { notify { "c41 thing ${title}": } }

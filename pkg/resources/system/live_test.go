@@ -3,8 +3,10 @@ package system
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/resources/system/systemtest"
@@ -65,8 +67,7 @@ func TestLiveSvc(t *testing.T) {
 	// a manual stop is seen by Watch and repaired
 	h.drain()
 	sh(t, "systemctl stop mgmt-live-sleeper")
-	d := h.waitEvent("systemctl stop")
-	t.Logf("event %v after systemctl stop", d)
+	h.waitEvent("systemctl stop")
 	h.converge()
 
 	// refresh restarts: the main PID changes
@@ -111,7 +112,9 @@ func dpkgVersion(name string) string {
 
 func testLivePkg(t *testing.T, backend string) {
 	systemtest.Live(t)
-	a, b, c := "mgmt-"+backend+"-a", "mgmt-"+backend+"-b", "mgmt-"+backend+"-c"
+	// fresh names on every run: the machine may have run the test before
+	id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	a, b, c := "mgmt-"+backend+"-a-"+id, "mgmt-"+backend+"-b-"+id, "mgmt-"+backend+"-c-"+id
 	systemtest.Repo(t, "", systemtest.Deb{Name: a, Version: "1.0"}, systemtest.Deb{Name: b, Version: "1.0"},
 		systemtest.Deb{Name: c, Version: "1.0"})
 
@@ -264,4 +267,3 @@ func TestLiveMount(t *testing.T) {
 }
 
 var _ engine.Groupable = (*PkgRes)(nil)
-

@@ -219,14 +219,16 @@ func (r *UserRes) UIDs() []engine.ResUID {
 }
 
 // AutoEdges puts the user after the group resources of its primary and
-// supplementary groups.
+// supplementary groups, or before them when the user is to be removed (a
+// group cannot be deleted while it is a user's primary group).
 func (r *UserRes) AutoEdges() (engine.AutoEdge, error) {
+	rev := r.State == "absent"
 	var uids []engine.ResUID
 	if r.Group != nil {
-		uids = append(uids, &engine.BaseUID{Kind: "group", Name: *r.Group})
+		uids = append(uids, &engine.BaseUID{Kind: "group", Name: *r.Group, Reversed: &rev})
 	}
 	for _, g := range r.Groups {
-		uids = append(uids, &engine.BaseUID{Kind: "group", Name: g})
+		uids = append(uids, &engine.BaseUID{Kind: "group", Name: g, Reversed: &rev})
 	}
 	return &uidBatches{batches: [][]engine.ResUID{uids}}, nil
 }

@@ -25,17 +25,11 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	}
 	vs.running = false
 	s.running--
-	for _, sem := range vs.semas {
-		sem.used--
-	}
+	s.release(vs)
 	if vs.cancelRun != nil {
 		vs.cancelRun()
 		vs.cancelRun = nil
 	}
-	for _, w := range s.waiting {
-		s.enqueue(w)
-	}
-	s.waiting = nil
 	apply := !(s.e.cfg.Noop || vs.meta.Noop)
 	s.e.cfg.Metrics.checkApply(vs, apply, ok, err)
 	if vs.removed {

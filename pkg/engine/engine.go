@@ -146,6 +146,10 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		st := e.s.snapshot()
 		e.status.Store(&st)
+		if !st.Since.IsZero() && !e.s.reported {
+			e.s.reported = true
+			e.cfg.Logf("graph seq %d converged in %s (%d resources)", st.Seq, roundDur(time.Since(e.s.loadedAt)), st.Total)
+		}
 		if e.cfg.ConvergedTimeout >= 0 {
 			conv := st.Loaded && st.Total == st.Converged && st.Running == 0
 			switch {

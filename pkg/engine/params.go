@@ -8,11 +8,24 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
+var fieldIndexCache sync.Map // reflect.Type -> map[string]int
+
 // fieldIndex maps parameter names (the `lang` tag, and the `yaml` tag when it
-// differs) of a struct type to field indexes.
+// differs) of a struct type to field indexes. The result is shared: do not
+// modify it.
 func fieldIndex(t reflect.Type) map[string]int {
+	if m, ok := fieldIndexCache.Load(t); ok {
+		return m.(map[string]int)
+	}
+	m := buildFieldIndex(t)
+	fieldIndexCache.Store(t, m)
+	return m
+}
+
+func buildFieldIndex(t reflect.Type) map[string]int {
 	out := map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

@@ -92,6 +92,26 @@ type redge struct {
 
 type semaphore struct {
 	size, used int
+	waiters    fifo // runnable vertices waiting for this semaphore
+}
+
+// A fifo is a queue of vertices.
+type fifo struct {
+	q    []*vstate
+	head int
+}
+
+func (f *fifo) push(vs *vstate) { f.q = append(f.q, vs) }
+func (f *fifo) len() int        { return len(f.q) - f.head }
+
+func (f *fifo) pop() *vstate {
+	vs := f.q[f.head]
+	f.q[f.head] = nil
+	f.head++
+	if f.head == len(f.q) {
+		f.q, f.head = f.q[:0], 0
+	}
+	return vs
 }
 
 // sched is the deterministic core of the engine: it reacts to messages and
@@ -104,12 +124,15 @@ type sched struct {
 	pending  map[string]*vstate // waiting for a stopping vertex of the same key
 	semas    map[string]*semaphore
 	work     []*vstate
-	waiting  []*vstate // runnable but out of semaphores or parallelism
+	slotWait fifo                // runnable, waiting for a free CheckApply slot
+	semWait  map[*semaphore]bool // semaphores with waiters
 	busy     int
 	running  int
 	failed   int
 	loaded   bool
 	seq      int64
+	loadedAt time.Time // when the last graph was swapped in
+	reported bool      // its first convergence was logged
 	since    time.Time
 }
 
@@ -120,6 +143,7 @@ func newSched(e *Engine) *sched {
 		stopping: map[string]*vstate{},
 		pending:  map[string]*vstate{},
 		semas:    map[string]*semaphore{},
+		semWait:  map[*semaphore]bool{},
 	}
 }
 
@@ -208,6 +232,32 @@ func settled(vs *vstate) bool {
 
 // schedule starts the CheckApply of every queued vertex that can run.
 func (s *sched) schedule() {
+	for {
+		s.runWork()
+		// Wake, in FIFO order, as many waiters as there is room for. A
+		// woken vertex that cannot start after all frees its turn, so
+		// the loop goes on until nothing more can be woken.
+		woke := false
+		for sem := range s.semWait {
+			for n := sem.size - sem.used; n > 0 && sem.waiters.len() > 0; n-- {
+				s.enqueue(sem.waiters.pop())
+				woke = true
+			}
+			if sem.waiters.len() == 0 {
+				delete(s.semWait, sem)
+			}
+		}
+		for n := s.e.cfg.Parallel - s.running; n > 0 && s.slotWait.len() > 0; n-- {
+			s.enqueue(s.slotWait.pop())
+			woke = true
+		}
+		if !woke {
+			return
+		}
+	}
+}
+
+func (s *sched) runWork() {
 	for len(s.work) > 0 {
 		work := s.work
 		s.work = nil
@@ -228,8 +278,13 @@ func (s *sched) tryStart(vs *vstate) {
 			return
 		}
 	}
-	if s.running >= s.e.cfg.Parallel || !s.semasFree(vs) {
-		s.waiting = append(s.waiting, vs)
+	if sem := s.fullSema(vs); sem != nil {
+		sem.waiters.push(vs)
+		s.semWait[sem] = true
+		return
+	}
+	if s.running >= s.e.cfg.Parallel {
+		s.slotWait.push(vs)
 		return
 	}
 	if vs.lim != nil && !vs.limitOK {
@@ -245,13 +300,21 @@ func (s *sched) tryStart(vs *vstate) {
 	s.start(vs)
 }
 
-func (s *sched) semasFree(vs *vstate) bool {
+// fullSema returns a semaphore of vs that has no room left, or nil.
+func (s *sched) fullSema(vs *vstate) *semaphore {
 	for _, sem := range vs.semas {
 		if sem.used >= sem.size {
-			return false
+			return sem
 		}
 	}
-	return true
+	return nil
+}
+
+// release gives back the semaphores of a finished CheckApply.
+func (s *sched) release(vs *vstate) {
+	for _, sem := range vs.semas {
+		sem.used--
+	}
 }
 
 // after posts m once d has passed (unless the engine stopped).

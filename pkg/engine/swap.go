@@ -68,6 +68,8 @@ func (s *sched) swap(g *Graph) {
 	s.reblock()
 	s.loaded = true
 	s.seq = g.Seq
+	s.loadedAt = time.Now()
+	s.reported = false
 	s.e.loadedOnce.Store(true)
 	s.e.logf("graph %q seq %d: %d added, %d removed, %d changed, %d unchanged",
 		g.Name, g.Seq, added, removed, changed, kept)

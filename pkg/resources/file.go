@@ -283,7 +283,7 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 			return nil // content and friends never create a file
 		}
 		if err := obj.create(c); err != nil || c.fi == nil {
-			return err
+			return err // a new file got its content, mode and owner at once
 		}
 	}
 	if obj.isDir() {
@@ -397,6 +397,7 @@ func (obj *FileRes) create(c *fileCheck) error {
 		if err := writeAtomic(c.ctx, c.path, data, perm, uid, gid); err != nil {
 			return err
 		}
+		return nil // content, mode and owner were all set by the write
 	}
 	fi, err := os.Lstat(c.path)
 	c.fi = fi

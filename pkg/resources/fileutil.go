@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -71,17 +72,39 @@ func writeAll(ctx context.Context, w io.Writer, data []byte) error {
 	return nil
 }
 
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // sameContent reports whether the regular file at path, whose size is
-// size, holds exactly want. It reads the file only when the sizes match.
+// size, holds exactly want. It reads the file only when the sizes match,
+// in chunks through a pooled buffer, stopping at the first difference.
 func sameContent(path string, size int64, want []byte) (bool, error) {
 	if size != int64(len(want)) {
 		return false, nil
 	}
-	have, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(have, want), nil
+	defer f.Close()
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	buf := *bp
+	for len(want) > 0 {
+		n, err := f.Read(buf[:min(len(buf), len(want))])
+		if n > 0 {
+			if !bytes.Equal(buf[:n], want[:n]) {
+				return false, nil
+			}
+			want = want[n:]
+		}
+		if err == io.EOF {
+			return false, nil // shrank since the stat
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // statBits returns the permission bits (07777), uid and gid of fi.

@@ -46,7 +46,7 @@ type Watcher struct {
 	mu     sync.Mutex
 	fw     *fsnotify.Watcher
 	dirs   map[string]int           // watched directory -> reference count
-	byKey  map[string]map[*Sub]bool // path a subscription waits on -> subs
+	byKey  map[string][]*Sub        // path a subscription waits on -> subs
 	byDir  map[string]map[*Sub]bool // anchor directory -> subs anchored there
 	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
 	all    map[*Sub]bool            // every open subscription
@@ -101,7 +101,7 @@ func New() (*Watcher, error) {
 	w := &Watcher{
 		fw:    fw,
 		dirs:  map[string]int{},
-		byKey: map[string]map[*Sub]bool{},
+		byKey: map[string][]*Sub{},
 		byDir: map[string]map[*Sub]bool{},
 		byOwn: map[string]map[*Sub]bool{},
 		all:   map[*Sub]bool{},
@@ -176,7 +176,7 @@ func (w *Watcher) dropLocked(s *Sub) {
 	s.closed = true
 	delete(w.all, s)
 	if s.key != "" {
-		delSub(w.byKey, s.key, s)
+		delKey(w.byKey, s.key, s)
 		s.key = ""
 	}
 	if s.anchor != "" {
@@ -216,10 +216,10 @@ func (w *Watcher) anchorLocked(s *Sub) error {
 	}
 	if s.key != key {
 		if s.key != "" {
-			delSub(w.byKey, s.key, s)
+			delKey(w.byKey, s.key, s)
 		}
 		s.key = key
-		addSub(w.byKey, key, s)
+		w.byKey[key] = append(w.byKey[key], s)
 	}
 	if s.contents {
 		w.ownTreeLocked(s, key == s.path)
@@ -306,6 +306,23 @@ func addSub(m map[string]map[*Sub]bool, k string, s *Sub) {
 	set[s] = true
 }
 
+// delKey removes s from the (usually one-element) list of k.
+func delKey(m map[string][]*Sub, k string, s *Sub) {
+	l := m[k]
+	for i, x := range l {
+		if x == s {
+			l[i] = l[len(l)-1]
+			l = l[:len(l)-1]
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(m, k)
+		return
+	}
+	m[k] = l
+}
+
 func delSub(m map[string]map[*Sub]bool, k string, s *Sub) {
 	if set := m[k]; set != nil {
 		delete(set, s)
@@ -368,9 +385,7 @@ func (w *Watcher) dispatch(ev fsnotify.Event) {
 		delete(w.byDir, name)
 		delete(w.byOwn, name)
 	}
-	for s := range w.byKey[name] {
-		todo = append(todo, s)
-	}
+	todo = append(todo, w.byKey[name]...)
 	for s := range w.byOwn[filepath.Dir(name)] {
 		todo = append(todo, s)
 	}

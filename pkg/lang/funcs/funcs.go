@@ -245,3 +245,20 @@ func Key(ctx context.Context) string {
 func SetKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, keyCtx{}, key)
 }
+
+// All returns every registered function, sorted by full name.
+func All() []*Func {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Func, 0, len(registry))
+	for _, f := range registry {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].FullName() < out[j].FullName() })
+	return out
+}
+
+// Sigs parses signatures written in Go source (panics on error).
+func Sigs(s ...string) []*types.Type {
+	return parseSigs("", "", s)
+}

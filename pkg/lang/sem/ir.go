@@ -188,9 +188,9 @@ type ifStmtIR struct {
 type forIR struct {
 	pscope *Scope
 	list   node
-	kv   bool
-	body *progIR
-	pos  ast.Pos
+	kv     bool
+	body   *progIR
+	pos    ast.Pos
 }
 
 // includeIR is one class instance: the class body checked for this
@@ -200,10 +200,10 @@ type includeIR struct {
 	args   []node
 	pscope *Scope // parameters
 	scope  *Scope // body
-	body  *progIR
-	pos   ast.Pos
-	name  string
-	id    int
+	body   *progIR
+	pos    ast.Pos
+	name   string
+	id     int
 }
 
 // includeWalkIR is an include statement: it walks the instance's body

@@ -61,8 +61,8 @@ type Scope struct {
 	aliases map[string]*binding
 	stars   []*binding
 	nslots  int
-	mod     *module // module (file) the scope belongs to
-	static  bool    // activated once per evaluation (module top level)
+	mod     *module                 // module (file) the scope belongs to
+	static  bool                    // activated once per evaluation (module top level)
 	nested  map[string][]*ast.Class // class a:b definitions, by parent name
 }
 

@@ -1,0 +1,38 @@
+package coredatetime
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+func unix(v values.Value) time.Time { return time.Unix(int64(v.(values.Int)), 0) }
+
+func init() {
+	funcs.Register("datetime", "print", "func(a int) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
+		return values.Str(unix(a[0]).Format(time.UnixDate)), nil
+	})
+	funcs.Register("datetime", "format", "func(a int, b str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
+		return values.Str(unix(a[0]).Format(string(a[1].(values.Str)))), nil
+	})
+	funcs.Register("datetime", "hour", "func(a int) int", func(ctx context.Context, a []values.Value) (values.Value, error) {
+		return values.Int(unix(a[0]).Hour()), nil
+	})
+	funcs.Register("datetime", "weekday", "func(a int) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
+		return values.Str(strings.ToLower(unix(a[0]).Weekday().String())), nil
+	})
+	funcs.RegisterStream("datetime", "str_now", "func() str", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
+		for {
+			now := time.Now()
+			emit(values.Str(now.Format(time.UnixDate)))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(time.Until(now.Truncate(time.Second).Add(time.Second))):
+			}
+		}
+	})
+}

@@ -1,0 +1,108 @@
+// Package coregolang holds the mcl modules "golang" (template) and
+// "golang/strings" (wrappers of Go's strings package).
+package coregolang
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+func init() {
+	funcs.RegisterMulti("golang", "template", []string{"func(template str) str", "func(template str, vars ?1) str"}, runTemplate)
+}
+
+// ToTemplate converts a value for text/template: structs become maps
+// holding each field under its name and its capitalized name (so both
+// {{ .name }} and {{ .Name }} work).
+func ToTemplate(v values.Value) any {
+	switch x := v.(type) {
+	case *values.Struct:
+		m := make(map[string]any, 2*len(x.V))
+		for i, f := range x.T.Fields {
+			g := ToTemplate(x.V[i])
+			m[f.Name] = g
+			m[strings.ToUpper(f.Name[:1])+f.Name[1:]] = g
+		}
+		return m
+	case *values.List:
+		out := make([]any, len(x.V))
+		for i, e := range x.V {
+			out[i] = ToTemplate(e)
+		}
+		return out
+	case *values.Map:
+		if x.T.Key.Prune().Kind == types.KindStr {
+			m := make(map[string]any, len(x.Keys))
+			for i, k := range x.Keys {
+				m[string(k.(values.Str))] = ToTemplate(x.Vals[i])
+			}
+			return m
+		}
+		m := make(map[any]any, len(x.Keys))
+		for i, k := range x.Keys {
+			m[values.ToGo(k)] = ToTemplate(x.Vals[i])
+		}
+		return m
+	}
+	return values.ToGo(v)
+}
+
+// templateFuncs exposes every function with one concrete signature as
+// module_name (golang/strings.join -> golang_strings_join).
+func templateFuncs(ctx context.Context, env *funcs.Env) template.FuncMap {
+	fm := template.FuncMap{}
+	for _, f := range funcs.All() {
+		if len(f.Sigs) != 1 || f.Impl == nil || !f.Sigs[0].IsConcrete() || f.Module == "" {
+			continue
+		}
+		f := f
+		sig := f.Sigs[0]
+		name := strings.ReplaceAll(f.Module, "/", "_") + "_" + f.Name
+		fm[name] = func(args ...any) (any, error) {
+			if len(args) != len(sig.Fields) {
+				return nil, fmt.Errorf("%s takes %d arguments, got %d", name, len(sig.Fields), len(args))
+			}
+			vs := make([]values.Value, len(args))
+			for i, a := range args {
+				if n, ok := a.(int); ok {
+					a = int64(n)
+				}
+				v, err := values.FromGo(a, sig.Fields[i].Type)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", name, err)
+				}
+				vs[i] = v
+			}
+			out, err := f.Impl(ctx, &funcs.Call{Type: sig, Args: vs, Env: env})
+			if err != nil {
+				return nil, err
+			}
+			return ToTemplate(out), nil
+		}
+	}
+	return fm
+}
+
+func runTemplate(ctx context.Context, c *funcs.Call) (values.Value, error) {
+	t, err := template.New("template").Option("missingkey=error").Funcs(templateFuncs(ctx, c.Env)).Parse(string(c.Args[0].(values.Str)))
+	if err != nil {
+		return nil, fmt.Errorf("template: %v", err)
+	}
+	var data any
+	if len(c.Args) == 2 {
+		data = ToTemplate(c.Args[1])
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("template: %v", err)
+	}
+	return values.Str(b.String()), nil
+}
+
+var strListType = types.NewList(types.Str)

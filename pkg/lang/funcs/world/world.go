@@ -1,0 +1,265 @@
+// Package world holds the mcl modules "world" and "world/collect" (and,
+// unregistered, the hidden builtin "_collect" of the collect statement):
+// streaming
+// functions over the shared world (pkg/world). Each one watches its part of
+// the world and emits a new value whenever what it reads changes, and only
+// then.
+//
+// The world reaches the functions through the call's environment: the
+// compiler sets funcs.Env's World field (any value implementing the
+// pkg/world interface a function needs). Without a world, the functions
+// fail with an error saying how to provide one.
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+	pw "github.com/mgmtpipe/mgmt/pkg/world"
+)
+
+const collectRow = "struct{name str; host str; data str}"
+
+func init() {
+	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "getval", Doc: "value of a world key, and whether it exists",
+		Sigs: sigs("func(key str) struct{value str; exists bool}"), Stream: withWorld(streamGetval)})
+	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "kvlookup", Doc: "every host's value of a namespace of per-host keys",
+		Sigs: sigs("func(namespace str) map{str: str}"), Stream: withWorld(streamKVLookup)})
+	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "schedule", Doc: "the hosts the scheduler chose for a namespace",
+		Sigs: sigs("func(namespace str) []str"), Stream: withWorld(streamSchedule)})
+	funcs.RegisterFunc(&funcs.Func{Module: "world/collect", Name: "res", Doc: "name and host of the exported resources of a kind",
+		Sigs: sigs("func(kind str) []struct{name str; host str}"), Stream: withWorld(streamCollectRes)})
+}
+
+// CollectBuiltin is the hidden builtin "_collect" behind the collect
+// statement, for the compiler to register (or call) when it implements the
+// statement: the exported resources of a kind, filtered by one name or a
+// list of names, with data holding each resource as a graph-document JSON
+// object (the resource with its parameters and metaparameters, without
+// Meta:export).
+var CollectBuiltin = &funcs.Func{Module: "", Name: "_collect", Doc: "exported resources of a kind, for the collect statement",
+	Sigs:   sigs("func(kind str, name str) []"+collectRow, "func(kind str, names []str) []"+collectRow),
+	Stream: withWorld(streamCollect)}
+
+func sigs(ss ...string) []*types.Type {
+	out := make([]*types.Type, len(ss))
+	for i, s := range ss {
+		t, err := types.Parse(s)
+		if err != nil {
+			panic(fmt.Sprintf("world funcs: %q: %v", s, err))
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// errNoWorld is the error of a world function run without a world.
+var errNoWorld = errors.New("this function needs the world: give --seeds, or run where the tool starts its embedded one")
+
+// WorldOf returns the world of env: its field World, if set.
+func WorldOf(env *funcs.Env) any {
+	if env == nil {
+		return nil
+	}
+	f := reflect.ValueOf(env).Elem().FieldByName("World")
+	if !f.IsValid() || (f.Kind() == reflect.Interface && f.IsNil()) {
+		return nil
+	}
+	return f.Interface()
+}
+
+// A worldStream is a StreamImpl that also gets the world.
+type worldStream func(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error
+
+func withWorld(s worldStream) funcs.StreamImpl {
+	return func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
+		w := WorldOf(c.Env)
+		if w == nil {
+			return errNoWorld
+		}
+		return s(ctx, w, c, emit)
+	}
+}
+
+// need asserts the interface T on w.
+func need[T any](w any, name string) (T, error) {
+	t, ok := w.(T)
+	if !ok {
+		return t, fmt.Errorf("the world given does not provide %s", name)
+	}
+	return t, nil
+}
+
+// follow reads and emits on every notification of watch, skipping values
+// equal to the last one emitted, until ctx is done.
+func follow(ctx context.Context, watch <-chan error, read func(context.Context) (values.Value, error), emit func(values.Value)) error {
+	var last values.Value
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-watch:
+			if !ok {
+				return nil
+			}
+			// A broken watch is re-established by the world; read
+			// again either way, so no change is missed.
+			v, err := read(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			if last == nil || !values.Equal(last, v) {
+				last = v
+				emit(v)
+			}
+		}
+	}
+}
+
+func strArg(c *funcs.Call, i int) string {
+	s, _ := c.Args[i].(values.Str)
+	return string(s)
+}
+
+func streamGetval(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+	sw, err := need[pw.StrWorld](w, "strings")
+	if err != nil {
+		return err
+	}
+	return Getval(ctx, sw, strArg(c, 0), c.Out(), emit)
+}
+
+// Getval streams struct{value str; exists bool} values of key.
+func Getval(ctx context.Context, w pw.StrWorld, key string, out *types.Type, emit func(values.Value)) error {
+	watch, err := w.StrWatch(ctx, key)
+	if err != nil {
+		return err
+	}
+	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+		v, ok, err := w.StrGet(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		return values.FromGo(map[string]any{"value": v, "exists": ok}, out)
+	}, emit)
+}
+
+func streamKVLookup(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+	mw, err := need[pw.StrMapWorld](w, "per-host strings")
+	if err != nil {
+		return err
+	}
+	return KVLookup(ctx, mw, strArg(c, 0), c.Out(), emit)
+}
+
+// KVLookup streams the map{hostname: value} of namespace.
+func KVLookup(ctx context.Context, w pw.StrMapWorld, namespace string, out *types.Type, emit func(values.Value)) error {
+	watch, err := w.StrMapWatch(ctx, namespace)
+	if err != nil {
+		return err
+	}
+	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+		m, err := w.StrMapGet(ctx, namespace)
+		if err != nil {
+			return nil, err
+		}
+		return values.FromGo(m, out)
+	}, emit)
+}
+
+func streamSchedule(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+	sw, err := need[pw.SchedulerWorld](w, "the scheduler")
+	if err != nil {
+		return err
+	}
+	return Schedule(ctx, sw, strArg(c, 0), c.Out(), emit)
+}
+
+// Schedule streams the hosts chosen for namespace.
+func Schedule(ctx context.Context, w pw.SchedulerWorld, namespace string, out *types.Type, emit func(values.Value)) error {
+	watch, err := w.ScheduleWatch(ctx, namespace)
+	if err != nil {
+		return err
+	}
+	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+		hosts, err := w.Schedule(ctx, namespace)
+		if err != nil {
+			return nil, err
+		}
+		return values.FromGo(hosts, out)
+	}, emit)
+}
+
+func streamCollectRes(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+	rw, err := need[pw.ResWorld](w, "exported resources")
+	if err != nil {
+		return err
+	}
+	return Collect(ctx, rw, strArg(c, 0), nil, false, c.Out(), emit)
+}
+
+func streamCollect(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+	rw, err := need[pw.ResWorld](w, "exported resources")
+	if err != nil {
+		return err
+	}
+	var names []string
+	switch a := c.Args[1].(type) {
+	case values.Str:
+		names = []string{string(a)}
+	case *values.List:
+		for _, v := range a.V {
+			s, _ := v.(values.Str)
+			names = append(names, string(s))
+		}
+		if len(names) == 0 {
+			names = []string{} // an empty list collects nothing
+		}
+	}
+	return Collect(ctx, rw, strArg(c, 0), names, true, c.Out(), emit)
+}
+
+// Collect streams the resources of kind exported to this host, as a list
+// of struct{name; host} (with data, the resource as a graph-document JSON
+// object). A non-nil names keeps only those names.
+func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, data bool, out *types.Type, emit func(values.Value)) error {
+	if kind == "" {
+		return fmt.Errorf("empty kind")
+	}
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	watch := w.ResWatch(ctx)
+	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+		es, err := w.ResCollect(ctx, kind)
+		if err != nil {
+			return nil, err
+		}
+		rows := []any{}
+		for _, e := range es {
+			if names != nil && !keep[e.Res.Name] {
+				continue
+			}
+			row := map[string]any{"name": e.Res.Name, "host": e.From}
+			if data {
+				b, err := json.Marshal(e.Res)
+				if err != nil {
+					return nil, err
+				}
+				row["data"] = string(b)
+			}
+			rows = append(rows, row)
+		}
+		return values.FromGo(rows, out)
+	}, emit)
+}

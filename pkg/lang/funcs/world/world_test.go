@@ -1,0 +1,187 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+	pw "github.com/mgmtpipe/mgmt/pkg/world"
+)
+
+var endpoints []string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "worldfuncs-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cu, pu := freeURL(), freeURL()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	s, err := pw.StartServer(ctx, pw.ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	endpoints = []string{cu}
+	code := m.Run()
+	s.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freeURL() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
+func connect(t *testing.T, host string) *pw.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := pw.Connect(ctx, pw.Config{Endpoints: endpoints, Namespace: "/test/" + t.Name(), Hostname: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// run starts a stream in the background and returns the channel of its
+// values.
+func run(t *testing.T, f func(ctx context.Context, emit func(values.Value)) error) <-chan string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan string, 16)
+	done := make(chan error, 1)
+	go func() { done <- f(ctx, func(v values.Value) { out <- v.String() }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("stream ended with %v", err)
+		}
+	})
+	return out
+}
+
+func next(t *testing.T, ch <-chan string, want string) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		if got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no value within 10s, want %s", want)
+	}
+}
+
+func typ(t *testing.T, s string) *types.Type {
+	t.Helper()
+	ty, err := types.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ty
+}
+
+func TestGetval(t *testing.T) {
+	ctx := context.Background()
+	h1, h2 := connect(t, "h1"), connect(t, "h2")
+	out := typ(t, "struct{value str; exists bool}")
+	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
+		return Getval(ctx, h2, "flag", out, emit)
+	})
+	next(t, vals, `struct{value => "", exists => false}`)
+	h1.StrSet(ctx, "flag", "up")
+	next(t, vals, `struct{value => "up", exists => true}`)
+	h1.StrSet(ctx, "flag", "up") // the same value again: no new output
+	h1.StrSet(ctx, "flag", "down")
+	next(t, vals, `struct{value => "down", exists => true}`)
+}
+
+func TestKVLookup(t *testing.T) {
+	ctx := context.Background()
+	a, b := connect(t, "a"), connect(t, "b")
+	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
+		return KVLookup(ctx, a, "ns", typ(t, "map{str: str}"), emit)
+	})
+	next(t, vals, `{}`)
+	a.StrMapSet(ctx, "ns", "1")
+	next(t, vals, `{"a" => "1"}`)
+	b.StrMapSet(ctx, "ns", "2")
+	next(t, vals, `{"a" => "1", "b" => "2"}`)
+}
+
+func TestSchedule(t *testing.T) {
+	ctx := context.Background()
+	a, b := connect(t, "a"), connect(t, "b")
+	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
+		return Schedule(ctx, a, "web", typ(t, "[]str"), emit)
+	})
+	next(t, vals, `[]`)
+	b.SchedulerAdd(ctx, "web", pw.SchedOpts{Max: 1})
+	next(t, vals, `["b"]`)
+	a.SchedulerAdd(ctx, "web", pw.SchedOpts{Max: 1})
+	b.SchedulerWithdraw(ctx, "web")
+	next(t, vals, `["a"]`)
+}
+
+func TestCollect(t *testing.T) {
+	ctx := context.Background()
+	h1, h2 := connect(t, "h1"), connect(t, "h2")
+	res := run(t, func(ctx context.Context, emit func(values.Value)) error {
+		return Collect(ctx, h2, "file", nil, false, typ(t, "[]struct{name str; host str}"), emit)
+	})
+	data := run(t, func(ctx context.Context, emit func(values.Value)) error {
+		return Collect(ctx, h2, "file", []string{"/b"}, true, typ(t, "[]"+collectRow), emit)
+	})
+	next(t, res, `[]`)
+	next(t, data, `[]`)
+	h1.ResExport(ctx, []*graph.Resource{
+		{Kind: "file", Name: "/a", Meta: &graph.Meta{Export: []string{"h2"}}},
+		{Kind: "file", Name: "/b", Params: map[string]any{"content": "x"}, Meta: &graph.Meta{Export: []string{"*"}}},
+		{Kind: "file", Name: "/c", Meta: &graph.Meta{Export: []string{"h3"}}},
+	})
+	next(t, res, `[struct{name => "/a", host => "h1"}, struct{name => "/b", host => "h1"}]`)
+	next(t, data, `[struct{name => "/b", host => "h1", data => "{\"kind\":\"file\",\"name\":\"/b\",\"params\":{\"content\":\"x\"}}"}]`)
+	h1.ResExport(ctx, nil)
+	next(t, res, `[]`)
+	next(t, data, `[]`)
+}
+
+func TestRegistered(t *testing.T) {
+	if err := CollectBuiltin.Stream(context.Background(), &funcs.Call{Type: CollectBuiltin.Sigs[1],
+		Args: []values.Value{values.Str("file"), values.NewList(types.Str)}, Env: &funcs.Env{}}, func(values.Value) {}); err == nil {
+		t.Error("_collect without a world succeeded")
+	}
+	for _, name := range []string{"world.getval", "world.kvlookup", "world.schedule", "world/collect.res"} {
+		mod, fn := "", name
+		if i := strings.LastIndex(name, "."); i >= 0 {
+			mod, fn = name[:i], name[i+1:]
+		}
+		f, ok := funcs.Lookup(mod, fn)
+		if !ok {
+			t.Fatalf("%s not registered", name)
+		}
+		// Without a world in the environment the stream fails clearly.
+		err := f.Stream(context.Background(), &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str("x"), values.Str("y")}, Env: &funcs.Env{}}, func(values.Value) {})
+		if err == nil || !strings.Contains(err.Error(), "needs the world") {
+			t.Errorf("%s without a world: %v", name, err)
+		}
+	}
+}

@@ -145,6 +145,7 @@ type resIR struct {
 	metas   []*resMetaIR
 	edges   []*resEdgeIR
 	collect bool
+	unknown bool
 	pos     ast.Pos
 }
 

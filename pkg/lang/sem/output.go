@@ -85,6 +85,9 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 	if len(ns) == 0 {
 		return nil
 	}
+	if n.unknown {
+		return at(n.pos, fmt.Errorf("cannot create resource kind `%s` with name `%s`: no resource kind `%s` available", n.kind, ns[0], n.kind))
+	}
 	params := map[string]any{}
 	for _, f := range n.fields {
 		ok, err := cond(p, rs, f.cond)

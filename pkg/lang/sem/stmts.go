@@ -170,6 +170,9 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 	n := &resIR{kind: st.Kind, name: c.checkExpr(st.Name, s), pos: st.Pos, collect: st.Collect}
 	c.strOrList(st.Name.Position(), n.name.typ(), "a resource name")
 	schema, known := lookupKind(st.Kind)
+	// Unknown kinds are an error when resources are registered at all
+	// (without any, the compiler accepts every kind untyped).
+	n.unknown = !known && len(graph.Kinds()) > 0
 	for _, f := range st.Fields {
 		fn := &resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
 		if f.Cond != nil {

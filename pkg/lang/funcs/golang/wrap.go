@@ -191,3 +191,8 @@ func acronymAt(name string, rs []rune, i int) string {
 	}
 	return ""
 }
+
+var (
+	errNegative = fmt.Errorf("negative count")
+	errTooLong  = fmt.Errorf("result too long")
+)

@@ -6,14 +6,14 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 )
 
-// ToGo returns v as plain Go data: bool, string, int64, float64, []any,
-// map[string]any for structs (field name -> value), and for maps a
-// map[string]any when the keys are str, else []any of [key, value] pairs.
-// Functions become nil.
+// ToGo returns v as plain Go data, the shape of JSON: bool, string, int64,
+// float64, []any, map[string]any for structs (field name -> value) and for
+// maps (keys printed by KeyString). Functions become nil.
 func ToGo(v Value) any {
 	switch x := v.(type) {
 	case Bool:
@@ -31,16 +31,9 @@ func ToGo(v Value) any {
 		}
 		return out
 	case *Map:
-		if x.T.Key.Prune().Kind == types.KindStr {
-			out := make(map[string]any, len(x.Keys))
-			for i, k := range x.Keys {
-				out[string(k.(Str))] = ToGo(x.Vals[i])
-			}
-			return out
-		}
-		out := make([]any, len(x.Keys))
+		out := make(map[string]any, len(x.Keys))
 		for i, k := range x.Keys {
-			out[i] = []any{ToGo(k), ToGo(x.Vals[i])}
+			out[KeyString(k)] = ToGo(x.Vals[i])
 		}
 		return out
 	case *Struct:
@@ -204,4 +197,20 @@ func equalFold(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// KeyString prints a map key as a JSON object key: strs as they are,
+// numbers and bools in Go syntax, anything else in mcl syntax.
+func KeyString(k Value) string {
+	switch x := k.(type) {
+	case Str:
+		return string(x)
+	case Int:
+		return strconv.FormatInt(int64(x), 10)
+	case Float:
+		return strconv.FormatFloat(float64(x), 'g', -1, 64)
+	case Bool:
+		return strconv.FormatBool(bool(x))
+	}
+	return k.String()
 }

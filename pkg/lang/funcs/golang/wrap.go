@@ -1,3 +1,17 @@
+// Package golang holds the mcl modules "golang/<pkg>" that wrap functions
+// of Go's standard library (html, math, math/rand as golang/rand, os,
+// os/exec as golang/exec, path, path/filepath as golang/filepath, runtime,
+// strconv, strings) under snake_case names: golang/strings.trim_space,
+// golang/strconv.itoa, golang/math.is_nan. (golang.template and the first
+// golang/strings functions live in coregolang; this package adds only the
+// names not registered there.)
+//
+// Each wrapped Go function is described by reflection: parameters and
+// results of type bool, string, int, int64, float64, []byte (as str) or
+// []string map to mcl types, a variadic ...string parameter becomes a []str
+// parameter, and a trailing error result becomes a catchable mcl error.
+// Functions with effects on the system (os.Remove, os.Chdir, ...) are left
+// out, as are those whose types have no mcl equivalent.
 package golang
 
 import (
@@ -10,6 +24,11 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+
+	// The core package registers golang.template and a few golang/strings
+	// functions; importing it runs its init first, so register can skip
+	// the names it already has.
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coregolang"
 )
 
 var errorType = reflect.TypeOf((*error)(nil)).Elem()
@@ -25,6 +44,9 @@ type goFunc struct {
 // register wraps every function of fs into module golang/<pkg>.
 func register(pkg string, fs []goFunc) {
 	for _, g := range fs {
+		if _, dup := funcs.Lookup("golang/"+pkg, SnakeCase(g.name)); dup {
+			continue
+		}
 		f, err := Wrap("golang/"+pkg, SnakeCase(g.name), g.fn)
 		if err != nil {
 			panic(fmt.Sprintf("golang/%s.%s: %v", pkg, g.name, err))

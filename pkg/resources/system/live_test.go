@@ -32,7 +32,9 @@ func isActive(unit string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func writeUnit(t *testing.T, name string) {
+func writeUnit(t *testing.T, name string) { writeUnitTB(t, name) }
+
+func writeUnitTB(t testing.TB, name string) {
 	t.Helper()
 	unit := "[Unit]\nDescription=mgmt test sleeper\n[Service]\nExecStart=/bin/sleep infinity\n" +
 		"[Install]\nWantedBy=multi-user.target\n"

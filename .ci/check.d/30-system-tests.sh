@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Boot the throwaway systemd container, run the system-resource tests
+# against it (packages, units, users, groups, hostname, journal, mounts:
+# all changed inside the container only), and power it off on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/go/bin:$PATH
+trap 'scripts/systemd-container/stop.sh' EXIT
+MGMT_E2E_MACHINE=$(scripts/systemd-container/boot.sh)
+export MGMT_E2E_MACHINE
+echo "systemd container up: PID 1 = $MGMT_E2E_MACHINE"
+log=$(mktemp)
+rc=0
+go test -count=1 -timeout 15m -v ./test/system/ ./pkg/resources/system/... >"$log" 2>&1 || rc=$?
+if [ "$rc" -ne 0 ]; then
+	cat "$log"
+else
+	grep -E '^(--- |        --- |ok )|reverted in|transaction for 3' "$log" || true
+fi
+rm -f "$log"
+exit "$rc"

@@ -136,7 +136,6 @@ func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 		path:      filepath.Clean(path),
 		contents:  opts.Contents || opts.Recursive,
 		recursive: opts.Recursive,
-		owned:     map[string]bool{},
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -188,7 +187,7 @@ func (w *Watcher) dropLocked(s *Sub) {
 		delSub(w.byOwn, d, s)
 		w.releaseLocked(d)
 	}
-	s.owned = map[string]bool{}
+	s.owned = nil
 }
 
 // anchorLocked (re)computes the anchor of s (the nearest existing ancestor
@@ -257,6 +256,9 @@ func (w *Watcher) ownTreeLocked(s *Sub, present bool) {
 			continue
 		}
 		if err := w.acquireLocked(d); err == nil {
+			if s.owned == nil {
+				s.owned = map[string]bool{}
+			}
 			s.owned[d] = true
 			addSub(w.byOwn, d, s)
 		}

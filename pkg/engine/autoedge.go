@@ -136,11 +136,17 @@ func topoIndex(vs []*Vertex) map[*Vertex]int {
 	return out
 }
 
+// maxGroupTries bounds how many group heads a resource is compared with,
+// so that autogrouping stays linear when few resources group: a resource
+// that none of the last maxGroupTries heads of its kind accepts starts a
+// group of its own.
+const maxGroupTries = 16
+
 // autoGroup merges groupable resources: within each kind, in sorted order,
-// every resource that is not yet grouped absorbs the later ones that its
-// GroupCmp accepts, unless a path joins the two (merging would close a
-// cycle) or either one takes part in send/recv. The edges of a member move
-// to its group head.
+// each resource joins the first recent group head whose GroupCmp accepts it,
+// unless a path joins the two (merging would close a cycle) or either one
+// takes part in send/recv; otherwise it becomes a head. The edges of a
+// member move to its group head.
 func (g *Graph) autoGroup() {
 	byKind := map[string][]*Vertex{}
 	var kinds []string
@@ -155,30 +161,34 @@ func (g *Graph) autoGroup() {
 		byKind[v.Src.Kind] = append(byKind[v.Src.Kind], v)
 	}
 	for _, k := range kinds {
-		vs := byKind[k]
-		for i, head := range vs {
-			if head.grouped {
-				continue
-			}
-			hg := head.Res.(Groupable)
-			for _, w := range vs[i+1:] {
-				if w.grouped {
-					continue
-				}
-				wg := w.Res.(Groupable)
-				if hg.GroupCmp(wg) != nil || reachable(head, w) || reachable(w, head) {
-					continue
-				}
-				if err := hg.GroupRes(wg); err != nil {
-					continue
-				}
-				wg.SetGrouped(true)
-				w.grouped = true
-				head.Members = append(head.Members, w)
-				moveEdges(w, head)
+		var heads []*Vertex
+		for _, w := range byKind[k] {
+			if !g.joinGroup(heads, w) {
+				heads = append(heads, w)
 			}
 		}
 	}
+}
+
+// joinGroup merges w into one of the last heads that accepts it.
+func (g *Graph) joinGroup(heads []*Vertex, w *Vertex) bool {
+	wg := w.Res.(Groupable)
+	for i, tries := len(heads)-1, 0; i >= 0 && tries < maxGroupTries; i, tries = i-1, tries+1 {
+		head := heads[i]
+		hg := head.Res.(Groupable)
+		if hg.GroupCmp(wg) != nil || reachable(head, w) || reachable(w, head) {
+			continue
+		}
+		if err := hg.GroupRes(wg); err != nil {
+			continue
+		}
+		wg.SetGrouped(true)
+		w.grouped = true
+		head.Members = append(head.Members, w)
+		moveEdges(w, head)
+		return true
+	}
+	return false
 }
 
 func hasSendRecv(v *Vertex) bool {

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Time mgmt-apply on graphs of N file resources (N = 100, 1000, 10000), flat
+# and as a chain of edges, from nothing and when already converged, with
+# --converged-timeout 0: wall time of the whole run and peak RSS. The Go
+# benchmarks in test/apply (BenchmarkApplyFiles, BenchmarkDriftRepair,
+# BenchmarkIdle) break these down further. Graphs are generated here, in a
+# temporary directory that is removed at the end.
+set -eu
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin/mgmt-apply}
+[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
+SIZES=${SIZES:-"100 1000 10000"}
+work=$(mktemp -d "${TMPDIR:-/tmp}/mgmt-bench-apply.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# graph N DIR CHAIN: a directory resource and N files in it.
+graph() {
+	awk -v n="$1" -v d="$2" -v chain="$3" 'BEGIN {
+		printf "{\"mgmt\":\"graph/v1\",\"graph\":\"bench\",\"seq\":1,\"resources\":["
+		printf "{\"kind\":\"file\",\"name\":\"%s/\",\"params\":{\"state\":\"exists\"}}", d
+		for (i = 0; i < n; i++)
+			printf ",{\"kind\":\"file\",\"name\":\"%s/f%d\",\"params\":{\"state\":\"exists\",\"content\":\"file %d\\n\",\"mode\":\"0644\"}}", d, i, i
+		printf "]"
+		if (chain && n > 1) {
+			printf ",\"edges\":["
+			for (i = 1; i < n; i++)
+				printf "%s{\"from\":{\"kind\":\"file\",\"name\":\"%s/f%d\"},\"to\":{\"kind\":\"file\",\"name\":\"%s/f%d\"}}", (i > 1 ? "," : ""), d, i-1, d, i
+			printf "]"
+		}
+		printf "}\n"
+	}'
+}
+
+# run GRAPH: prints "seconds peak-KB" of one run.
+run() {
+	if /usr/bin/time -f '%e %M' true >/dev/null 2>&1; then
+		/usr/bin/time -o "$work/time" -f '%e %M' "$BIN" --tmp-prefix --converged-timeout 0 <"$1" 2>"$work/log"
+		cat "$work/time"
+	else
+		t0=$(date +%s%N)
+		"$BIN" --tmp-prefix --converged-timeout 0 <"$1" 2>"$work/log"
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000000 ))e-3 ?"
+	fi
+	grep -q 'converged for' "$work/log" || { echo "mgmt-apply did not converge:" >&2; tail "$work/log" >&2; exit 1; }
+}
+
+printf '%-6s %-6s %-10s %10s %10s %12s\n' shape N state wall-s peak-MB converge
+for shape in flat chain; do
+	for n in $SIZES; do
+		chain=0; [ "$shape" = chain ] && chain=1
+		graph "$n" "$work/files" "$chain" >"$work/g.json"
+		rm -rf "$work/files"
+		for state in nothing converged; do
+			set -- $(run "$work/g.json")
+			conv=$(sed -n 's/.*converged in \([^ ]*\).*/\1/p' "$work/log")
+			mb=$(awk -v k="$2" 'BEGIN { if (k == "?") print "?"; else printf "%.1f", k / 1024 }')
+			printf '%-6s %-6s %-10s %10s %10s %12s\n' "$shape" "$n" "$state" "$1" "$mb" "$conv"
+		done
+	done
+done

@@ -39,6 +39,16 @@ func (c *checker) unify(pos ast.Pos, a, b *types.Type, what string) {
 	}
 }
 
+// unifySides unifies the types of two expressions, naming both with their
+// positions on a conflict.
+func (c *checker) unifySides(pos ast.Pos, what string, a ast.Expr, ta *types.Type, b ast.Expr, tb *types.Type) {
+	if err := types.Unify(ta, tb); err != nil {
+		s := types.StringAll(ta.Resolve(), tb.Resolve())
+		c.typeErrf(pos, "%s: %s (%s at %s) does not match %s (%s at %s)", what,
+			s[0], ast.PrintExpr(a), a.Position(), s[1], ast.PrintExpr(b), b.Position())
+	}
+}
+
 func (c *checker) id() int {
 	c.nextID++
 	return c.nextID
@@ -284,14 +294,14 @@ func (c *checker) checkExpr(e ast.Expr, s *Scope) node {
 	case *ast.IfExpr:
 		n := &ifIR{cond: c.checkExpr(e.Cond, s), a: c.checkExpr(e.Then, s), b: c.checkExpr(e.Else, s)}
 		c.unify(e.Cond.Position(), n.cond.typ(), types.Bool, "if condition")
-		c.unify(e.Pos, n.a.typ(), n.b.typ(), "if branches")
+		c.unifySides(e.Pos, "if branches", e.Then, n.a.typ(), e.Else, n.b.typ())
 		return n
 	case *ast.Except:
 		if f, ok := e.A.(*ast.Field); ok {
 			return c.checkOptionalField(f, e.B, s)
 		}
 		n := &exceptIR{a: c.checkExpr(e.A, s), b: c.checkExpr(e.B, s)}
-		c.unify(e.Pos, n.a.typ(), n.b.typ(), "both sides of <|>")
+		c.unifySides(e.Pos, "both sides of <|>", e.A, n.a.typ(), e.B, n.b.typ())
 		return n
 	case *ast.Binary:
 		return c.checkBinary(e, s)

@@ -99,11 +99,11 @@ func (c *checker) checkBinary(e *ast.Binary, s *Scope) node {
 		n.t = types.Bool
 		return n
 	case "==", "!=":
-		c.unify(e.Pos, ta, tb, "operands of "+e.Op)
+		c.unifySides(e.Pos, "operands of "+e.Op, e.A, ta, e.B, tb)
 		n.t = types.Bool
 		return n
 	}
-	c.unify(e.Pos, ta, tb, "operands of "+e.Op)
+	c.unifySides(e.Pos, "operands of "+e.Op, e.A, ta, e.B, tb)
 	switch e.Op {
 	case "<", ">", "<=", ">=":
 		n.t = types.Bool

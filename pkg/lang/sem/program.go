@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
@@ -145,14 +146,14 @@ func (c *checker) checkUnusedIn(s *Scope) {
 	defer func() {
 		c.typeErr, c.finals, c.cons = saveErr, c.finals[:nfinals], c.cons[:ncons]
 	}()
-	for _, b := range s.classes {
+	for _, b := range sorted(s.classes) {
 		if b.used {
 			continue
 		}
 		b.used = true
 		c.dryInclude(b)
 	}
-	for _, b := range s.funcs {
+	for _, b := range sorted(s.funcs) {
 		if b.used {
 			continue
 		}
@@ -307,4 +308,14 @@ func (l *loader) load(c *checker, from *module, path string, pos ast.Pos) (*modu
 		return nil, err
 	}
 	return l.parseAndCheck(c, file, dir, src)
+}
+
+// sorted returns the bindings of m in declaration order.
+func sorted(m map[string]*binding) []*binding {
+	out := make([]*binding, 0, len(m))
+	for _, b := range m {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].slot < out[j].slot })
+	return out
 }

@@ -237,14 +237,24 @@ func Equal(a, b *Type) bool {
 	return true
 }
 
-// String prints t in mcl type syntax; free variables print as ?N.
-func (t *Type) String() string {
-	var b strings.Builder
-	t.write(&b, 0)
-	return b.String()
+// String prints t in mcl type syntax; free variables print as ?1, ?2, ...
+// numbered in order of appearance.
+func (t *Type) String() string { return StringAll(t)[0] }
+
+// StringAll prints several types with one numbering of their variables,
+// so that the same variable has the same name in all of them.
+func StringAll(ts ...*Type) []string {
+	names := map[*Type]int{}
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		var b strings.Builder
+		t.write(&b, 0, names)
+		out[i] = b.String()
+	}
+	return out
 }
 
-func (t *Type) write(b *strings.Builder, depth int) {
+func (t *Type) write(b *strings.Builder, depth int, names map[*Type]int) {
 	if depth > 64 {
 		b.WriteString("...")
 		return
@@ -256,16 +266,21 @@ func (t *Type) write(b *strings.Builder, depth int) {
 	}
 	switch t.Kind {
 	case KindVar:
+		n, ok := names[t]
+		if !ok {
+			n = len(names) + 1
+			names[t] = n
+		}
 		b.WriteString("?")
-		b.WriteString(strconv.FormatInt(t.id, 10))
+		b.WriteString(strconv.Itoa(n))
 	case KindList:
 		b.WriteString("[]")
-		t.Elem.write(b, depth+1)
+		t.Elem.write(b, depth+1, names)
 	case KindMap:
 		b.WriteString("map{")
-		t.Key.write(b, depth+1)
+		t.Key.write(b, depth+1, names)
 		b.WriteString(": ")
-		t.Val.write(b, depth+1)
+		t.Val.write(b, depth+1, names)
 		b.WriteString("}")
 	case KindStruct:
 		b.WriteString("struct{")
@@ -275,7 +290,7 @@ func (t *Type) write(b *strings.Builder, depth int) {
 			}
 			b.WriteString(f.Name)
 			b.WriteString(" ")
-			f.Type.write(b, depth+1)
+			f.Type.write(b, depth+1, names)
 		}
 		b.WriteString("}")
 	case KindFunc:
@@ -288,10 +303,10 @@ func (t *Type) write(b *strings.Builder, depth int) {
 				b.WriteString(f.Name)
 				b.WriteString(" ")
 			}
-			f.Type.write(b, depth+1)
+			f.Type.write(b, depth+1, names)
 		}
 		b.WriteString(") ")
-		t.Out.write(b, depth+1)
+		t.Out.write(b, depth+1, names)
 	default:
 		b.WriteString(t.Kind.String())
 	}

@@ -11,9 +11,10 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
-	msg := fmt.Sprintf("%s does not match %s", e.A, e.B)
-	if e.InnerA != nil && (e.InnerA != e.A || e.InnerB != e.B) {
-		msg += fmt.Sprintf(" (%s vs %s)", e.InnerA, e.InnerB)
+	s := StringAll(e.A, e.B, e.InnerA, e.InnerB)
+	msg := fmt.Sprintf("%s does not match %s", s[0], s[1])
+	if e.InnerA != nil && s[2] != s[0] {
+		msg += fmt.Sprintf(" (%s vs %s)", s[2], s[3])
 	}
 	if e.Reason != "" {
 		msg += ": " + e.Reason

@@ -1,0 +1,43 @@
+// Package util holds the mcl module "util": hostname_mapper(m) picks the
+// value of m for this host. It looks up the full hostname, then its first
+// label (the short name), then the key "" as a default; with none of them
+// present it is a catchable error, so `<|>` can supply a fallback.
+package util
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+func init() {
+	funcs.RegisterFunc(&funcs.Func{Module: "util", Name: "hostname_mapper", Sigs: funcs.Sigs("func(m map{str: str}) str"),
+		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
+			host := ""
+			if c.Env != nil {
+				host = c.Env.Hostname
+			}
+			if host == "" {
+				h, err := os.Hostname()
+				if err != nil {
+					return nil, err
+				}
+				host = h
+			}
+			return Map(c.Args[0].(*values.Map), host)
+		}})
+}
+
+// Map returns the value of m for host (see the package comment).
+func Map(m *values.Map, host string) (values.Value, error) {
+	short, _, _ := strings.Cut(host, ".")
+	for _, k := range []string{host, short, ""} {
+		if v, ok := m.Lookup(values.Str(k)); ok {
+			return v, nil
+		}
+	}
+	return nil, funcs.Catchablef("hostname_mapper: no entry for host %q and no default", host)
+}

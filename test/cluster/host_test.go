@@ -18,12 +18,13 @@ import (
 
 // A host is one running `mgmt-cluster run` process.
 type host struct {
-	t      *testing.T
+	t      testing.TB
 	name   string
 	dir    string
 	client string // client URL
 	peer   string // peer URL
 	args   []string
+	shared bool // outlives the test that started it; TestMain stops it
 	cmd    *exec.Cmd
 	done   chan struct{}
 	code   int
@@ -34,7 +35,7 @@ type host struct {
 }
 
 // freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,7 +46,7 @@ func freePort(t *testing.T) int {
 }
 
 // newHost prepares a host with fresh ports and a data directory.
-func newHost(t *testing.T, name, scheme string, args ...string) *host {
+func newHost(t testing.TB, name, scheme string, args ...string) *host {
 	return &host{
 		t:      t,
 		name:   name,
@@ -77,7 +78,9 @@ func (h *host) start(seeds ...string) {
 	}
 	h.done = make(chan struct{})
 	go h.read(stderr)
-	h.t.Cleanup(func() { h.kill() })
+	if !h.shared {
+		h.t.Cleanup(func() { h.kill() })
+	}
 }
 
 func (h *host) read(r io.Reader) {

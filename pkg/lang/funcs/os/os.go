@@ -1,0 +1,185 @@
+// Package os adds to the mcl module "os" (files, commands and the family
+// checks are in coreos): users (home, uid, user_exists), the release
+// (release, parse_distro_uid), is_virtual and modinfo_loaded.
+//
+// user_exists streams: it re-checks each time /etc/passwd changes
+// (watched through fswatch). modinfo_loaded streams too, but procfs sends
+// no inotify events, so it re-reads /proc/modules every pollModules and
+// emits only changes. is_virtual looks for the "hypervisor" CPU flag and
+// for the vendor strings of common hypervisors in the DMI tables.
+package os
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/library/fswatch"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coreos"
+)
+
+// root is prepended to the system files read here (tests change it).
+var root = "/"
+
+// pollModules is how often modinfo_loaded re-reads /proc/modules.
+var pollModules = 2 * time.Second
+
+func sysPath(p string) string { return filepath.Join(root, p) }
+
+func register(f *funcs.Func) {
+	f.Module = "os"
+	if _, dup := funcs.Lookup("os", f.Name); !dup {
+		funcs.RegisterFunc(f)
+	}
+}
+
+func str(v values.Value) string { return string(v.(values.Str)) }
+
+func init() {
+	register(&funcs.Func{Name: "home", Sigs: funcs.Sigs("func(name str) str"), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
+		u, err := lookupUser(str(c.Args[0]))
+		if err != nil {
+			return nil, err
+		}
+		return values.Str(u.HomeDir), nil
+	}})
+	register(&funcs.Func{Name: "uid", Sigs: funcs.Sigs("func(name str) str"), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
+		u, err := lookupUser(str(c.Args[0]))
+		if err != nil {
+			return nil, err
+		}
+		return values.Str(u.Uid), nil
+	}})
+	register(&funcs.Func{Name: "user_exists", Sigs: funcs.Sigs("func(name str) bool"), Stream: userExists})
+	register(&funcs.Func{Name: "modinfo_loaded", Sigs: funcs.Sigs("func(name str) bool"), Stream: modinfoLoaded})
+	register(&funcs.Func{Name: "is_virtual", Sigs: funcs.Sigs("func() bool"), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
+		return values.Bool(IsVirtual()), nil
+	}})
+	register(&funcs.Func{Name: "release", Sigs: funcs.Sigs("func() " + releaseType.String()), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
+		return release()
+	}})
+	register(&funcs.Func{Name: "parse_distro_uid", Pure: true, Sigs: funcs.Sigs("func(uid str) " + distroType.String()), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
+		return ParseDistroUID(str(c.Args[0]))
+	}})
+}
+
+// lookupUser finds a user by name ("" is the current user); an unknown
+// user is a catchable error.
+func lookupUser(name string) (*user.User, error) {
+	if name == "" {
+		return user.Current()
+	}
+	u, err := user.Lookup(name)
+	if _, ok := err.(user.UnknownUserError); ok {
+		return nil, funcs.Catchablef("no user named %q", name)
+	}
+	return u, err
+}
+
+func userExists(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
+	name := str(c.Args[0])
+	return fswatch.Watch(ctx, sysPath("/etc/passwd"), func() error {
+		ok, err := inPasswd(name)
+		if err != nil {
+			return err
+		}
+		emit(values.Bool(ok))
+		return nil
+	})
+}
+
+// inPasswd reports whether /etc/passwd has an entry for name (falling
+// back to the system's user database when it does not).
+func inPasswd(name string) (bool, error) {
+	f, err := os.Open(sysPath("/etc/passwd"))
+	if err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if n, _, _ := strings.Cut(sc.Text(), ":"); n == name {
+				return true, nil
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return false, err
+		}
+	}
+	if root != "/" {
+		return false, nil
+	}
+	_, err = user.Lookup(name)
+	return err == nil, nil
+}
+
+func modinfoLoaded(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
+	name := strings.ReplaceAll(str(c.Args[0]), "-", "_")
+	t := time.NewTicker(pollModules)
+	defer t.Stop()
+	for first, last := true, false; ; first = false {
+		ok, err := moduleLoaded(name)
+		if err != nil {
+			return err
+		}
+		if first || ok != last {
+			emit(values.Bool(ok))
+			last = ok
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func moduleLoaded(name string) (bool, error) {
+	b, err := os.ReadFile(sysPath("/proc/modules"))
+	if err != nil {
+		return false, fmt.Errorf("modinfo_loaded: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if n, _, _ := strings.Cut(line, " "); n == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// hypervisors are DMI vendor or product strings of virtual machines.
+var hypervisors = []string{"qemu", "kvm", "vmware", "virtualbox", "innotek", "xen", "bochs", "parallels", "bhyve", "amazon ec2", "google compute engine", "virtual machine", "openstack", "cloud hypervisor"}
+
+// IsVirtual reports whether this machine looks like a virtual machine.
+func IsVirtual() bool {
+	if b, err := os.ReadFile(sysPath("/proc/cpuinfo")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+				for _, f := range strings.Fields(v) {
+					if f == "hypervisor" {
+						return true
+					}
+				}
+			}
+		}
+	}
+	for _, f := range []string{"sys_vendor", "product_name", "board_vendor", "bios_vendor"} {
+		b, err := os.ReadFile(sysPath("/sys/class/dmi/id/" + f))
+		if err != nil {
+			continue
+		}
+		s := strings.ToLower(strings.TrimSpace(string(b)))
+		for _, h := range hypervisors {
+			if strings.Contains(s, h) {
+				return true
+			}
+		}
+	}
+	return false
+}

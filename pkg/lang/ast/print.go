@@ -153,7 +153,7 @@ func (p *printer) stmt(s Stmt) {
 			p.w(" as ", s.Alias)
 		}
 	case *Import:
-		p.w("import ", strconv.Quote(s.Path))
+		p.w("import \"", escape(s.Path), "\"")
 		if s.Alias != "" {
 			p.w(" as ", s.Alias)
 		}
@@ -229,9 +229,31 @@ func (p *printer) lambdaRest(l *Lambda) {
 // escape writes a string literal's content with escapes; dollars are
 // escaped so that no interpolation appears.
 func escape(s string) string {
-	q := strconv.Quote(s)
-	q = q[1 : len(q)-1]
-	return strings.ReplaceAll(q, "$", `\$`)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\', '"', '$':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\v':
+			b.WriteString(`\v`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 var precedence = map[string]int{

@@ -10,6 +10,7 @@ import (
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/datetime"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/golang"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/local"
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/net"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/os"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/regexp"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/sys"

@@ -1,0 +1,140 @@
+package net
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+func mac(s string) net.HardwareAddr {
+	m, err := net.ParseMAC(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func TestMACs(t *testing.T) {
+	ifs := []net.Interface{
+		{Index: 1, Name: "lo", Flags: net.FlagLoopback},
+		{Index: 3, Name: "eth1", HardwareAddr: mac("52:54:00:00:00:02")},
+		{Index: 2, Name: "eth0", HardwareAddr: mac("52:54:00:00:00:01")},
+		{Index: 4, Name: "br0", HardwareAddr: mac("52:54:00:00:00:01")},
+		{Index: 5, Name: "tun0"},
+	}
+	got := MACs(ifs)
+	want := []string{"52:54:00:00:00:01", "52:54:00:00:00:02"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestWiredInterface(t *testing.T) {
+	sys := t.TempDir()
+	for _, d := range []string{"wlan0/device", "wlan0/wireless", "eth0/device", "eth1/device", "veth0"} {
+		if err := os.MkdirAll(filepath.Join(sys, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := sysClassNet
+	sysClassNet = sys
+	defer func() { sysClassNet = old }()
+	ifs := []net.Interface{
+		{Index: 1, Name: "lo", Flags: net.FlagLoopback},
+		{Index: 2, Name: "veth0", HardwareAddr: mac("52:54:00:00:00:09")},
+		{Index: 3, Name: "wlan0", HardwareAddr: mac("52:54:00:00:00:03")},
+		{Index: 5, Name: "eth1", HardwareAddr: mac("52:54:00:00:00:02")},
+		{Index: 4, Name: "eth0", HardwareAddr: mac("52:54:00:00:00:01")},
+	}
+	if got := WiredInterface(ifs); got != "eth0" {
+		t.Fatalf("got %q, want eth0", got)
+	}
+	if got := WiredInterface(ifs[:3]); got != "" {
+		t.Fatalf("got %q, want none", got)
+	}
+}
+
+func TestInterfaceCIDRLoopback(t *testing.T) {
+	got, err := InterfaceCIDR("lo")
+	if err != nil || got != "127.0.0.1/8" {
+		t.Skipf("no usual loopback here: %q, %v", got, err)
+	}
+	if got, _ := InterfaceCIDR("no-such-if0"); got != "" {
+		t.Fatalf("missing interface: got %q", got)
+	}
+}
+
+// stream runs net.<name>(args) and returns its emissions.
+func stream(t *testing.T, name string, args ...values.Value) <-chan values.Value {
+	t.Helper()
+	f, _ := funcs.Lookup("net", name)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan values.Value, 100)
+	done := make(chan error, 1)
+	c := &funcs.Call{Type: f.Sigs[0], Args: args, Env: &funcs.Env{Logf: t.Logf}}
+	go func() { done <- f.Stream(ctx, c, func(v values.Value) { ch <- v }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return ch
+}
+
+func wait(t *testing.T, ch <-chan values.Value, what string, ok func(values.Value) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case v := <-ch:
+			if ok(v) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestFollowDummyInterface creates a dummy interface (as root, where the
+// kernel has the dummy driver) and checks that macs and interface_cidr
+// see it appear, get an address and go away.
+func TestFollowDummyInterface(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("no ip command")
+	}
+	const name, hw = "mgmtfn0", "02:6d:67:6d:74:01"
+	run := func(args ...string) error { return exec.Command(ip, args...).Run() }
+	_ = run("link", "del", name)
+	macs := stream(t, "macs")
+	cidr := stream(t, "interface_cidr", values.Str(name))
+	wait(t, cidr, "no address", func(v values.Value) bool { return v == values.Str("") })
+	if err := run("link", "add", name, "address", hw, "type", "dummy"); err != nil {
+		t.Skipf("cannot add a dummy interface: %v", err)
+	}
+	defer run("link", "del", name)
+	has := func(v values.Value) bool { return slices.ContainsFunc(v.(*values.List).V, func(e values.Value) bool { return e == values.Str(hw) }) }
+	wait(t, macs, "the new mac", has)
+	if err := run("addr", "add", "10.213.7.1/24", "dev", name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, cidr, "the address", func(v values.Value) bool { return v == values.Str("10.213.7.1/24") })
+	if err := run("link", "del", name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, macs, "the mac to go", func(v values.Value) bool { return !has(v) })
+	wait(t, cidr, "the address to go", func(v values.Value) bool { return v == values.Str("") })
+}

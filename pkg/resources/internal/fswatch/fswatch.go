@@ -20,15 +20,20 @@
 // is a directory, so that changes to its entries are seen; with Recursive set
 // it watches every directory below P as well.
 //
+// Every watched directory also keeps a (shared, counted) kernel watch on
+// each of its ancestors up to the root, so the rename or removal of any
+// ancestor is reported: the watches at and below it are then dropped (a
+// moved directory would keep reporting under its old name) and their
+// subscriptions re-anchored. The cost is a handful of extra watches for the
+// whole process, and events about unrelated entries of those ancestors,
+// which a map look-up discards.
+//
 // Events are routed through maps keyed by path (the path a subscription waits
 // on, and the directories it watches), so delivering one event costs a few
 // map look-ups whatever the number of subscriptions. Delivery never blocks:
 // each subscription has a one-slot channel, and pending signals coalesce.
 // Spurious signals are allowed; missed ones are not, so a kernel queue
 // overflow or a watcher error signals every subscription.
-//
-// The known blind spot is the rename of an ancestor above the anchor, which
-// inotify does not report to a watch below it.
 package fswatch
 
 import (
@@ -36,6 +41,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
@@ -45,7 +51,8 @@ import (
 type Watcher struct {
 	mu     sync.Mutex
 	fw     *fsnotify.Watcher
-	dirs   map[string]int           // watched directory -> reference count
+	dirs   map[string]int           // directory used by subscriptions -> references
+	kref   map[string]int           // kernel-watched directory -> dirs at or below it
 	byKey  map[string][]*Sub        // path a subscription waits on -> subs
 	byDir  map[string]map[*Sub]bool // anchor directory -> subs anchored there
 	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
@@ -101,6 +108,7 @@ func New() (*Watcher, error) {
 	w := &Watcher{
 		fw:    fw,
 		dirs:  map[string]int{},
+		kref:  map[string]int{},
 		byKey: map[string][]*Sub{},
 		byDir: map[string]map[*Sub]bool{},
 		byOwn: map[string]map[*Sub]bool{},
@@ -122,7 +130,7 @@ func (w *Watcher) Close() error {
 func (w *Watcher) WatchCount() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.dirs)
+	return len(w.kref)
 }
 
 // Subscribe follows path (an absolute path; a trailing slash is ignored).
@@ -267,7 +275,9 @@ func (w *Watcher) ownTreeLocked(s *Sub, present bool) {
 
 var errNotDir = errors.New("not a directory")
 
-// acquireLocked adds a reference to the kernel watch of dir.
+// acquireLocked adds a reference to dir. The first one adds kernel
+// watches on dir and on each of its ancestors (shared, counted in kref),
+// so that the rename or removal of any ancestor is seen.
 func (w *Watcher) acquireLocked(dir string) error {
 	if w.dirs[dir] == 0 {
 		fi, err := os.Stat(dir)
@@ -277,26 +287,76 @@ func (w *Watcher) acquireLocked(dir string) error {
 		if !fi.IsDir() {
 			return errNotDir
 		}
-		if err := w.fw.Add(dir); err != nil {
-			return err
+		if w.kref[dir] == 0 {
+			if err := w.fw.Add(dir); err != nil {
+				return err
+			}
+		}
+		for a := dir; ; a = filepath.Dir(a) {
+			if w.kref[a] == 0 && a != dir {
+				// An ancestor that cannot be watched (permissions) only
+				// narrows what is seen; the directory itself is watched.
+				_ = w.fw.Add(a)
+			}
+			w.kref[a]++
+			if a == "/" {
+				break
+			}
 		}
 	}
 	w.dirs[dir]++
 	return nil
 }
 
-// releaseLocked drops a reference to the kernel watch of dir.
+// releaseLocked drops a reference to dir, and with the last one its kernel
+// watch and its share of its ancestors' watches.
 func (w *Watcher) releaseLocked(dir string) {
 	n, ok := w.dirs[dir]
 	if !ok {
 		return
 	}
-	if n <= 1 {
-		delete(w.dirs, dir)
-		_ = w.fw.Remove(dir) // fails harmlessly when the kernel dropped it
+	if n > 1 {
+		w.dirs[dir] = n - 1
 		return
 	}
-	w.dirs[dir] = n - 1
+	delete(w.dirs, dir)
+	for a := dir; ; a = filepath.Dir(a) {
+		if w.kref[a] <= 1 {
+			delete(w.kref, a)
+			_ = w.fw.Remove(a) // fails harmlessly when the kernel dropped it
+		} else {
+			w.kref[a]--
+		}
+		if a == "/" {
+			break
+		}
+	}
+}
+
+// forgetUnderLocked handles the removal or rename of the directory name:
+// every referenced directory at or below it is released at once, and the
+// subscriptions that used them are returned for re-anchoring.
+func (w *Watcher) forgetUnderLocked(name string) []*Sub {
+	var todo []*Sub
+	prefix := strings.TrimSuffix(name, "/") + "/"
+	for d := range w.dirs {
+		if d != name && !strings.HasPrefix(d, prefix) {
+			continue
+		}
+		for s := range w.byDir[d] {
+			s.anchor = ""
+			todo = append(todo, s)
+		}
+		for s := range w.byOwn[d] {
+			delete(s.owned, d)
+			todo = append(todo, s)
+		}
+		delete(w.byDir, d)
+		delete(w.byOwn, d)
+		w.dirs[d] = 1
+		w.releaseLocked(d)
+	}
+	return todo
 }
 
 func addSub(m map[string]map[*Sub]bool, k string, s *Sub) {
@@ -370,22 +430,11 @@ func (w *Watcher) dispatch(ev fsnotify.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var todo []*Sub
-	if gone && w.dirs[name] > 0 {
-		// The kernel dropped (or will drop) this watch: forget it, so that
-		// its subscriptions re-anchor and a later directory of the same name
-		// gets a fresh watch.
-		_ = w.fw.Remove(name)
-		delete(w.dirs, name)
-		for s := range w.byDir[name] {
-			s.anchor = ""
-			todo = append(todo, s)
-		}
-		for s := range w.byOwn[name] {
-			delete(s.owned, name)
-			todo = append(todo, s)
-		}
-		delete(w.byDir, name)
-		delete(w.byOwn, name)
+	if gone && w.kref[name] > 0 {
+		// A watched directory, or an ancestor of one, went away: its
+		// watches are stale (a moved directory keeps its watch under the
+		// new name), so forget them and re-anchor their subscriptions.
+		todo = w.forgetUnderLocked(name)
 	}
 	todo = append(todo, w.byKey[name]...)
 	for s := range w.byOwn[filepath.Dir(name)] {

@@ -115,11 +115,13 @@ func TestSharedWatches(t *testing.T) {
 	w := newWatcher(t)
 	dir := t.TempDir()
 	var subs []*Sub
-	for i := 0; i < 500; i++ {
+	subs = append(subs, subscribe(t, w, filepath.Join(dir, "f0"), Options{}))
+	one := w.WatchCount() // the directory and its ancestors
+	for i := 1; i < 500; i++ {
 		subs = append(subs, subscribe(t, w, filepath.Join(dir, fmt.Sprint("f", i)), Options{}))
 	}
-	if n := w.WatchCount(); n != 1 {
-		t.Fatalf("got %d kernel watches for one directory, want 1", n)
+	if n := w.WatchCount(); n != one {
+		t.Fatalf("got %d kernel watches for 500 files in one directory, want %d as for one file", n, one)
 	}
 	// One edit signals its own subscription only.
 	expect(t, subs[7], "edit", func() error { return os.WriteFile(filepath.Join(dir, "f7"), nil, 0o644) })
@@ -158,4 +160,32 @@ func BenchmarkSubscribe(b *testing.B) {
 		}
 		defer s.Close()
 	}
+}
+
+func TestAncestorRenamed(t *testing.T) {
+	w := newWatcher(t)
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(deep, "f")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := subscribe(t, w, p, Options{})
+	expect(t, s, "rename grandparent", func() error { return os.Rename(filepath.Join(root, "a"), filepath.Join(root, "moved")) })
+	// The moved tree no longer concerns the subscription.
+	drain(s)
+	if err := os.WriteFile(filepath.Join(root, "moved", "b", "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, s, "recreate", func() error {
+		if err := os.MkdirAll(deep, 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, nil, 0o644)
+	})
+	expect(t, s, "edit", func() error { return os.WriteFile(p, []byte("y"), 0o644) })
+	expect(t, s, "remove grandparent", func() error { return os.RemoveAll(filepath.Join(root, "a")) })
 }

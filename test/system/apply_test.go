@@ -278,3 +278,57 @@ func TestApplyMsgJournal(t *testing.T) {
 		return ""
 	})
 }
+
+// TestApplyPkgAutoEdges checks the automatic edges from a package to the
+// unit it ships (svc) and to a file it ships, before the package is
+// installed (its .deb is read from the local repository), and that the
+// graph then applies in that order.
+func TestApplyPkgAutoEdges(t *testing.T) {
+	m := systemtest.Find(t)
+	needKind(t, "file", "path", "content")
+	id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	name := "mgmt-e2e-unitpkg-" + id
+	unit := "[Unit]\nDescription=shipped by " + name + "\n[Service]\nExecStart=/bin/sleep infinity\n"
+	systemtest.Repo(t, m.Root, systemtest.Deb{Name: name, Version: "1.0", Files: map[string]string{
+		"/lib/systemd/system/" + name + ".service": unit,
+		"/etc/" + name + ".conf":                   "default\n",
+	}})
+	m.Run(t, "apt-get", "update", "-q")
+	t.Cleanup(func() {
+		m.Command("systemctl", "stop", name).Run()
+		m.Command("apt-get", "remove", "-y", "-q", name).Run()
+	})
+	d := doc(t, 1, []*graph.Resource{
+		res("pkg", name, map[string]any{"state": "installed"}),
+		res("svc", name, map[string]any{"state": "running"}),
+		res("file", "/etc/"+name+".conf", map[string]any{"path": "/etc/" + name + ".conf", "content": "managed\n", "state": "exists"}),
+	})
+	cmd := m.Command(mgmtApply(t, m), "--print-graph")
+	cmd.Stdin = strings.NewReader(d + "\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mgmt-apply --print-graph: %v\n%s", err, out)
+	}
+	var g graph.Document
+	if err := json.Unmarshal([]byte(strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0]), &g); err != nil {
+		t.Fatalf("decoding the printed graph: %v\n%s", err, out)
+	}
+	has := func(fromKind, toKind, toName string) bool {
+		for _, e := range g.Edges {
+			if e.From == (graph.Ref{Kind: fromKind, Name: name}) && e.To == (graph.Ref{Kind: toKind, Name: toName}) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("pkg", "svc", name) || !has("pkg", "file", "/etc/"+name+".conf") {
+		t.Fatalf("missing automatic edges pkg -> svc and pkg -> file in:\n%s", out)
+	}
+	applyConverged(t, m, nil, d)
+	if a := inMachine(m, "systemctl", "is-active", name); a != "active" {
+		t.Fatalf("%s is %s after apply", name, a)
+	}
+	if b, _ := os.ReadFile(m.Path("/etc/" + name + ".conf")); string(b) != "managed\n" {
+		t.Fatalf("conf file: %q", b)
+	}
+}

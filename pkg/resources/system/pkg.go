@@ -1,10 +1,14 @@
 package system
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -334,10 +338,16 @@ func (r *PkgRes) GroupRes(g engine.Groupable) error {
 }
 
 // A PkgFileUID matches a file that the package ships: svc resources look
-// for it to come after the package providing their unit file.
+// for it to come after the package providing their unit file. Its name is
+// the path (never a valid package name, so it cannot be confused with the
+// package's own UID).
 type PkgFileUID struct {
 	engine.BaseUID
 	Path string
+}
+
+func newPkgFileUID(path string) *PkgFileUID {
+	return &PkgFileUID{BaseUID: engine.BaseUID{Kind: "pkg", Name: path}, Path: path}
 }
 
 // IFF matches another PkgFileUID of the same path.
@@ -351,8 +361,8 @@ func (r *PkgRes) UIDs() []engine.ResUID {
 	var out []engine.ResUID
 	for _, m := range r.members() {
 		out = append(out, &engine.BaseUID{Kind: "pkg", Name: m.Name()})
-		for _, f := range dpkgFiles("", m.Name()) {
-			out = append(out, &PkgFileUID{BaseUID: engine.BaseUID{Kind: "pkg", Name: m.Name()}, Path: f})
+		for _, f := range pkgFiles(m.Name()) {
+			out = append(out, newPkgFileUID(f))
 		}
 	}
 	return out
@@ -367,11 +377,61 @@ func (r *PkgRes) AutoEdges() (engine.AutoEdge, error) {
 		if m.State == "uninstalled" {
 			continue
 		}
-		for _, f := range dpkgFiles("", m.Name()) {
+		for _, f := range pkgFiles(m.Name()) {
 			files = append(files, &engine.BaseUID{Kind: "file", Name: f, Reversed: &rev})
 		}
 	}
 	return &uidBatches{batches: [][]engine.ResUID{files}}, nil
+}
+
+// pkgFiles returns the paths a package ships: dpkg's list when it is
+// installed, else the contents of its .deb when apt would fetch it from a
+// local (file:) repository. Packages from remote repositories that are not
+// installed yet have no known files: nothing is downloaded to find them.
+func pkgFiles(name string) []string {
+	if fs := dpkgFiles("", name); fs != nil {
+		return fs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "apt-get", "download", "--print-uris", "-q", "--", name).Output()
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return nil
+	}
+	uri := strings.Trim(f[0], "'")
+	path, ok := strings.CutPrefix(uri, "file:")
+	if !ok {
+		return nil
+	}
+	path = strings.TrimPrefix(path, "//")
+	list, err := exec.CommandContext(ctx, "dpkg-deb", "--fsys-tarfile", path).Output()
+	if err != nil {
+		return nil
+	}
+	return tarFiles(list)
+}
+
+// tarFiles lists the regular files and symlinks of a tar archive as
+// absolute paths.
+func tarFiles(b []byte) []string {
+	var out []string
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		if h.Typeflag == tar.TypeDir {
+			continue
+		}
+		out = append(out, filepath.Clean("/"+h.Name))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // dpkgFiles returns the regular paths dpkg lists for an installed package

@@ -323,7 +323,7 @@ func (r *SvcRes) AutoEdges() (engine.AutoEdge, error) {
 	var files, pkgs []engine.ResUID
 	for _, p := range r.unitFilePaths() {
 		files = append(files, &engine.BaseUID{Kind: "file", Name: p})
-		pkgs = append(pkgs, &PkgFileUID{BaseUID: engine.BaseUID{Kind: "pkg", Name: r.Name()}, Path: p})
+		pkgs = append(pkgs, newPkgFileUID(p))
 	}
 	return &uidBatches{batches: [][]engine.ResUID{files, pkgs}}, nil
 }

@@ -304,3 +304,70 @@ func TestPrometheus(t *testing.T) {
 		}
 	}
 }
+
+func TestReverseFile(t *testing.T) {
+	d := t.TempDir()
+	prefix := t.TempDir()
+	made := res{Kind: "file", Name: d + "/made", Params: P{"state": "exists", "content": "new\n"}, Meta: P{"reverse": true}}
+	keep := file(d+"/keep", P{"content": "k"})
+	// The first run creates the file and saves how to undo it.
+	r := testutil.Run(t, gdoc(1, []res{made, keep}), "mgmt-apply", "--prefix", prefix, "--converged-timeout", "0")
+	if r.Code != 0 || readFile(t, d+"/made") != "new\n" {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	// A later run (after a restart) without the resource removes the file.
+	r = testutil.Run(t, gdoc(2, []res{keep}), "mgmt-apply", "--prefix", prefix, "--converged-timeout", "0")
+	if r.Code != 0 {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(d + "/made"); !os.IsNotExist(err) {
+		t.Fatalf("the reversed file is still there (%v):\n%s", err, r.Stderr)
+	}
+	// Within one run: the swap that drops the resource reverses it.
+	p := startApply(t, "--prefix", prefix, "--converged-timeout", "0.3")
+	p.write(gdoc(1, []res{made, keep}))
+	p.waitLines(`file\[.*/made\]: changed`, 1)
+	p.write(gdoc(2, []res{keep}))
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.log())
+	}
+	if _, err := os.Stat(d + "/made"); !os.IsNotExist(err) {
+		t.Fatalf("the reversed file is still there (%v):\n%s", err, p.log())
+	}
+}
+
+func TestPoll(t *testing.T) {
+	d := t.TempDir()
+	path := d + "/polled"
+	p := startApply(t, "--tmp-prefix")
+	p.write(gdoc(1, []res{{Kind: "file", Name: path, Params: P{"state": "exists", "content": "p"}, Meta: P{"poll": 1}}}))
+	changed := `file\[.*/polled\]: changed`
+	p.waitLines(changed, 1)
+	os.WriteFile(path, []byte("drift"), 0o644)
+	p.waitLines(changed, 2) // repaired by the next poll, within a second
+	if got := readFile(t, path); got != "p" {
+		t.Fatalf("content %q", got)
+	}
+}
+
+func TestLimitBurst(t *testing.T) {
+	d := t.TempDir()
+	log := d + "/log"
+	watch := "for i in 1 2 3 4 5 6; do echo $i; sleep 0.05; done; sleep 60"
+	p := startApply(t, "--tmp-prefix")
+	p.write(gdoc(1, []res{{Kind: "exec", Name: "limited",
+		Params: P{"cmd": "date +%s%N >> " + log, "shell": "/bin/sh", "watchcmd": watch, "watchshell": "/bin/sh"},
+		Meta:   P{"limit": 4.0, "burst": 1}}}))
+	p.waitLines(`exec\[limited\]: changed`, 3)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait()
+	var prev int64
+	for i, f := range strings.Fields(readFile(t, log)) {
+		var ns int64
+		fmt.Sscan(f, &ns)
+		if i > 0 && ns-prev < int64(200*time.Millisecond) {
+			t.Errorf("runs %d and %d only %s apart with limit 4/s", i, i+1, time.Duration(ns-prev))
+		}
+		prev = ns
+	}
+}

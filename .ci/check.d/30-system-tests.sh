@@ -11,7 +11,8 @@ export MGMT_E2E_MACHINE
 echo "systemd container up: PID 1 = $MGMT_E2E_MACHINE"
 log=$(mktemp)
 rc=0
-go test -count=1 -timeout 15m -v ./test/system/ ./pkg/resources/system/... >"$log" 2>&1 || rc=$?
+# -p 1: both packages drive the same container (its hostname, its units)
+go test -p 1 -count=1 -timeout 15m -v ./test/system/ ./pkg/resources/system/... >"$log" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	cat "$log"
 else

@@ -29,14 +29,91 @@ func Unify(a, b *Type) error {
 	return unify(a, b, nil)
 }
 
-// TryUnify reports whether a and b unify, leaving no binding behind.
+// TryUnify reports whether a and b unify, leaving no binding behind: it
+// records trial bindings in a side table instead of the variables.
 func TryUnify(a, b *Type) bool {
-	var trail []*Type
-	err := unify(a, b, &trail)
-	for _, v := range trail {
-		v.link = nil
+	return tryRec(a, b, map[*Type]*Type{}, 0)
+}
+
+// walk follows variable links (without compressing them) and the trial
+// bindings of m.
+func walk(t *Type, m map[*Type]*Type) *Type {
+	for t != nil && t.Kind == KindVar {
+		if t.link != nil {
+			t = t.link
+			continue
+		}
+		n, ok := m[t]
+		if !ok {
+			return t
+		}
+		t = n
 	}
-	return err == nil
+	return t
+}
+
+func occursTrial(v, t *Type, m map[*Type]*Type, depth int) bool {
+	t = walk(t, m)
+	if t == v || depth > 200 {
+		return true
+	}
+	switch t.Kind {
+	case KindList:
+		return occursTrial(v, t.Elem, m, depth+1)
+	case KindMap:
+		return occursTrial(v, t.Key, m, depth+1) || occursTrial(v, t.Val, m, depth+1)
+	case KindStruct, KindFunc:
+		for _, f := range t.Fields {
+			if occursTrial(v, f.Type, m, depth+1) {
+				return true
+			}
+		}
+		return t.Kind == KindFunc && occursTrial(v, t.Out, m, depth+1)
+	}
+	return false
+}
+
+func tryRec(a, b *Type, m map[*Type]*Type, depth int) bool {
+	a, b = walk(a, m), walk(b, m)
+	if a == b {
+		return true
+	}
+	if depth > 200 {
+		return false
+	}
+	if a.Kind == KindVar || b.Kind == KindVar {
+		if a.Kind != KindVar {
+			a, b = b, a
+		}
+		if b.Kind != KindVar && occursTrial(a, b, m, 0) {
+			return false
+		}
+		m[a] = b
+		return true
+	}
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case KindList:
+		return tryRec(a.Elem, b.Elem, m, depth+1)
+	case KindMap:
+		return tryRec(a.Key, b.Key, m, depth+1) && tryRec(a.Val, b.Val, m, depth+1)
+	case KindStruct, KindFunc:
+		if len(a.Fields) != len(b.Fields) {
+			return false
+		}
+		for i := range a.Fields {
+			if a.Kind == KindStruct && a.Fields[i].Name != b.Fields[i].Name {
+				return false
+			}
+			if !tryRec(a.Fields[i].Type, b.Fields[i].Type, m, depth+1) {
+				return false
+			}
+		}
+		return a.Kind != KindFunc || tryRec(a.Out, b.Out, m, depth+1)
+	}
+	return true
 }
 
 func unify(a, b *Type, trail *[]*Type) error {

@@ -2,8 +2,8 @@
 // hostname, streamed. It emits the kernel's hostname now and again each
 // time /etc/hostname changes (hostnamectl and the hostname resource write
 // it; the file is watched through fswatch). A hostname given to the
-// compiler (funcs.Env.Hostname) wins: it is emitted once and the stream
-// closes.
+// compiler (funcs.Env.Hostname) that differs from the kernel's wins: it is
+// emitted once and the stream closes.
 package sys
 
 import (
@@ -30,8 +30,10 @@ func init() {
 
 func hostname(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 	if c.Env != nil && c.Env.Hostname != "" {
-		emit(values.Str(c.Env.Hostname))
-		return nil
+		if h, err := os.Hostname(); err != nil || h != c.Env.Hostname {
+			emit(values.Str(c.Env.Hostname))
+			return nil
+		}
 	}
 	return fswatch.Watch(ctx, hostnameFile, func() error {
 		h, err := os.Hostname()

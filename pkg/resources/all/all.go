@@ -5,6 +5,7 @@ package all
 
 import (
 	_ "github.com/mgmtpipe/mgmt/pkg/resources"          // core kinds: file, exec, noop, test, ...
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/pippet"   // pippet: Puppet resources run by Puppet
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/system"   // pkg, svc, user, group, hostname, mount
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/worldres" // kv, schedule (need the world)
 )

@@ -65,8 +65,22 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 
 // Run runs the host until ctx is done, then leaves the cluster cleanly
 // (a member removes itself and its data; the last member keeps them).
+//
+// The data directory is locked for the agent's lifetime, and its client
+// URL published beside it (see PublishURL), so tools started without seeds
+// on the same prefix use this host's member.
 func (a *Agent) Run(ctx context.Context) error {
 	defer a.cfg.State("stopped")
+	dir := a.cfg.Server.DataDir
+	lock, err := LockDataDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := PublishURL(dir, a.cfg.Server.ClientURLs[0]); err != nil {
+		return err
+	}
+	defer os.Remove(dir + ".url")
 	seeds := a.cfg.Server.Seeds
 	for {
 		sc := a.cfg.Server

@@ -106,32 +106,32 @@ func (l *Lazy) clientConfig(endpoints []string) Config {
 }
 
 // private starts the private member under the prefix, or connects to the
-// one another tool with the same prefix runs (it holds the lock file).
+// member another process runs there (it holds the lock of the data
+// directory: another tool's private world, or mgmt-cluster run).
 func (l *Lazy) private(ctx context.Context) (*Client, error) {
 	if err := os.MkdirAll(l.cfg.Prefix, 0o755); err != nil {
 		return nil, err
 	}
-	base := filepath.Join(l.cfg.Prefix, "server")
-	lock, err := os.OpenFile(base+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	dir := filepath.Join(l.cfg.Prefix, "server")
+	lock, err := LockDataDir(dir)
+	if errors.Is(err, ErrDataDirBusy) {
+		return l.joinPrivate(ctx, dir+".url")
+	}
 	if err != nil {
 		return nil, err
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		return l.joinPrivate(ctx, base+".url")
 	}
 	cu, pu, err := freeLoopbackURLs()
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: base, ClientURLs: []string{cu},
+	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: dir, ClientURLs: []string{cu},
 		PeerURLs: []string{pu}, Log: l.cfg.Log, ForceNewCluster: true})
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	if err := os.WriteFile(base+".url", []byte(cu+"\n"), 0o644); err != nil {
+	if err := PublishURL(dir, cu); err != nil {
 		s.Close()
 		lock.Close()
 		return nil, err
@@ -144,6 +144,37 @@ func (l *Lazy) private(ctx context.Context) (*Client, error) {
 	}
 	l.server, l.lock = s, lock
 	return c, nil
+}
+
+// ErrDataDirBusy is returned by LockDataDir when another process holds the
+// lock.
+var ErrDataDirBusy = errors.New("data directory in use by another process")
+
+// LockDataDir takes the lock of a member's data directory dir (the file
+// dir.lock), so that one process at a time runs a member there. Closing the
+// file releases it.
+func LockDataDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: %w", dir, ErrDataDirBusy)
+		}
+		return nil, err
+	}
+	return lock, nil
+}
+
+// PublishURL writes the client URL of the member running in dir to
+// dir.url, where tools using the same prefix without seeds find it.
+func PublishURL(dir, clientURL string) error {
+	return os.WriteFile(dir+".url", []byte(clientURL+"\n"), 0o644)
 }
 
 // joinPrivate connects to the private member of another tool, waiting for
@@ -194,8 +225,8 @@ func (l *Lazy) Close() error {
 		err = l.client.Close()
 	}
 	if l.server != nil {
-		l.server.Close()
 		os.Remove(filepath.Join(l.cfg.Prefix, "server.url"))
+		l.server.Close()
 	}
 	if l.lock != nil {
 		l.lock.Close()

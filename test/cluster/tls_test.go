@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,14 @@ func TestTLS(t *testing.T) {
 	m := newHost(t, "m1", "https", tlsFlags(dir, "m1")...)
 	m.start()
 	m.waitLog("running as member m1", joinTimeout)
+
+	dup := append([]string{"run", "--name", "m2", "--data-dir", m.dir}, tlsFlags(dir, "m1")...)
+	if r := ctl(t, "", dup...); r.Code != 1 || !strings.Contains(r.Stderr, "in use by another process") {
+		t.Fatalf("a second member on the same data directory: %d %q", r.Code, r.Stderr)
+	}
+	if b, err := os.ReadFile(m.dir + ".url"); err != nil || strings.TrimSpace(string(b)) != m.client {
+		t.Fatalf("published URL %q, %v; want %s", b, err, m.client)
+	}
 
 	ok := append([]string{"put", "--seeds", m.client, "strings/k", "v"}, tlsFlags(dir, "admin")...)
 	if r := ctl(t, "", ok...); r.Code != 0 {

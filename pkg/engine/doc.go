@@ -1,0 +1,75 @@
+// Package engine is the reactive engine: the resource API (Res, the traits,
+// the Init handle, RegisterResource), the preparation of a graph document
+// into a runnable graph, and the scheduler that keeps every resource in its
+// desired state.
+//
+// # Preparing a graph (Build)
+//
+// Each resource of the document is created from the registry, its
+// parameters are decoded into the resource struct by their `lang` (or
+// `yaml`) tags over the defaults of Default, with numbers coerced to the
+// declared field types; a value of the wrong type is an error naming the
+// kind, name, parameter and position. Metaparameters are checked, then the
+// resource's Validate (not for hidden resources). Edges are resolved; a
+// send/recv edge is checked against the schema registry of pkg/graph (the
+// sender's Sends type against the receiver's parameter type). Cycles are
+// rejected. Automatic edges come next: the UIDs of every Edgeable resource
+// are indexed by kind and name (trailing slash removed), and each resource's
+// AutoEdge is asked, round after round, for the UIDs it depends on; matches
+// (confirmed with IFF) become edges unless they would close a cycle.
+// Autogrouping last: within a kind, in name order, each Groupable resource
+// joins the first of the last 16 group heads whose GroupCmp accepts it, when
+// no path joins them; its edges move to the head, which from then on runs
+// (and reports) for the whole group.
+//
+// # Running (Engine)
+//
+// One goroutine, Run, owns every piece of scheduling state (the sched
+// type); everything else talks to it through a message inbox. Per resource,
+// a watch goroutine calls Init and then Watch (or polls, with Meta:poll),
+// retrying a failed Watch as Meta:retry and Meta:delay say; its Running and
+// Event calls become messages. CheckApply calls run in their own
+// goroutines and report back with a message. The rules, applied by the Run
+// goroutine after each batch of messages:
+//
+//   - An event marks its resource dirty. A dirty resource runs its
+//     CheckApply once every dependency is settled (applied without error
+//     since its last event, idle, not failed), at most once at a time,
+//     within its semaphores (Meta:sema, plus the global one of Config.Sema)
+//     and the engine's parallelism cap, and within its rate limit
+//     (Meta:limit/burst). Independent resources thus run in parallel.
+//   - A CheckApply that changed something (checkOK false, in apply mode)
+//     marks its successors dirty; notify edges also deliver a refresh,
+//     read through Init.Refresh during the successor's next CheckApply.
+//     Before a CheckApply, values sent over send/recv edges are copied into
+//     the receiver's parameters (Init.Recv tells which changed); a new sent
+//     value marks the receiver dirty.
+//   - An error is retried (Meta:retry, -1 forever; Meta:delay between
+//     tries; Meta:retryreset refills the count after a success). When the
+//     retries are exhausted the resource fails for good, and its
+//     descendants are blocked; everything else carries on.
+//   - The graph is converged when no resource is dirty, running, waiting for
+//     a timer, or waiting for its Watch to start; failed and blocked
+//     resources do not count. Once converged for Config.ConvergedTimeout,
+//     Converged() is closed.
+//
+// # Graph swaps
+//
+// Load hands over a new graph. Each new vertex is compared with the running
+// vertex of the same kind and name (parameters, metaparameters, group
+// members; Cmp decides when the parameters are spelt differently): equal
+// ones keep running untouched. Removed and changed vertices are stopped:
+// their Watch is cancelled, a running CheckApply is waited for, a
+// Meta:realize resource that never ran gets one CheckApply, and Cleanup
+// runs. A changed vertex's replacement starts only once its predecessor has
+// fully stopped, so one resource never has two CheckApply calls at once;
+// its first CheckApply comes from its own Running, so no event is lost.
+//
+// # Reversals
+//
+// A Reversible resource with Meta:reverse has, after each CheckApply that
+// applied, its Reversed resource saved under PREFIX/reverse. Whenever a
+// graph is loaded without that resource (in the same run or after a
+// restart), the saved resource joins the graph; its file is deleted after
+// its first successful CheckApply.
+package engine

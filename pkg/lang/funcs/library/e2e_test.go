@@ -12,7 +12,6 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/value"
 	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
-	_ "github.com/mgmtpipe/mgmt/pkg/resources/all"
 )
 
 // run compiles src and runs it until ctx ends, sending the sorted names of

@@ -14,7 +14,7 @@ import (
 var documented = map[string]string{
 	"convert":        "format_bool int_to_str parse_bool str_to_float str_to_int to_float to_int",
 	"datetime":       "format hour now print str_now weekday weekday_fast",
-	"deploy":         "abspath directory file_exists readfile readfileabs",
+	"deploy":         "abspath binary_path directory file_exists readfile readfileabs",
 	"encoding":       "base64_decode base64_encode decode_json decode_json_flexible",
 	"example":        "answer errorbool flipflop int2str plus str2int",
 	"example/nested": "hello",

@@ -126,7 +126,9 @@ func TestFollowDummyInterface(t *testing.T) {
 		t.Skipf("cannot add a dummy interface: %v", err)
 	}
 	defer run("link", "del", name)
-	has := func(v values.Value) bool { return slices.ContainsFunc(v.(*values.List).V, func(e values.Value) bool { return e == values.Str(hw) }) }
+	has := func(v values.Value) bool {
+		return slices.ContainsFunc(v.(*values.List).V, func(e values.Value) bool { return e == values.Str(hw) })
+	}
 	wait(t, macs, "the new mac", has)
 	if err := run("addr", "add", "10.213.7.1/24", "dev", name); err != nil {
 		t.Fatal(err)

@@ -208,3 +208,19 @@ func TestExecValidateAndCmp(t *testing.T) {
 		t.Fatalf("autoedges %v", uids)
 	}
 }
+
+func TestExecUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	h := newHarness(t)
+	e := newExec(t, h, &ExecRes{Cmd: "id -un; id -g", Shell: "/bin/sh", User: "nobody", Group: "0"})
+	checkApply(t, e, true, false)
+	if got := *h.sent.(*ExecSends).Stdout; got != "nobody\n0\n" {
+		t.Fatalf("stdout %q", got)
+	}
+	bad := newExec(t, h, &ExecRes{Cmd: "true", User: "no-such-user-here"})
+	if _, err := bad.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "unknown user") {
+		t.Fatalf("got %v", err)
+	}
+}

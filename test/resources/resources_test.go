@@ -402,3 +402,23 @@ func TestValueAndPassword(t *testing.T) {
 		t.Fatalf("second run: exit %d, secret %q (was %q)\n%s", r.Code, read(dir+"/secret"), secret, r.Stderr)
 	}
 }
+
+func TestTimerRefreshesExec(t *testing.T) {
+	dir := t.TempDir()
+	ticks := filepath.Join(dir, "ticks")
+	rs := []res{
+		{Kind: "timer", Name: "tick", Params: map[string]any{"interval": 1}},
+		{Kind: "exec", Name: "count", Params: map[string]any{"cmd": "echo tick >> " + ticks, "shell": "/bin/sh"}},
+		{Kind: "print", Name: "hello", Params: map[string]any{"msg": "hello from print"}},
+	}
+	es := []edge{{From: ref{"timer", "tick"}, To: ref{"exec", "count"}, Notify: true}}
+	p := start(t, "--tmp-prefix")
+	p.send(doc(t, 1, rs, es))
+	p.waitLog("hello from print", 0)
+	n := p.waitLog("exec[count]: changed", 0) // the first run
+	n = p.waitLog("exec[count]: changed", n) // a tick's refresh
+	p.waitLog("exec[count]: changed", n)     // and another
+	if got := strings.Count(read(ticks), "tick"); got < 3 {
+		t.Fatalf("exec ran %d times, want at least 3", got)
+	}
+}

@@ -416,8 +416,8 @@ func TestTimerRefreshesExec(t *testing.T) {
 	p.send(doc(t, 1, rs, es))
 	p.waitLog("hello from print", 0)
 	n := p.waitLog("exec[count]: changed", 0) // the first run
-	n = p.waitLog("exec[count]: changed", n) // a tick's refresh
-	p.waitLog("exec[count]: changed", n)     // and another
+	n = p.waitLog("exec[count]: changed", n)  // a tick's refresh
+	p.waitLog("exec[count]: changed", n)      // and another
 	if got := strings.Count(read(ticks), "tick"); got < 3 {
 		t.Fatalf("exec ran %d times, want at least 3", got)
 	}

@@ -215,6 +215,9 @@ func (a *Agent) standby(ctx context.Context, seeds []string) ([]string, func(), 
 					c.Close()
 					return nil, nil, err
 				}
+				if err := c.setStandby(ctx, a.cfg.Server.ClientURLs); err != nil {
+					a.cfg.Logf("recording the standby: %v", err)
+				}
 				a.cfg.State("standby")
 				a.cfg.Logf("cluster has %d members (ideal %d): standing by, proxying %v", len(ms), a.cfg.IdealSize, a.cfg.Server.ClientURLs)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,9 @@ type Member struct {
 	PeerURLs   []string `json:"peer_urls"`
 	ClientURLs []string `json:"client_urls"`
 	Learner    bool     `json:"learner,omitempty"`
+	// Standby marks a host beyond the ideal cluster size: not an etcd
+	// member, it proxies its client URLs to the members.
+	Standby bool `json:"standby,omitempty"`
 
 	Healthy  bool   `json:"healthy"`
 	Leader   bool   `json:"leader,omitempty"`
@@ -94,4 +98,34 @@ func memberList(ctx context.Context, cli *clientv3.Client) (*clientv3.MemberList
 	octx, cancel := opContext(ctx)
 	defer cancel()
 	return cli.MemberList(octx)
+}
+
+// standbyDir holds one key per standby host, on its lease.
+const standbyDir = "/cluster/standby/"
+
+// setStandby records this host as a standby serving clientURLs, until its
+// lease ends (promotion or death).
+func (c *Client) setStandby(ctx context.Context, clientURLs []string) error {
+	lease, err := c.hostLease(ctx)
+	if err != nil {
+		return err
+	}
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	_, err = c.cli.Put(octx, c.ns+standbyDir+c.hostname, strings.Join(clientURLs, ","), clientv3.WithLease(lease))
+	return err
+}
+
+// Standbys returns the standby hosts, sorted by name.
+func (c *Client) Standbys(ctx context.Context) ([]*Member, error) {
+	all, err := c.GetPrefix(ctx, c.ns+standbyDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Member
+	for k, v := range all {
+		out = append(out, &Member{Name: strings.TrimPrefix(k, c.ns+standbyDir), ClientURLs: strings.Split(v, ","), Standby: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }

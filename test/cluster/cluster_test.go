@@ -58,6 +58,9 @@ func TestCluster(t *testing.T) {
 	if ms, _ := members(t, h2.client); len(ms) != 3 {
 		t.Fatalf("the standby became a member: %s", names(ms))
 	}
+	if ms, err := members(t, h2.client, "--standbys"); err != nil || names(ms) != "h1,h2,h3,h4" || !ms[3].Standby {
+		t.Fatalf("members with standbys: %+v, %v", ms, err)
+	}
 
 	t.Log("killing a member leaves the other two serving, and promotes the standby")
 	h1.kill()

@@ -185,6 +185,7 @@ type member struct {
 	Name       string   `json:"name"`
 	ClientURLs []string `json:"client_urls"`
 	Healthy    bool     `json:"healthy"`
+	Standby    bool     `json:"standby"`
 }
 
 // members returns the member names (sorted) as seen through seed.

@@ -47,7 +47,8 @@ func (s *statusCmd) run(e *env) error {
 }
 
 type membersCmd struct {
-	JSON bool `name:"json" help:"Print JSON instead of a table."`
+	JSON     bool `name:"json" help:"Print JSON instead of a table."`
+	Standbys bool `help:"Also list the standby hosts beyond the ideal size."`
 }
 
 func (m *membersCmd) run(e *env) error {
@@ -60,16 +61,35 @@ func (m *membersCmd) run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if m.Standbys {
+		sb, err := c.Standbys(e.ctx)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, sb...)
+	}
 	if m.JSON {
 		return writeJSON(e.stdout, ms)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tID\tPEER URLS\tCLIENT URLS\tLEARNER")
+	fmt.Fprintln(tw, "NAME\tROLE\tID\tPEER URLS\tCLIENT URLS")
 	for _, x := range ms {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", orDash(x.Name), x.ID, strings.Join(x.PeerURLs, ","),
-			orDash(strings.Join(x.ClientURLs, ",")), x.Learner)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", orDash(x.Name), role(x), orDash(x.ID), orDash(strings.Join(x.PeerURLs, ",")),
+			orDash(strings.Join(x.ClientURLs, ",")))
 	}
 	return tw.Flush()
+}
+
+func role(m *world.Member) string {
+	switch {
+	case m.Standby:
+		return "standby"
+	case m.Learner:
+		return "learner"
+	case len(m.ClientURLs) == 0:
+		return "joining"
+	}
+	return "member"
 }
 
 type getCmd struct {

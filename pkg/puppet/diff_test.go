@@ -110,7 +110,8 @@ func TestDifferential(t *testing.T) {
 				t.Fatal(err)
 			}
 			abs, _ := filepath.Abs(f)
-			cat, err := eval.Compile(abs, string(src), eval.Options{Facts: testFacts, Certname: "testnode", ModulePath: filepath.SplitList(mp)})
+			cat, err := eval.Compile(abs, string(src), eval.Options{Facts: testFacts, Certname: "testnode",
+				ModulePath: filepath.SplitList(mp), StrictTypes: true})
 			if err != nil {
 				t.Fatalf("native: %v", err)
 			}

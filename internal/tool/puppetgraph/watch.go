@@ -43,6 +43,8 @@ func (t *tool) watch(ctx context.Context) int {
 	}
 	var timer *time.Timer
 	var fire <-chan time.Time
+	// watch before the first build, so that no change goes unseen
+	t.watchPaths(w, []string{t.f.Manifest, t.f.Catalog, t.f.Mgmtgraph})
 	for {
 		read := t.step(ctx)
 		t.watchPaths(w, read)
@@ -130,7 +132,9 @@ func relevant(path string, read []string) bool {
 // directory tree and the module path.
 func (t *tool) watchPaths(w *fsnotify.Watcher, read []string) {
 	for _, r := range read {
-		_ = w.Add(filepath.Dir(r))
+		if r != "" {
+			_ = w.Add(filepath.Dir(r))
+		}
 	}
 	roots := t.mp
 	if t.f.Manifest != "" {

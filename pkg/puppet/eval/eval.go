@@ -34,6 +34,9 @@ type Options struct {
 	Certname   string         // node name; defaults to the fqdn fact
 	ModulePath []string       // directories holding modules
 	Log        func(string)   // notice() and friends; may be nil
+	// StrictTypes accepts only the types whose Ruby code is in the module
+	// path (as real Puppet does), not every well-known module type.
+	StrictTypes bool
 	// Read records every file the compilation read (manifests, templates);
 	// may be nil.
 	Read func(path string)
@@ -47,9 +50,18 @@ var BuiltinTypes = map[string]bool{
 	"resources": true, "schedule": true, "service": true, "stage": true, "tidy": true, "user": true,
 }
 
+// ModuleTypes are the types of the usual core modules (mount_core,
+// augeas_core, host_core, cron_core, stdlib, ...), accepted without looking
+// for their Ruby code unless Options.StrictTypes is set.
+var ModuleTypes = map[string]bool{
+	"mount": true, "augeas": true, "host": true, "cron": true, "anchor": true, "file_line": true,
+	"sshkey": true, "ssh_authorized_key": true, "k5login": true, "mailalias": true, "maillist": true,
+	"selboolean": true, "selmodule": true, "yumrepo": true, "zfs": true, "zone": true, "zpool": true,
+}
+
 // knownType reports whether typ is a core type or a module's Ruby type.
 func (e *evaluator) knownType(typ string) bool {
-	if BuiltinTypes[typ] {
+	if BuiltinTypes[typ] || ModuleTypes[typ] && !e.opts.StrictTypes {
 		return true
 	}
 	if known, ok := e.rubyTypes[typ]; ok {

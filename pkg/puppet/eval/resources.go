@@ -67,7 +67,7 @@ func (e *evaluator) declare(s *scope, r *syntax.Resource) []any {
 				out = append(out, ref{Type: "Class", Title: classTitle(title)})
 				continue
 			}
-			out = append(out, e.declareOne(s, b.P, typ, title, attrs, order))
+			out = append(out, e.declareOne(s, r.P, b.P, typ, title, attrs, order))
 		}
 	}
 	return out
@@ -93,14 +93,14 @@ func (e *evaluator) titles(s *scope, n syntax.Node) []string {
 	return out
 }
 
-func (e *evaluator) declareOne(s *scope, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
+func (e *evaluator) declareOne(s *scope, stmt, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
 	def := e.defines[typ]
 	if def == nil && !e.knownType(typ) {
 		e.loadModule(typ)
 		def = e.defines[typ]
 	}
 	if def == nil && !e.knownType(typ) {
-		e.fail(p, "unknown resource type: '%s'", typ)
+		e.fail(stmt, "unknown resource type: '%s'", typ)
 	}
 	r := &catalog.Resource{Type: catalog.CapitalizeType(typ), Title: title, Kind: catalog.KindCompilable,
 		File: p.File, Line: p.Line, Col: p.Col, Params: map[string]any{}}

@@ -1,0 +1,338 @@
+package puppetgraph
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const examples = "../../../pkg/puppet/testdata/examples"
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(""), &o, &e)
+	return o.String(), e.String(), code
+}
+
+func exampleNames(t *testing.T) []string {
+	m, _ := filepath.Glob(examples + "/*.pp")
+	if len(m) == 0 {
+		t.Fatal("no examples")
+	}
+	var out []string
+	for _, f := range m {
+		out = append(out, strings.TrimSuffix(filepath.Base(f), ".pp"))
+	}
+	return out
+}
+
+func decode(t *testing.T, s string) *graph.Document {
+	t.Helper()
+	docs, err := graph.ReadAll(strings.NewReader(s), "stdout")
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("decoding output: %v (%d docs)\n%s", err, len(docs), s)
+	}
+	return docs[0]
+}
+
+// noPos re-encodes a document without positions and source.
+func noPos(t *testing.T, s string) string {
+	d := decode(t, s)
+	d.Source = ""
+	for _, r := range d.Resources {
+		r.Pos = ""
+	}
+	var b bytes.Buffer
+	graph.Encode(&b, d, graph.JSON)
+	return b.String()
+}
+
+// TestGoldenCatalogs translates the catalogs real Puppet compiled for the
+// shared examples and compares with testdata/golden.
+func TestGoldenCatalogs(t *testing.T) {
+	for _, name := range exampleNames(t) {
+		t.Run(name, func(t *testing.T) {
+			out, errs, code := run(t, "--catalog", examples+"/"+name+".catalog.json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			golden := filepath.Join("testdata", "golden", name+".json")
+			if *update {
+				os.WriteFile(golden, []byte(out), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != string(want) {
+				t.Errorf("output differs from %s:\n%s", golden, out)
+			}
+		})
+	}
+}
+
+// TestGoldenNative compiles the example manifests with the native engine:
+// the graphs equal the golden ones but for positions.
+func TestGoldenNative(t *testing.T) {
+	for _, name := range exampleNames(t) {
+		t.Run(name, func(t *testing.T) {
+			out, errs, code := run(t, "--engine", "native", "--certname", "testnode", examples+"/"+name+".pp")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "golden", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := noPos(t, out), noPos(t, string(want)); g != w {
+				t.Errorf("native output:\n%s\nwant:\n%s", g, w)
+			}
+		})
+	}
+}
+
+// TestGoldenPuppet compiles two example manifests with the installed
+// Puppet through the tool (puppet catalog compile; each start costs
+// seconds, and pkg/puppet's differential test covers the language).
+func TestGoldenPuppet(t *testing.T) {
+	if _, err := exec.LookPath("puppet"); err != nil {
+		t.Skip("Puppet is not installed (apt-get install puppet)")
+	}
+	if testing.Short() {
+		t.Skip("slow: one Puppet start per example")
+	}
+	for _, name := range []string{"ex3", "metaparams"} {
+		t.Run(name, func(t *testing.T) {
+			out, errs, code := run(t, "--engine", "puppet", "--certname", "testnode", "--manifest", examples+"/"+name+".pp")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "golden", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := noPos(t, out), noPos(t, string(want)); g != w {
+				t.Errorf("puppet engine output:\n%s\nwant:\n%s", g, w)
+			}
+		})
+	}
+}
+
+// TestSameShapeAsReference compares our graphs with the reference
+// translator's YAML: the same vertices (kind and name) and the same
+// ordering edges. Parameters differ on purpose (notify bodies, exec).
+func TestSameShapeAsReference(t *testing.T) {
+	for _, name := range exampleNames(t) {
+		t.Run(name, func(t *testing.T) {
+			out, _, code := run(t, "--catalog", examples+"/"+name+".catalog.json")
+			if code != 0 {
+				t.Fatal("translation failed")
+			}
+			f, err := os.Open(examples + "/" + name + ".mgmtgraph.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			refDocs, err := graph.ReadAll(f, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ref := shape(decode(t, out)), shape(refDocs[0])
+			if got != ref {
+				t.Errorf("shape differs:\n%s\nreference:\n%s", got, ref)
+			}
+		})
+	}
+}
+
+func shape(d *graph.Document) string {
+	var lines []string
+	for _, r := range d.Resources {
+		lines = append(lines, r.Ref().String())
+	}
+	seen := map[string]bool{}
+	for _, e := range d.Edges {
+		l := e.From.String() + " -> " + e.To.String()
+		if !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func TestTranslationDetails(t *testing.T) {
+	out, errs, code := run(t, "--engine", "native", "--stats", "--code", `
+notify { "hello": message => "world" }
+file { "/tmp/pg-l": ensure => link, target => "/tmp/pg-t" }
+exec { "e": command => "/bin/true", refreshonly => true }
+tidy { "h": age => "1w" }
+File["/tmp/pg-l"] ~> Exec["e"]
+`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	d := decode(t, out)
+	byRef := map[string]*graph.Resource{}
+	for _, r := range d.Resources {
+		byRef[r.Ref().String()] = r
+	}
+	if m := byRef["msg[hello]"]; m == nil || m.Params["body"] != "world" {
+		t.Errorf("notify: want msg[hello] with body world, got %+v", m)
+	}
+	if p := byRef["pippet[Exec[/bin/true]]"]; p == nil || p.Params["type"] != "exec" || !strings.Contains(p.Params["params"].(string), `"refreshonly":true`) {
+		t.Errorf("refreshonly exec: want a pippet fallback, got %+v", p)
+	}
+	if p := byRef["pippet[File[/tmp/pg-l]]"]; p == nil {
+		t.Errorf("file link: want a pippet fallback (our file kind has no symlinks)")
+	}
+	notified := false
+	for _, e := range d.Edges {
+		if e.From.Name == "File[/tmp/pg-l]" && e.To.Name == "Exec[/bin/true]" {
+			notified = e.Notify
+		}
+	}
+	if !notified {
+		t.Error("~> did not give a notify edge")
+	}
+	for _, want := range []string{
+		"Error: Tidy[h] cannot be translated natively, falling back to pippet",
+		"Warning: Exec[e] emitting a pippet node because of the errors above.",
+		"1 native translations\n", "2 failed translations\n", "1 unsupported resources\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+func TestConservative(t *testing.T) {
+	code := `file { "/tmp/pg-c": ensure => file, validate_cmd => "/bin/true %" }`
+	out, errs, _ := run(t, "--engine", "native", "--code", code)
+	if !strings.Contains(out, `"kind":"file"`) || !strings.Contains(errs, "Warning: File[/tmp/pg-c] has a validate_cmd") {
+		t.Errorf("optimistic: want a native file and a warning, got %s\n%s", out, errs)
+	}
+	out, _, _ = run(t, "--engine", "native", "--conservative", "--code", code)
+	if !strings.Contains(out, `"kind":"pippet"`) {
+		t.Errorf("conservative: want a pippet fallback, got %s", out)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pp")
+	os.WriteFile(bad, []byte("file { '/x': }\nFile <| tag == 'a' |>\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--engine", "native", bad}, 1, bad + ":2:1: unsupported Puppet construct: resource collectors (install Puppet to compile this manifest)"},
+		{[]string{"--engine", "native", "--code", "notice(1"}, 1, "<code>:1:9: syntax error"},
+		{[]string{"--engine", "native", "--code", `fail("boom")`}, 1, "<code>:1:1: Evaluation Error: Error while evaluating a Function Call, boom"},
+		{[]string{"--engine", "native", "--code", `file { "/a": require => File["/b"] }`}, 1, "Could not find resource 'File[/b]'"},
+		{[]string{"--engine", "native", "--code", `nosuch { "x": }`}, 1, "<code>:1:1: unknown resource type: 'nosuch'"},
+		{[]string{"--catalog", filepath.Join(dir, "missing.json")}, 1, "no such file"},
+		{[]string{}, 2, "want exactly one input"},
+		{[]string{"--code", "x", "--manifest", "y.pp"}, 2, "want exactly one input"},
+		{[]string{"--engine", "bogus", "--code", "x"}, 2, "engine"},
+	} {
+		_, errs, code := run(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestMgmtgraphImport(t *testing.T) {
+	out, errs, code := run(t, "--mgmtgraph", examples+"/metaparams.mgmtgraph.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	d := decode(t, out)
+	if len(d.Resources) != 12 {
+		t.Errorf("want 12 resources, got %d", len(d.Resources))
+	}
+	if !strings.Contains(errs, "drops parameter 'pollint'") {
+		t.Errorf("want a warning about the pippet pollint, got %s", errs)
+	}
+	for _, r := range d.Resources {
+		if _, ok := r.Params["pollint"]; ok {
+			t.Errorf("%s kept pollint", r.Ref())
+		}
+	}
+}
+
+// TestWatch edits a watched manifest and waits for the new graph.
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	pp := filepath.Join(dir, "site.pp")
+	os.WriteFile(pp, []byte(`file { "/tmp/pg-w1": ensure => file }`), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() {
+		done <- Run(ctx, []string{"--engine", "native", "--watch", pp}, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+	}()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() map[string]any {
+		select {
+		case l := <-lines:
+			var m map[string]any
+			json.Unmarshal([]byte(l), &m)
+			return m
+		case <-time.After(20 * time.Second):
+			t.Fatal("no graph document within 20s")
+		}
+		return nil
+	}
+	first := next()
+	if !strings.Contains(toJSON(first), "/tmp/pg-w1") || first["seq"].(float64) != 1 {
+		t.Fatalf("first document: %v", first)
+	}
+	os.WriteFile(pp, []byte(`file { "/tmp/pg-w2": ensure => file`), 0o644)
+	errDoc := next()
+	if errDoc["error"] == nil {
+		t.Fatalf("want an error document after a syntax error, got %v", errDoc)
+	}
+	os.WriteFile(pp, []byte(`file { "/tmp/pg-w2": ensure => file }`), 0o644)
+	second := next()
+	if !strings.Contains(toJSON(second), "/tmp/pg-w2") || second["seq"].(float64) != 3 {
+		t.Fatalf("third document: %v", second)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -16,7 +16,7 @@ SUITE=${MGMT_E2E_SUITE:-bookworm}
 MIRROR=${MGMT_E2E_MIRROR:-http://deb.debian.org/debian}
 ROOT=$CACHE/$SUITE
 # Bump when the package list or the post-install steps below change.
-STAMP="v1 systemd dbus libpam-systemd packagekit packagekit-tools"
+STAMP="v2 systemd dbus dbus-user-session libpam-systemd packagekit packagekit-tools"
 
 t() { echo "[$(date +%T)] build: $*"; }
 
@@ -42,7 +42,7 @@ mkdir -p "$CACHE"
 # libpam-systemd is needed with packagekit: debootstrap does not resolve
 # polkitd's virtual dependency on logind by itself.
 debootstrap --variant=minbase \
-	--include=systemd,dbus,libpam-systemd,packagekit,packagekit-tools \
+	--include=systemd,dbus,dbus-user-session,libpam-systemd,packagekit,packagekit-tools \
 	"$SUITE" "$ROOT.tmp" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 || {
 	tail -20 "$CACHE/debootstrap.log" >&2
 	exit 1

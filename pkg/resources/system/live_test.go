@@ -269,3 +269,42 @@ func TestLiveMount(t *testing.T) {
 }
 
 var _ engine.Groupable = (*PkgRes)(nil)
+
+func TestLiveSvcSession(t *testing.T) {
+	systemtest.Live(t)
+	// root's user manager and its session bus (dbus-user-session)
+	sh(t, "systemctl start user@0.service")
+	systemtest.Eventually(t, 10*time.Second, func() string {
+		if _, err := os.Stat("/run/user/0/bus"); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	unit := "[Unit]\nDescription=mgmt user unit\n[Service]\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=default.target\n"
+	if err := os.WriteFile("/etc/systemd/user/mgmt-user-sleeper.service", []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	user := "XDG_RUNTIME_DIR=/run/user/0 systemctl --user "
+	t.Cleanup(func() {
+		exec.Command("sh", "-c", user+"disable --now mgmt-user-sleeper").Run()
+		os.Remove("/etc/systemd/user/mgmt-user-sleeper.service")
+	})
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/0/bus")
+	r := newSvc("mgmt-user-sleeper", "running", "enabled")
+	r.Session = true
+	h := newHarness(t, r)
+	h.watch()
+	h.converge()
+	if out := sh(t, user+"is-active mgmt-user-sleeper; "+user+"is-enabled mgmt-user-sleeper"); out != "active\nenabled\n" {
+		t.Fatalf("user unit: %q", out)
+	}
+	if isActive("mgmt-user-sleeper") == "active" {
+		t.Fatal("the unit runs in the system manager")
+	}
+	h.drain()
+	sh(t, user+"stop mgmt-user-sleeper")
+	h.waitEvent("systemctl --user stop")
+	h.converge()
+	r.State, r.Startup = "stopped", "disabled"
+	h.converge()
+}

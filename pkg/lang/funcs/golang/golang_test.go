@@ -123,3 +123,16 @@ func TestWrapRejects(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWrapped measures a call through the reflection wrapper.
+func BenchmarkWrapped(b *testing.B) {
+	f, _ := funcs.Lookup("golang/strings", "last_index")
+	c := &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str("go gopher"), values.Str("go")}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Impl(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

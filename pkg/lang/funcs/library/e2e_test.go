@@ -85,6 +85,7 @@ import "os"
 import "golang/strings" as gs
 import "golang/strconv"
 import "golang/math"
+import "golang"
 
 $d = os.parse_distro_uid("fedora39-x86_64")
 test [fmt.printf("match %t", regexp.match("^a.c$", "abc"))] {}
@@ -93,12 +94,13 @@ test [fmt.printf("pool %d", local.pool("ns", "uid1"))] {}
 test [$d->distro + " " + $d->version + " " + $d->arch] {}
 test [gs.to_title("loud") + strconv.itoa(42)] {}
 test [fmt.printf("%f", math.sqrt(2.25))] {}
+test [golang.template("{{ golang_strconv_itoa 7 }}-{{ golang_strings_to_title .Name }}", struct{name => "x"})] {}
 test [fmt.printf("caught %t", regexp.match("(", "x") <|> true)] {}
 `
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := run(t, ctx, src, sem.Options{Prefix: t.TempDir(), Hostname: "h1"}, true)
-	waitGraph(t, ch, "1.5", "LOUD42", "caught true", "fedora 39 x86_64", "first", "match true", "pool 1")
+	waitGraph(t, ch, "1.5", "7-X", "LOUD42", "caught true", "fedora 39 x86_64", "first", "match true", "pool 1")
 }
 
 // TestValueStore runs a program reading the value store and checks that

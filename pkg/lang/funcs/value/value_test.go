@@ -135,3 +135,19 @@ func TestInferGet(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// BenchmarkRead measures one read of a stored value, as done after each
+// change of the key.
+func BenchmarkRead(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "k")
+	if err := os.WriteFile(p, []byte(`"some text"`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out := types.MustParse("struct{value str; ready bool}")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Read(p, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

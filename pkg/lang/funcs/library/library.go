@@ -15,6 +15,7 @@ import (
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/os"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/regexp"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/sys"
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/sys/fwupd"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/util"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/value"
 )

@@ -34,8 +34,9 @@ var documented = map[string]string{
 	"sys":     "cpu_count env getenv hasenv hostname load uptime",
 	"test": "fastcount forkvloop forloop one_instance_a one_instance_b one_instance_c one_instance_d " +
 		"one_instance_e one_instance_f one_instance_g one_instance_h one_stream slow_string",
-	"util":  "hostname_mapper",
-	"value": "get get_bool get_float get_int get_str",
+	"sys/fwupd": "reboot_needed",
+	"util":      "hostname_mapper",
+	"value":     "get get_bool get_float get_int get_str",
 	// a sample of the standard library wrappers
 	"golang/strings":  "trim_space join split_n last_index to_title",
 	"golang/strconv":  "atoi itoa quote unquote parse_float format_int",

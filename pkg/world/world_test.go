@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -384,4 +385,21 @@ func TestCheckURLs(t *testing.T) {
 			t.Errorf("CheckURLs(%s, tls=%v, insecure=%v) = %v, want ok=%v", tt.url, tt.tls, tt.insecure, err, tt.ok)
 		}
 	}
+}
+
+// FuzzExportKey checks that every exported-resource key the client writes
+// parses back into its fields, and that parsing never panics.
+func FuzzExportKey(f *testing.F) {
+	f.Add("h2", "h1", "file", "/tmp/a/b")
+	f.Add("*", "h1", "exec", "x")
+	f.Add("a", "b", "c", "d/e//f")
+	c := &Client{ns: DefaultNamespace}
+	f.Fuzz(func(t *testing.T, to, from, kind, name string) {
+		rest := strings.TrimPrefix(c.exportKey(to, from, kind, name), c.ns+exportedDir)
+		gto, gfrom, gkind, gname, ok := parseExportKey(rest)
+		valid := checkHost(to) == nil && checkHost(from) == nil && kind != "" && !strings.Contains(kind, "/") && name != ""
+		if valid && (!ok || gto != to || gfrom != from || gkind != kind || gname != name) {
+			t.Fatalf("%q %q %q %q parsed as %q %q %q %q %v", to, from, kind, name, gto, gfrom, gkind, gname, ok)
+		}
+	})
 }

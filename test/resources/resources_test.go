@@ -422,3 +422,25 @@ func TestTimerRefreshesExec(t *testing.T) {
 		t.Fatalf("exec ran %d times, want at least 3", got)
 	}
 }
+
+func TestReverse(t *testing.T) {
+	dir := t.TempDir()
+	made, edited := dir+"/made", dir+"/edited"
+	if err := os.WriteFile(edited, []byte("original\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rev := map[string]any{"reverse": true}
+	rs := []res{
+		{Kind: "file", Name: made, Params: map[string]any{"state": "exists", "content": "ours\n"}, Meta: rev},
+		{Kind: "file", Name: edited, Params: map[string]any{"content": "managed\n", "mode": "0644"}, Meta: rev},
+		{Kind: "noop", Name: "keep"},
+	}
+	p := start(t, "--tmp-prefix")
+	p.send(doc(t, 1, rs, nil))
+	eventually(t, "files managed", func() bool { return read(made) == "ours\n" && read(edited) == "managed\n" && perm(edited) == 0o644 })
+	p.send(doc(t, 2, rs[2:], nil))
+	eventually(t, "reversals applied", func() bool {
+		_, err := os.Stat(made)
+		return os.IsNotExist(err) && read(edited) == "original\n" && perm(edited) == 0o600
+	})
+}

@@ -148,7 +148,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.status.Store(&st)
 		if !st.Since.IsZero() && !e.s.reported {
 			e.s.reported = true
-			e.cfg.Logf("graph seq %d converged in %s (%d resources)", st.Seq, roundDur(time.Since(e.s.loadedAt)), st.Total)
+			groups := ""
+			if e.s.nres != st.Total {
+				groups = fmt.Sprintf(" in %d vertices", st.Total)
+			}
+			e.cfg.Logf("graph seq %d converged in %s (%d resources%s)", st.Seq, roundDur(time.Since(e.s.loadedAt)), e.s.nres, groups)
 		}
 		if e.cfg.ConvergedTimeout >= 0 {
 			conv := st.Loaded && st.Total == st.Converged && st.Running == 0

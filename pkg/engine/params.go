@@ -408,8 +408,8 @@ func fieldByLang(sv reflect.Value, name string) (reflect.Value, bool) {
 	return sv.Field(i), true
 }
 
-// setRecv copies the value src into the field dst, dereferencing or
-// allocating pointers as needed, and reports whether dst changed.
+// setRecv copies the value src into the field dst, dereferencing src and
+// allocating the pointers dst needs, and reports whether dst changed.
 func setRecv(dst, src reflect.Value) (bool, error) {
 	for src.Kind() == reflect.Pointer {
 		if src.IsNil() {
@@ -419,23 +419,30 @@ func setRecv(dst, src reflect.Value) (bool, error) {
 		}
 		src = src.Elem()
 	}
-	old := reflect.ValueOf(dst.Interface())
-	target := dst.Type()
-	if target.Kind() == reflect.Pointer {
-		target = target.Elem()
+	nv, err := buildValue(dst.Type(), src)
+	if err != nil {
+		return false, err
 	}
-	if !src.Type().ConvertibleTo(target) || src.Kind() != target.Kind() {
-		return false, fmt.Errorf("cannot receive a %s into a %s", src.Type(), dst.Type())
-	}
-	nv := src.Convert(target)
-	if dst.Kind() == reflect.Pointer {
-		p := reflect.New(target)
-		p.Elem().Set(nv)
-		nv = p
-	}
-	changed := !reflect.DeepEqual(deref(old), deref(nv))
+	changed := !reflect.DeepEqual(deref(dst), deref(nv))
 	dst.Set(nv)
 	return changed, nil
+}
+
+// buildValue converts src to type t, allocating pointers.
+func buildValue(t reflect.Type, src reflect.Value) (reflect.Value, error) {
+	if t.Kind() == reflect.Pointer {
+		inner, err := buildValue(t.Elem(), src)
+		if err != nil {
+			return reflect.Value{}, err
+		}
+		p := reflect.New(t.Elem())
+		p.Elem().Set(inner)
+		return p, nil
+	}
+	if src.Kind() != t.Kind() || !src.Type().ConvertibleTo(t) {
+		return reflect.Value{}, fmt.Errorf("cannot receive a %s into a %s", src.Type(), t)
+	}
+	return src.Convert(t), nil
 }
 
 func deref(v reflect.Value) any {

@@ -108,7 +108,7 @@ func writeAtomic(path string, b []byte) error {
 // vertex of the same key is kept).
 func (s *sched) reversals(next map[string]*vstate) []*vstate {
 	for key, old := range s.vertices {
-		if next[key] == nil && old.meta.Reverse && old.reversal == "" && old.launched {
+		if next[key] == nil && old.meta.Reverse && old.reversal == "" && old.launched && !old.running {
 			s.saveReversal(old)
 		}
 	}

@@ -132,6 +132,7 @@ type sched struct {
 	loaded   bool
 	seq      int64
 	loadedAt time.Time // when the last graph was swapped in
+	nres     int       // resources of the graph, grouped ones included
 	reported bool      // its first convergence was logged
 	since    time.Time
 }

@@ -53,8 +53,10 @@ func (s *sched) swap(g *Graph) {
 	}
 	s.vertices = next
 	s.order = s.order[:0]
+	s.nres = 0
 	for _, vs := range next {
 		s.order = append(s.order, vs)
+		s.nres += 1 + len(vs.v.Members)
 	}
 	sort.Slice(s.order, func(i, j int) bool { return s.order[i].key < s.order[j].key })
 	s.wire(g)

@@ -371,3 +371,26 @@ func TestLimitBurst(t *testing.T) {
 		prev = ns
 	}
 }
+
+func TestAutogroupNoop(t *testing.T) {
+	g := gdoc(1, []res{{Kind: "noop", Name: "a"}, {Kind: "noop", Name: "b"}, {Kind: "noop", Name: "c", Meta: P{"autogroup": false}}})
+	r := testutil.Run(t, g, "mgmt-apply", "--print-graph")
+	if r.Code != 0 || strings.Count(r.Stdout, `"kind":"noop"`) != 3 {
+		t.Fatalf("print-graph keeps every resource (exit %d):\n%s", r.Code, r.Stdout)
+	}
+	r = testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "(3 resources in 2 vertices)") {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+}
+
+func TestSendRecvTypeMismatch(t *testing.T) {
+	d := t.TempDir()
+	g := gdoc(1, []res{ex("e", "true", nil), {Kind: "test", Name: "t", Params: P{}}},
+		edge{From: ref{"exec", "e"}, To: ref{"test", "t"}, Send: "output", Recv: "int64ptr"})
+	r := testutil.Run(t, g, "mgmt-apply", "--print-graph")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "exec[e]") || !strings.Contains(r.Stderr, "test[t]") {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	_ = d
+}

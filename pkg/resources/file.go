@@ -179,6 +179,12 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 	for _, f := range obj.Fragments {
 		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
 	}
+	if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil && target != obj.cleanPath() {
+		// The path is (or goes through) a link when the watch starts:
+		// follow its target too. A link changed later is seen on the
+		// path itself.
+		list = append(list, follow{target, list[0].opts})
+	}
 	var subs []*fswatch.Sub
 	defer func() {
 		for _, s := range subs {
@@ -272,6 +278,18 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	c.fi = fi
 	if obj.State == FileStateAbsent {
 		return obj.checkAbsent(c)
+	}
+	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
+		// A symbolic link is followed: its target is managed, and the
+		// link stays.
+		target, err := filepath.EvalSymlinks(c.path)
+		if err != nil {
+			return fmt.Errorf("%s: %v", c.path, err)
+		}
+		if c.fi, err = os.Lstat(target); err != nil {
+			return err
+		}
+		c.path = target
 	}
 	if c.fi != nil && c.fi.IsDir() != obj.isDir() {
 		if err := obj.replaceKind(c); err != nil || c.fi != nil {

@@ -479,3 +479,44 @@ func TestFileCmp(t *testing.T) {
 		t.Fatal("a file compares equal to a noop")
 	}
 }
+
+func TestFileFollowsSymlink(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	mustWrite(t, target, "old")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("target", link); err != nil {
+		t.Fatal(err)
+	}
+	f := newFile(t, h, link, &FileRes{Content: strp("new"), Mode: "0600"})
+	checkApply(t, f, true, false)
+	if got := mustRead(t, target); got != "new" {
+		t.Fatalf("target content %q", got)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	if perm := permOf(t, target); perm != 0o600 {
+		t.Fatalf("target mode %04o", perm)
+	}
+	checkApply(t, f, true, true)
+	startWatch(t, h, f)
+	expectEvent(t, h, "target edited", func() { mustWrite(t, target, "drift") })
+
+	ddir := filepath.Join(dir, "realdir")
+	os.Mkdir(ddir, 0o755)
+	dlink := filepath.Join(dir, "dirlink")
+	os.Symlink(ddir, dlink)
+	d := newFile(t, h, dlink+"/", &FileRes{State: "exists", Mode: "0700"})
+	checkApply(t, d, true, false)
+	if perm := permOf(t, ddir); perm != 0o700 {
+		t.Fatalf("directory target mode %04o", perm)
+	}
+
+	gone := newFile(t, h, link, &FileRes{State: "absent"})
+	checkApply(t, gone, true, false)
+	if exists(link) || !exists(target) {
+		t.Fatal("absent must remove the link itself, not its target")
+	}
+}

@@ -22,7 +22,9 @@
 // permission bits and owner, and is renamed over the path; on an error or
 // cancellation it is removed. Without state "exists", a missing file is
 // never created (content and mode only apply to an existing file). The
-// mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X").
+// mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X"). A
+// symbolic link at the path is followed: its target is managed and
+// watched, the link stays (state "absent" removes the link itself).
 //
 // With Meta:reverse, the state of the path before the resource's first
 // change (existence, mode, owner and, up to 1 MiB, content) is saved as

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ func BenchmarkEngine(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				d := benchDoc(n, chain)
+				var stop, stopCPU time.Duration
 				for i := 0; i < b.N; i++ {
 					sys.reset()
 					g, err := engine.Build(d, engine.BuildOptions{})
@@ -53,15 +55,27 @@ func BenchmarkEngine(b *testing.B) {
 					case <-time.After(time.Minute):
 						b.Fatal("not converged")
 					}
+					t0, c0 := time.Now(), cpuTime()
 					cancel()
 					<-done
+					stop += time.Since(t0)
+					stopCPU += cpuTime() - c0
 					if got := len(changed()); got != n {
 						b.Fatalf("%d resources changed, want %d", got, n)
 					}
 				}
+				b.ReportMetric(float64(stop.Microseconds())/1e3/float64(b.N), "shutdown-ms")
+				b.ReportMetric(float64(stopCPU.Microseconds())/1e3/float64(b.N), "shutdown-cpu-ms")
 			})
 		}
 	}
+}
+
+// cpuTime returns the CPU time (user and system) used by the process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkBuild measures graph preparation alone (decode, validate,

@@ -14,23 +14,23 @@ type Index struct {
 	Edges     []*Edge     // the indexed edges
 	Out, In   [][]int     // successor and predecessor ids, per id
 
-	ids map[Ref]int
+	ids *refMap[int]
 }
 
 // NewIndex indexes doc. The first of several resources with the same ref
 // wins.
 func NewIndex(doc *Document) *Index {
 	n := len(doc.Resources)
-	x := &Index{ids: make(map[Ref]int, n)}
+	x := &Index{ids: newRefMap[int]()}
 	x.Resources = make([]*Resource, 0, n)
 	for _, r := range doc.Resources {
 		if r == nil {
 			continue
 		}
-		if _, dup := x.ids[r.Ref()]; dup {
+		if _, dup := x.ids.get(r.Ref()); dup {
 			continue
 		}
-		x.ids[r.Ref()] = len(x.Resources)
+		x.ids.set(r.Ref(), len(x.Resources))
 		x.Resources = append(x.Resources, r)
 	}
 	n = len(x.Resources)
@@ -42,8 +42,8 @@ func NewIndex(doc *Document) *Index {
 		if e == nil {
 			continue
 		}
-		f, ok1 := x.ids[e.From]
-		t, ok2 := x.ids[e.To]
+		f, ok1 := x.ids.get(e.From)
+		t, ok2 := x.ids.get(e.To)
 		if !ok1 || !ok2 {
 			continue
 		}
@@ -73,13 +73,12 @@ func NewIndex(doc *Document) *Index {
 
 // ID returns the id of the resource ref.
 func (x *Index) ID(ref Ref) (int, bool) {
-	id, ok := x.ids[ref]
-	return id, ok
+	return x.ids.get(ref)
 }
 
 // Lookup returns the resource ref, or nil.
 func (x *Index) Lookup(ref Ref) *Resource {
-	if id, ok := x.ids[ref]; ok {
+	if id, ok := x.ids.get(ref); ok {
 		return x.Resources[id]
 	}
 	return nil
@@ -100,7 +99,7 @@ func (x *Index) Successors(ref Ref) []Ref { return x.neighbours(ref, x.Out) }
 func (x *Index) Predecessors(ref Ref) []Ref { return x.neighbours(ref, x.In) }
 
 func (x *Index) neighbours(ref Ref, adj [][]int) []Ref {
-	id, ok := x.ids[ref]
+	id, ok := x.ids.get(ref)
 	if !ok {
 		return nil
 	}
@@ -299,7 +298,7 @@ func (x *Index) walk(start []Ref, adj [][]int) []Ref {
 	seen := make([]bool, len(x.Resources))
 	var queue []int
 	for _, r := range start {
-		if id, ok := x.ids[r]; ok && !seen[id] {
+		if id, ok := x.ids.get(r); ok && !seen[id] {
 			seen[id] = true
 			queue = append(queue, id)
 		}

@@ -1,14 +1,10 @@
 package graph
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
-	"strings"
 )
 
 // A Decoder reads graph documents from a stream. The first significant byte
@@ -23,16 +19,13 @@ import (
 // strings; a line starting with '{' while a document is still open ends that
 // document as truncated. YAML framing splits on separator lines.
 type Decoder struct {
-	r    *bufio.Reader
+	src  *source
 	name string
 	mode int
 
-	line int   // line of the next unread byte, from 1
-	col  int   // bytes already read on that line
-	err  error // sticky read error
-	buf  []byte
-
-	yamlPending bool // a separator was read: the next frame starts fresh
+	line int    // line of the next unread byte, from 1
+	col  int    // bytes already read on that line
+	buf  []byte // YAML frame
 }
 
 const (
@@ -44,7 +37,7 @@ const (
 // NewDecoder returns a decoder reading r; name is used in positions
 // (FILE:LINE:COL), typically the file name or "-".
 func NewDecoder(r io.Reader, name string) *Decoder {
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), name: name, line: 1}
+	return &Decoder{src: newSource(r), name: name, line: 1}
 }
 
 // Next returns the next document of the stream. At the end of the stream it
@@ -93,19 +86,7 @@ func ReadAll(r io.Reader, name string) ([]*Document, error) {
 func (d *Decoder) pos(line, col int) Position { return Position{File: d.name, Line: line, Col: col} }
 
 // fill makes sure some bytes are buffered and returns them.
-func (d *Decoder) fill() ([]byte, error) {
-	if d.err != nil {
-		return nil, d.err
-	}
-	if d.r.Buffered() == 0 {
-		if _, err := d.r.Peek(1); err != nil {
-			d.err = err
-			return nil, err
-		}
-	}
-	b, _ := d.r.Peek(d.r.Buffered())
-	return b, nil
-}
+func (d *Decoder) fill() ([]byte, error) { return d.src.fill() }
 
 // detect consumes blank and comment lines and returns the first
 // significant byte of the stream. The indentation of the line holding it
@@ -124,18 +105,18 @@ func (d *Decoder) detect() (byte, error) {
 				lineStart = i + 1
 			case ' ', '\t', '\r':
 			case '#':
-				d.r.Discard(i)
+				d.src.discard(i)
 				d.skipLine()
 				goto next
 			default:
-				d.r.Discard(lineStart)
+				d.src.discard(lineStart)
 				return c, nil
 			}
 		}
 		if lineStart == 0 {
 			lineStart = len(b)
 		}
-		d.r.Discard(lineStart)
+		d.src.discard(lineStart)
 	next:
 	}
 }
@@ -156,11 +137,11 @@ func (d *Decoder) skipSpace() (byte, error) {
 			case ' ', '\t', '\r':
 				d.col++
 			default:
-				d.r.Discard(i)
+				d.src.discard(i)
 				return c, nil
 			}
 		}
-		d.r.Discard(len(b))
+		d.src.discard(len(b))
 	}
 }
 
@@ -172,37 +153,31 @@ func (d *Decoder) skipLine() {
 			return
 		}
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			d.r.Discard(i + 1)
+			d.src.discard(i + 1)
 			d.line++
 			d.col = 0
 			return
 		}
-		d.r.Discard(len(b))
+		d.src.discard(len(b))
 	}
 }
 
 // frameJSON reads one JSON document: from a '{' to its matching '}'. It
-// returns the frame, whether it is complete, and where it starts.
+// returns the frame, a slice of the source's buffer valid until the next
+// read, and whether it is complete.
 func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
 	depth := 0
 	inStr, esc, lineStart := false, false, false
-	frame = d.buf[:0]
-	defer func() { d.buf = frame[:0] }()
+	j := 0
 	for {
-		b, err := d.fill()
-		if err != nil {
-			if len(frame) > 0 && err == io.EOF {
-				return frame, false, nil
-			}
-			return frame, false, err
-		}
-		for i, c := range b {
+		data := d.src.unread()
+		for ; j < len(data); j++ {
+			c := data[j]
 			if lineStart {
 				lineStart = false
 				if c == '{' && depth > 0 {
-					frame = append(frame, b[:i]...)
-					d.r.Discard(i)
-					return frame, false, nil
+					d.src.discard(j)
+					return data[:j], false, nil
 				}
 			}
 			if inStr {
@@ -229,10 +204,13 @@ func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
 			case '}', ']':
 				depth--
 				if depth <= 0 {
-					frame = append(frame, b[:i+1]...)
-					d.r.Discard(i + 1)
-					d.col += i + 1
-					return frame, true, nil
+					d.src.discard(j + 1)
+					if nl := bytes.LastIndexByte(data[:j+1], '\n'); nl >= 0 {
+						d.col = j - nl
+					} else {
+						d.col += j + 1
+					}
+					return data[:j+1], true, nil
 				}
 			case '\n':
 				d.line++
@@ -240,8 +218,13 @@ func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
 				lineStart = true
 			}
 		}
-		frame = append(frame, b...)
-		d.r.Discard(len(b))
+		if err := d.src.more(); err != nil {
+			d.src.discard(len(data))
+			if err == io.EOF {
+				return data, false, nil
+			}
+			return data, false, err
+		}
 	}
 }
 
@@ -263,7 +246,7 @@ func (d *Decoder) nextJSON() (*Document, error) {
 		end := posIn(frame, start, len(bytes.TrimRight(frame, " \t\r\n")))
 		return nil, &PosError{Pos: end.String(), Msg: "unexpected end of JSON document (truncated?)"}
 	}
-	return decodeJSONFrame(frame, start)
+	return decodeJSON(frame, start)
 }
 
 // posIn returns the position of byte off of frame, which starts at start.
@@ -283,45 +266,6 @@ func posIn(frame []byte, start Position, off int) Position {
 		p.Col += off
 	}
 	return p
-}
-
-// decodeJSONFrame parses one framed JSON document.
-func decodeJSONFrame(frame []byte, start Position) (*Document, error) {
-	dec := json.NewDecoder(bytes.NewReader(frame))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	doc := &Document{}
-	if err := dec.Decode(doc); err != nil {
-		return nil, jsonError(err, frame, start)
-	}
-	if dec.More() {
-		return nil, &PosError{Pos: posIn(frame, start, int(dec.InputOffset())).String(), Msg: "unexpected data after the document"}
-	}
-	if err := doc.finish(start); err != nil {
-		return nil, err
-	}
-	return doc, nil
-}
-
-// jsonError turns an encoding/json error into a positioned error.
-func jsonError(err error, frame []byte, start Position) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return &PosError{Pos: posIn(frame, start, int(syn.Offset)-1).String(), Msg: strings.TrimPrefix(syn.Error(), "json: ")}
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "document"
-		}
-		return &PosError{Pos: posIn(frame, start, int(typ.Offset)).String(),
-			Msg: fmt.Sprintf("%s: got %s, want %s", field, typ.Value, jsonKind(typ.Type))}
-	case err == io.ErrUnexpectedEOF || err == io.EOF:
-		return &PosError{Pos: posIn(frame, start, len(frame)).String(), Msg: "unexpected end of JSON document (truncated?)"}
-	}
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	return &PosError{Pos: start.String(), Msg: msg}
 }
 
 // jsonKind names the JSON type a Go type decodes from.

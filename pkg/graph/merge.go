@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -52,75 +53,120 @@ type MergeOptions struct {
 // whits); it is an error, or with AllowUnmatched a warning, for a class or
 // a noop to have no partner. Nothing else is dropped.
 //
-// The result is named after the inputs' graph names joined by "+", and is
-// validated (a merge can close a cycle). Warnings are returned apart from
-// the error.
+// Inputs are validated first (in place, see Validate) unless a successful
+// Validate already saw their current resources and edges. The result is
+// named after the inputs' graph names joined by "+"; it is checked for
+// repeated edges and cycles (a merge can close one) and counts as
+// validated. Warnings are returned apart from the error.
 func Merge(opts MergeOptions, inputs ...Input) (*Document, []string, error) {
-	m := &merger{opts: opts, at: map[Ref]int{}, res: map[Ref]*Resource{}}
+	n := 0
+	for _, in := range inputs {
+		if in.Doc != nil {
+			n += len(in.Doc.Resources)
+		}
+	}
+	m := &merger{opts: opts, inputs: inputs, ids: newRefMap[int32](), at: make([]int32, 0, n), order: make([]*Resource, 0, n)}
 	var names []string
 	for i, in := range inputs {
-		if in.Doc == nil {
+		switch {
+		case in.Doc == nil:
 			m.errs.Add("", "input %s has no graph", in.Name)
 			continue
-		}
-		if in.Doc.IsError() {
+		case in.Doc.IsError():
 			m.errs.Add(in.Doc.Error.Pos, "input %s: %s", in.Name, in.Doc.Error.Message)
+			continue
+		}
+		pairs, err := in.Doc.validPairs()
+		if err != nil {
+			if l, ok := err.(ErrorList); ok {
+				m.errs = append(m.errs, l...)
+			} else {
+				m.errs.Add("", "input %s: %v", in.Name, err)
+			}
 			continue
 		}
 		if in.Doc.Graph != "" {
 			names = append(names, in.Doc.Graph)
 		}
-		m.union(i, inputs)
+		m.union(i, pairs)
 	}
 	if len(m.errs) > 0 {
 		return nil, nil, m.errs
 	}
-	m.handover(inputs)
+	m.handover()
 	if len(m.errs) > 0 {
 		return nil, m.warnings, m.errs
 	}
-	out := &Document{Mgmt: Version, Graph: strings.Join(names, "+"), Resources: m.order, Edges: m.edges}
-	if err := out.Validate(); err != nil {
-		return nil, m.warnings, err
+	out := &Document{Mgmt: Version, Graph: strings.Join(names, "+")}
+	out.Resources, out.Edges, m.pairs = m.apply()
+	out.Edges, m.pairs = dedupPairs(len(out.Resources), out.Edges, m.pairs)
+	if hasCycle(len(out.Resources), m.pairs) {
+		return nil, m.warnings, cycleErrors(out)
 	}
+	out.checked = &checked{out.Resources, out.Edges, m.pairs}
 	return out, m.warnings, nil
 }
 
+// merger holds the union of the inputs: resources get ids (their index in
+// order), and edges are kept with the ids of their ends, so that the
+// hand-over and the final checks work on integers.
 type merger struct {
-	opts     MergeOptions
-	res      map[Ref]*Resource
-	at       map[Ref]int // input index of each resource
-	order    []*Resource
-	edges    []*Edge
+	opts   MergeOptions
+	inputs []Input
+	ids    *refMap[int32]
+	order  []*Resource
+	at     []int32 // input index of each resource
+	edges  []*Edge
+	pairs  [][2]int32 // ids of the ends of each edge
+
+	// The hand-over: merged noop id -> its class; whit id -> merged noop id.
+	targets map[int32]*whitPair
+	whitTo  map[int32]int32
+
 	errs     ErrorList
 	warnings []string
 }
 
-func (m *merger) union(i int, inputs []Input) {
-	in := inputs[i]
-	for _, r := range in.Doc.Resources {
-		if r == nil {
-			continue
-		}
+// union adds input i, whose edge ends have the (input-local) ids pairs.
+func (m *merger) union(i int, pairs [][2]int32) {
+	in := m.inputs[i]
+	local := make([]int32, len(in.Doc.Resources))
+	for li, r := range in.Doc.Resources {
 		ref := r.Ref()
-		if first, dup := m.res[ref]; dup {
-			if !EqualResource(first, r) {
+		if id, dup := m.ids.get(ref); dup {
+			if first := m.order[id]; !EqualResource(first, r) {
 				m.errs.Add(r.Where(), "resource %s from %s differs from the one from %s at %s",
-					ref, in.Name, inputs[m.at[ref]].Name, orUnknown(first.Where()))
+					ref, in.Name, m.inputs[m.at[id]].Name, orUnknown(first.Where()))
 			}
+			local[li] = id
 			continue
 		}
-		m.res[ref] = r
-		m.at[ref] = i
+		local[li] = int32(len(m.order))
+		m.ids.set(ref, local[li])
 		m.order = append(m.order, r)
+		m.at = append(m.at, int32(i))
 	}
-	for _, e := range in.Doc.Edges {
-		if e != nil {
-			c := *e
-			m.edges = append(m.edges, &c)
+	res := in.Doc.Resources
+	for ei, e := range in.Doc.Edges {
+		p := pairs[ei]
+		f, t := local[p[0]], local[p[1]]
+		// Validate matched the ends; check the edge still names them.
+		if res[p[0]].Ref() != e.From || res[p[1]].Ref() != e.To {
+			var ok1, ok2 bool
+			f, ok1 = m.ids.get(e.From)
+			t, ok2 = m.ids.get(e.To)
+			if !ok1 || !ok2 {
+				m.errs.Add(e.At.String(), "edge %s of %s changed since it was validated", e, in.Name)
+				continue
+			}
 		}
+		m.edges = append(m.edges, e)
+		m.pairs = append(m.pairs, [2]int32{f, t})
 	}
 }
+
+// inputOf returns the name of the input resource id came from.
+func (m *merger) inputOf(id int32) string { return m.inputs[m.at[id]].Name }
 
 // CapitalizeTitle spells a Puppet class title the way Puppet writes it in
 // a reference: each "::" segment starts with an upper case letter.
@@ -141,34 +187,38 @@ func whitTitle(r *Resource) (title string, admissible, ok bool) {
 	if r.Kind != "noop" || !strings.HasSuffix(r.Name, "]") {
 		return "", false, false
 	}
-	cap := CapitalizeTitle(PuppetMergePrefix)
+	prefix := CapitalizeTitle(PuppetMergePrefix)
 	for _, p := range []string{admissiblePrefix, completedPrefix} {
-		if t, found := strings.CutPrefix(r.Name, p); found && strings.HasPrefix(t, cap) {
+		if t, found := strings.CutPrefix(r.Name, p); found && strings.HasPrefix(t, prefix) {
 			return strings.TrimSuffix(t, "]"), p == admissiblePrefix, true
 		}
 	}
 	return "", false, false
 }
 
+// A whitPair is a Puppet class to merge: its two whits and its mcl noop
+// (ids, -1 when missing).
 type whitPair struct {
-	title     string
-	adm, comp *Resource
-	target    *Resource
+	title             string
+	adm, comp, target int32
 }
 
-// handover merges the hand-over vertices of the union.
-func (m *merger) handover(inputs []Input) {
-	targets := map[string]*Resource{} // capitalised class title -> mcl noop
+// handover finds the classes and noops to merge and checks them.
+func (m *merger) handover() {
+	targets := map[string]int32{} // capitalised class title -> mcl noop
 	pairs := map[string]*whitPair{}
 	var pairOrder []*whitPair
-	for _, r := range m.order {
-		if r.Kind == "noop" && strings.HasPrefix(r.Name, MclMergePrefix) {
-			key := CapitalizeTitle(PuppetMergePrefix + strings.TrimPrefix(r.Name, MclMergePrefix))
+	for id, r := range m.order {
+		if r.Kind != "noop" {
+			continue
+		}
+		if x, ok := strings.CutPrefix(r.Name, MclMergePrefix); ok {
+			key := CapitalizeTitle(PuppetMergePrefix + x)
 			if other, dup := targets[key]; dup {
-				m.errs.Add(r.Where(), "noops %s and %s both match class %s", other.Ref(), r.Ref(), strings.ToLower(key))
+				m.errs.Add(r.Where(), "noops %s and %s both match class %s", m.order[other].Ref(), r.Ref(), strings.ToLower(key))
 				continue
 			}
-			targets[key] = r
+			targets[key] = int32(id)
 			continue
 		}
 		title, adm, ok := whitTitle(r)
@@ -178,121 +228,147 @@ func (m *merger) handover(inputs []Input) {
 		key := CapitalizeTitle(title)
 		p := pairs[key]
 		if p == nil {
-			p = &whitPair{title: title}
+			p = &whitPair{title: title, adm: -1, comp: -1, target: -1}
 			pairs[key] = p
 			pairOrder = append(pairOrder, p)
 		}
 		if adm {
-			p.adm = r
+			p.adm = int32(id)
 		} else {
-			p.comp = r
+			p.comp = int32(id)
 		}
 	}
-	rename := map[Ref]Ref{}
-	merged := map[Ref]bool{} // the mcl noops that become merged vertices
+	if len(pairOrder) == 0 && len(targets) == 0 {
+		return
+	}
+	m.targets, m.whitTo = map[int32]*whitPair{}, map[int32]int32{}
 	for _, p := range pairOrder {
 		key := CapitalizeTitle(p.title)
-		p.target = targets[key]
-		if m.checkPair(p, inputs) {
-			to := Ref{Kind: "noop", Name: strings.TrimPrefix(p.target.Name, MclMergePrefix)}
-			rename[p.target.Ref()] = to
-			rename[p.adm.Ref()] = to
-			rename[p.comp.Ref()] = to
-			merged[p.target.Ref()] = true
+		if t, ok := targets[key]; ok {
+			p.target = t
+			delete(targets, key)
 		}
-		delete(targets, key)
-	}
-	for _, r := range m.order {
-		if t, ok := targets[CapitalizeTitle(PuppetMergePrefix+strings.TrimPrefix(r.Name, MclMergePrefix))]; ok && t == r {
-			m.unmatched(r, inputs, "noop %s has no partner: no class %s%s in any input",
-				r.Ref(), PuppetMergePrefix, strings.TrimPrefix(r.Name, MclMergePrefix))
+		if m.checkPair(p) {
+			m.targets[p.target] = p
+			m.whitTo[p.adm] = p.target
+			m.whitTo[p.comp] = p.target
 		}
 	}
-	if len(m.errs) > 0 || len(rename) == 0 {
-		return
+	m.checkEmpty()
+	var left []int32
+	for _, id := range targets {
+		left = append(left, id)
 	}
-	m.apply(rename, merged, inputs)
+	slices.Sort(left)
+	for _, id := range left {
+		x := strings.TrimPrefix(m.order[id].Name, MclMergePrefix)
+		m.unmatched(id, "noop %s has no partner: no class %s%s in any input", m.order[id].Ref(), PuppetMergePrefix, x)
+	}
 }
 
-func (m *merger) unmatched(r *Resource, inputs []Input, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...) + " (from " + inputs[m.at[r.Ref()]].Name + ")"
+func (m *merger) unmatched(id int32, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...) + " (from " + m.inputOf(id) + ")"
+	pos := m.order[id].Where()
 	if m.opts.AllowUnmatched {
-		m.warnings = append(m.warnings, (&PosError{Pos: r.Where(), Msg: msg}).Error())
+		m.warnings = append(m.warnings, (&PosError{Pos: pos, Msg: msg}).Error())
 		return
 	}
-	m.errs.Add(r.Where(), "%s", msg)
+	m.errs.Add(pos, "%s", msg)
 }
 
-// checkPair reports whether a class can merge with its noop.
-func (m *merger) checkPair(p *whitPair, inputs []Input) bool {
+// checkPair reports whether a class has both whits and a noop to merge
+// with, and that the merged name is free.
+func (m *merger) checkPair(p *whitPair) bool {
 	class := strings.ToLower(p.title)
-	if p.adm == nil || p.comp == nil {
+	if p.adm < 0 || p.comp < 0 {
 		have, miss := p.adm, completedPrefix
-		if have == nil {
+		if have < 0 {
 			have, miss = p.comp, admissiblePrefix
 		}
-		m.errs.Add(have.Where(), "class %s: %s has no partner noop[%s%s]] (from %s)", class, have.Ref(), miss, p.title, inputs[m.at[have.Ref()]].Name)
+		m.errs.Add(m.order[have].Where(), "class %s: %s has no partner noop[%s%s]] (from %s)", class, m.order[have].Ref(), miss, p.title, m.inputOf(have))
 		return false
 	}
-	if p.target == nil {
-		m.unmatched(p.adm, inputs, "unmatched class %s: no noop[%s%s] in any input",
+	if p.target < 0 {
+		m.unmatched(p.adm, "unmatched class %s: no noop[%s%s] in any input",
 			class, MclMergePrefix, strings.TrimPrefix(class, PuppetMergePrefix))
 		return false
 	}
-	admRef, compRef := p.adm.Ref(), p.comp.Ref()
-	for _, e := range m.edges {
-		if e.From == admRef && e.To != compRef {
-			m.errs.Add(p.adm.Where(), "class %s is not empty, start is followed by %s (from %s)", class, e.To, inputs[m.at[admRef]].Name)
-			return false
-		}
-		if e.To == compRef && e.From != admRef {
-			m.errs.Add(p.comp.Where(), "class %s is not empty, end is preceded by %s (from %s)", class, e.From, inputs[m.at[compRef]].Name)
-			return false
-		}
-	}
-	name := strings.TrimPrefix(p.target.Name, MclMergePrefix)
-	if other, clash := m.res[Ref{Kind: "noop", Name: name}]; clash {
-		m.errs.Add(other.Where(), "merged vertex noop[%s] of class %s clashes with noop[%s] from %s", name, class, name, inputs[m.at[other.Ref()]].Name)
+	name := strings.TrimPrefix(m.order[p.target].Name, MclMergePrefix)
+	if id, clash := m.ids.get(Ref{Kind: "noop", Name: name}); clash {
+		m.errs.Add(m.order[id].Where(), "merged vertex noop[%s] of class %s clashes with noop[%s] from %s", name, class, name, m.inputOf(id))
 		return false
 	}
 	return true
 }
 
-// apply renames merged noops, drops the whits and rewrites the edges.
-func (m *merger) apply(rename map[Ref]Ref, merged map[Ref]bool, inputs []Input) {
-	out := m.order[:0]
-	for _, r := range m.order {
-		to, ok := rename[r.Ref()]
-		if !ok {
-			out = append(out, r)
-			continue
+// checkEmpty reports classes to merge that are not empty: something is
+// ordered after the admissible whit or before the completed whit.
+func (m *merger) checkEmpty() {
+	bad := map[*whitPair]bool{}
+	for i, p := range m.pairs {
+		if t, ok := m.whitTo[p[0]]; ok {
+			if w := m.targets[t]; p[0] == w.adm && p[1] != w.comp && !bad[w] {
+				bad[w] = true
+				m.errs.Add(m.order[w.adm].Where(), "class %s is not empty, start is followed by %s (from %s)",
+					strings.ToLower(w.title), m.edges[i].To, m.inputOf(w.adm))
+			}
 		}
-		if merged[r.Ref()] {
-			c := *r
-			c.Name = to.Name
-			out = append(out, &c)
+		if t, ok := m.whitTo[p[1]]; ok {
+			if w := m.targets[t]; p[1] == w.comp && p[0] != w.adm && !bad[w] {
+				bad[w] = true
+				m.errs.Add(m.order[w.comp].Where(), "class %s is not empty, end is preceded by %s (from %s)",
+					strings.ToLower(w.title), m.edges[i].From, m.inputOf(w.comp))
+			}
 		}
 	}
-	m.order = out
-	edges := m.edges[:0]
-	for _, e := range m.edges {
-		from, okF := rename[e.From]
-		to, okT := rename[e.To]
-		if !okF && !okT {
-			edges = append(edges, e)
+}
+
+// apply builds the merged resources and edges: each mcl noop to merge is
+// renamed (a copy), whits disappear into it, and edges are redirected; the
+// edge between the two whits of a class is dropped.
+func (m *merger) apply() ([]*Resource, []*Edge, [][2]int32) {
+	if len(m.targets) == 0 {
+		return m.order, m.edges, m.pairs
+	}
+	newID := make([]int32, len(m.order))
+	out := make([]*Resource, 0, len(m.order))
+	for id, r := range m.order {
+		if _, whit := m.whitTo[int32(id)]; whit {
 			continue
 		}
-		origFrom, origTo := e.From, e.To
-		if okF {
-			e.From = from
+		if _, ok := m.targets[int32(id)]; ok {
+			c := *r
+			c.Name = strings.TrimPrefix(r.Name, MclMergePrefix)
+			r = &c
 		}
-		if okT {
-			e.To = to
-		}
-		if e.From == e.To && !(merged[origFrom] && merged[origTo]) {
-			continue // the edge between the whits of a class
+		newID[id] = int32(len(out))
+		out = append(out, r)
+	}
+	for whit, target := range m.whitTo {
+		newID[whit] = newID[target]
+	}
+	moved := func(id int32) bool {
+		_, w := m.whitTo[id]
+		_, t := m.targets[id]
+		return w || t
+	}
+	edges := m.edges[:0:0]
+	pairs := m.pairs[:0:0]
+	for i, e := range m.edges {
+		p := m.pairs[i]
+		f, t := newID[p[0]], newID[p[1]]
+		if mf, mt := moved(p[0]), moved(p[1]); mf || mt {
+			_, tf := m.targets[p[0]]
+			_, tt := m.targets[p[1]]
+			if f == t && !(tf && tt) {
+				continue // the edge between the whits of a class
+			}
+			c := *e
+			c.From, c.To = out[f].Ref(), out[t].Ref()
+			e = &c
 		}
 		edges = append(edges, e)
+		pairs = append(pairs, [2]int32{f, t})
 	}
-	m.edges = edges
+	return out, edges, pairs
 }

@@ -155,11 +155,11 @@ func TestMergeErrors(t *testing.T) {
 		warns string
 	}{
 		{"unmatched class", MergeOptions{}, []string{lang("other"), puppetSide}, "b.json:6:5: unmatched class mgmt_x::y: no noop[puppet_x::y] in any input (from b.json)", ""},
-		{"unmatched noop", MergeOptions{}, []string{lang("puppet_x::y", "puppet_extra"), puppetSide}, "a.json:1:1: noop noop[puppet_extra] has no partner: no class mgmt_extra in any input (from a.json)", ""},
+		{"unmatched noop", MergeOptions{}, []string{lang("puppet_x::y", "puppet_extra"), puppetSide}, "a.json:1:94: noop noop[puppet_extra] has no partner: no class mgmt_extra in any input (from a.json)", ""},
 		{"allow unmatched", MergeOptions{AllowUnmatched: true}, []string{lang("puppet_extra"), puppetSide}, "", "unmatched class mgmt_x::y"},
 		{"not empty", MergeOptions{}, []string{lang("puppet_x::y"), nonEmpty}, "class mgmt_x::y is not empty, start is followed by file[/inside] (from b.json)", ""},
 		{"conflict", MergeOptions{}, []string{doc(`"graph":"a","resources":[{"kind":"file","name":"/f","params":{"mode":1},"pos":"a.mcl:1:2"}]`), doc(`"graph":"b","resources":[{"kind":"file","name":"/f","params":{"mode":2}}]`)},
-			"b.json:1:1: resource file[/f] from b.json differs from the one from a.json at a.mcl:1:2", ""},
+			"b.json:1:57: resource file[/f] from b.json differs from the one from a.json at a.mcl:1:2", ""},
 		{"identical", MergeOptions{}, []string{doc(`"graph":"a","resources":[{"kind":"file","name":"/f","params":{"mode":1}}]`), doc(`"graph":"b","resources":[{"kind":"file","name":"/f","params":{"mode":1}}]`)}, "", ""},
 		{"clash", MergeOptions{}, []string{lang("puppet_x::y", "x::y"), puppetSide}, "merged vertex noop[x::y] of class mgmt_x::y clashes with noop[x::y] from a.json", ""},
 		{"cycle across inputs", MergeOptions{}, []string{

@@ -38,42 +38,82 @@ func (doc *Document) Validate() error {
 		}
 		return errs.Err()
 	}
+	doc.checked = nil
 	ids := doc.dedupResources(&errs)
-	doc.dedupEdges(ids, &errs)
+	pairs := doc.dedupEdges(ids, &errs)
+	if len(errs) == 0 && hasCycle(len(doc.Resources), pairs) {
+		errs = append(errs, cycleErrors(doc)...)
+	}
 	if len(errs) == 0 {
-		x := NewIndex(doc)
-		if _, cycles := x.TopoOrder(); cycles != nil {
-			for _, c := range cycles {
-				errs.Add(x.Lookup(c[0]).Where(), "cycle: %s", CycleString(c))
-			}
-		}
+		doc.checked = &checked{doc.Resources, doc.Edges, pairs}
 	}
 	return errs.Err()
 }
 
+// checked remembers what a successful Validate found, for Merge: the
+// resources and edges it saw, and the vertex ids of every edge.
+type checked struct {
+	res   []*Resource
+	edges []*Edge
+	pairs [][2]int32
+}
+
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// validPairs returns the vertex ids of doc's edges, validating doc first
+// unless a successful Validate already saw its current resources and edges.
+func (doc *Document) validPairs() ([][2]int32, error) {
+	if c := doc.checked; c != nil && sameSlice(c.res, doc.Resources) && sameSlice(c.edges, doc.Edges) {
+		return c.pairs, nil
+	}
+	if err := doc.Validate(); err != nil {
+		return nil, err
+	}
+	return doc.checked.pairs, nil
+}
+
+// cycleErrors reports every cycle of doc.
+func cycleErrors(doc *Document) ErrorList {
+	var errs ErrorList
+	x := NewIndex(doc)
+	for _, c := range x.Cycles() {
+		errs.Add(x.Lookup(c[0]).Where(), "cycle: %s", CycleString(c))
+	}
+	return errs
+}
+
 // dedupResources checks every resource and removes identical duplicates.
-// It returns the set of refs.
-func (doc *Document) dedupResources(errs *ErrorList) map[Ref]*Resource {
-	seen := make(map[Ref]*Resource, len(doc.Resources))
+// It returns the index of every resource by ref.
+func (doc *Document) dedupResources(errs *ErrorList) *refMap[int32] {
+	ids := newRefMap[int32]()
 	out := doc.Resources[:0]
+	kinds := map[string]*KindSchema{}
 	for i, r := range doc.Resources {
 		if r == nil {
 			errs.Add(doc.At.String(), "resources[%d] is null", i)
 			continue
 		}
-		checkResource(r, errs)
-		if first, dup := seen[r.Ref()]; dup {
-			if !EqualResource(first, r) {
-				errs.Add(r.Where(), "duplicate resource %s differs from the one at %s", r.Ref(), orUnknown(first.Where()))
+		s, known := kinds[r.Kind]
+		if !known {
+			s, _ = LookupKind(r.Kind)
+			kinds[r.Kind] = s
+		}
+		checkResource(r, s, errs)
+		ref := r.Ref()
+		if first, dup := ids.get(ref); dup {
+			if f := out[first]; !EqualResource(f, r) {
+				errs.Add(r.Where(), "duplicate resource %s differs from the one at %s", ref, orUnknown(f.Where()))
 			}
 			continue
 		}
-		seen[r.Ref()] = r
+		ids.set(ref, int32(len(out)))
 		out = append(out, r)
 	}
 	clear(doc.Resources[len(out):])
 	doc.Resources = out
-	return seen
+	return ids
 }
 
 func orUnknown(pos string) string {
@@ -83,38 +123,159 @@ func orUnknown(pos string) string {
 	return pos
 }
 
-// dedupEdges checks every edge and removes repeated ones.
-func (doc *Document) dedupEdges(res map[Ref]*Resource, errs *ErrorList) {
-	seen := make(map[EdgeKey]*Edge, len(doc.Edges))
+// dedupEdges checks every edge and removes repeated ones (see
+// dedupPairs). It returns the (from, to) ids of the kept edges.
+func (doc *Document) dedupEdges(ids *refMap[int32], errs *ErrorList) [][2]int32 {
+	pairs := make([][2]int32, 0, len(doc.Edges))
 	out := doc.Edges[:0]
 	for i, e := range doc.Edges {
 		if e == nil {
 			errs.Add(doc.At.String(), "edges[%d] is null", i)
 			continue
 		}
-		pos := e.At.String()
-		from, okFrom := res[e.From]
-		to, okTo := res[e.To]
-		if !okFrom {
-			errs.Add(pos, "edge %s -> %s: no resource %s", e.From, e.To, e.From)
-		}
-		if !okTo {
-			errs.Add(pos, "edge %s -> %s: no resource %s", e.From, e.To, e.To)
-		}
-		if (e.Send == "") != (e.Recv == "") {
-			errs.Add(pos, "edge %s -> %s: send and recv go together, got send %q and recv %q", e.From, e.To, e.Send, e.Recv)
-		} else if e.Send != "" && okFrom && okTo {
-			checkSendRecv(e, from, to, errs)
-		}
-		if first, dup := seen[e.Key()]; dup {
-			first.Notify = first.Notify || e.Notify
+		from, okFrom := ids.get(e.From)
+		to, okTo := ids.get(e.To)
+		if !okFrom || !okTo {
+			for _, end := range []Ref{e.From, e.To} {
+				if _, ok := ids.get(end); !ok {
+					errs.Add(e.At.String(), "edge %s -> %s: no resource %s", e.From, e.To, end)
+				}
+			}
 			continue
 		}
-		seen[e.Key()] = e
+		if (e.Send == "") != (e.Recv == "") {
+			errs.Add(e.At.String(), "edge %s -> %s: send and recv go together, got send %q and recv %q", e.From, e.To, e.Send, e.Recv)
+			continue
+		}
+		if e.Send != "" {
+			checkSendRecv(e, doc.Resources[from], doc.Resources[to], errs)
+		}
 		out = append(out, e)
+		pairs = append(pairs, [2]int32{from, to})
 	}
 	clear(doc.Edges[len(out):])
-	doc.Edges = out
+	doc.Edges, pairs = dedupPairs(len(doc.Resources), out, pairs)
+	return pairs
+}
+
+// dedupPairs removes repeated edges from edges, where edge i goes from
+// vertex pairs[i][0] to pairs[i][1] of n vertices, keeping the first of
+// each and its order. A repeat with notify set replaces the kept edge by a
+// copy with notify set, so that edges shared with other documents never
+// change. Both slices are compacted in place.
+//
+// Plain edges are deduplicated without hashing: they are bucketed by their
+// from vertex (counting sort), and within a bucket a stamp per to vertex
+// marks the first edge seen. Send/recv edges, rare, go through a map.
+func dedupPairs(n int, edges []*Edge, pairs [][2]int32) ([]*Edge, [][2]int32) {
+	keep := make([]bool, len(edges))
+	start := make([]int32, n+1)
+	var sendRecv map[EdgeKey]int
+	for i, e := range edges {
+		if e.Send == "" {
+			keep[i] = true
+			start[pairs[i][0]+1]++
+			continue
+		}
+		if sendRecv == nil {
+			sendRecv = map[EdgeKey]int{}
+		}
+		if first, dup := sendRecv[e.Key()]; dup {
+			mergeNotify(edges, first, e)
+			continue
+		}
+		sendRecv[e.Key()] = i
+		keep[i] = true
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	bucket := make([]int32, start[n])
+	fill := make([]int32, n)
+	copy(fill, start[:n])
+	for i, e := range edges {
+		if e.Send == "" {
+			f := pairs[i][0]
+			bucket[fill[f]] = int32(i)
+			fill[f]++
+		}
+	}
+	stamp := fill // reuse: fill is no longer needed
+	for i := range stamp {
+		stamp[i] = -1
+	}
+	firstOf := make([]int32, n) // the first edge to each vertex, when stamped
+	for v := range n {
+		for _, ei := range bucket[start[v]:start[v+1]] {
+			to := pairs[ei][1]
+			if stamp[to] == int32(v) {
+				keep[ei] = false
+				mergeNotify(edges, int(firstOf[to]), edges[ei])
+				continue
+			}
+			stamp[to] = int32(v)
+			firstOf[to] = ei
+		}
+	}
+	out, kept := edges[:0], pairs[:0]
+	for i, e := range edges {
+		if keep[i] {
+			out = append(out, e)
+			kept = append(kept, pairs[i])
+		}
+	}
+	clear(edges[len(out):])
+	return out, kept
+}
+
+// mergeNotify folds a repeated edge e into edges[first]: notify is or-ed,
+// by copying the first edge rather than changing it.
+func mergeNotify(edges []*Edge, first int, e *Edge) {
+	if f := edges[first]; e.Notify && !f.Notify {
+		c := *f
+		c.Notify = true
+		edges[first] = &c
+	}
+}
+
+// hasCycle reports whether the graph of n vertices and the given edges
+// has a cycle, by Kahn's algorithm: it has one iff some vertex is never
+// freed of incoming edges.
+func hasCycle(n int, pairs [][2]int32) bool {
+	start := make([]int32, n+1)
+	indeg := make([]int32, n)
+	for _, p := range pairs {
+		start[p[0]+1]++
+		indeg[p[1]]++
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	succ := make([]int32, len(pairs))
+	fill := make([]int32, n)
+	copy(fill, start[:n])
+	for _, p := range pairs {
+		succ[fill[p[0]]] = p[1]
+		fill[p[0]]++
+	}
+	queue := fill[:0] // reuse: fill is no longer needed
+	for v := range n {
+		if indeg[v] == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	done := 0
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		done++
+		for _, w := range succ[start[v]:start[v+1]] {
+			if indeg[w]--; indeg[w] == 0 {
+				queue = append(queue, w)
+			}
+		}
+	}
+	return done < n
 }
 
 // checkSendRecv checks a send/recv edge against the schemas of both ends.
@@ -171,7 +332,9 @@ func ValidKind(kind string) bool {
 	return true
 }
 
-func checkResource(r *Resource, errs *ErrorList) {
+// checkResource checks one resource, against its kind's schema s if the
+// kind has one (s may be nil).
+func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
 	pos := r.Where()
 	if !ValidKind(r.Kind) {
 		errs.Add(pos, "bad resource kind %q: want lower case letters, digits and '_', starting with a letter, with ':' between segments", r.Kind)
@@ -184,24 +347,30 @@ func checkResource(r *Resource, errs *ErrorList) {
 	if r.Meta != nil {
 		checkMeta(r, errs)
 	}
-	s, ok := LookupKind(r.Kind)
-	if !ok {
+	if s == nil {
 		return
 	}
-	for _, k := range sortedKeys(r.Params) {
+	var bad []string
+	for k, v := range r.Params {
+		typ, known := s.Params[k]
+		if !known {
+			bad = append(bad, k)
+			continue
+		}
+		if t, err := parseMclType(typ); err == nil && !t.accepts(v) {
+			bad = append(bad, k)
+		}
+	}
+	sort.Strings(bad)
+	for _, k := range bad {
 		v := r.Params[k]
 		typ, known := s.Params[k]
 		if !known {
 			errs.Add(pos, "%s: unknown parameter %q%s", r.Ref(), k, suggest(k, keysOf(s.Params)))
 			continue
 		}
-		t, err := parseMclType(typ)
-		if err != nil {
-			continue
-		}
-		if !t.accepts(v) {
-			errs.Add(pos, "%s: parameter %q: got %s, want %s", r.Ref(), k, valueType(v), t)
-		}
+		t, _ := parseMclType(typ)
+		errs.Add(pos, "%s: parameter %q: got %s, want %s", r.Ref(), k, valueType(v), t)
 	}
 }
 

@@ -32,7 +32,7 @@ func doc(body string) string { return `{"mgmt":"graph/v1","graph":"g",` + body +
 func TestValidate(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"ok", sampleJSON, ""},
-		{"bad kind", doc(`"resources":[{"kind":"File","name":"a"}]`), `v:1:1: bad resource kind "File"`},
+		{"bad kind", doc(`"resources":[{"kind":"File","name":"a"}]`), `v:1:45: bad resource kind "File"`},
 		{"bad kind colon", doc(`"resources":[{"kind":"docker:","name":"a"}]`), `bad resource kind "docker:"`},
 		{"ok kind colon", doc(`"resources":[{"kind":"docker:container","name":"a"}]`), ""},
 		{"empty name", doc(`"resources":[{"kind":"file","name":"","pos":"x.mcl:3:4"}]`), "x.mcl:3:4: file resource with an empty name"},
@@ -40,9 +40,9 @@ func TestValidate(t *testing.T) {
 		{"conflicting dup", doc(`"resources":[{"kind":"file","name":"a","params":{"x":1},"pos":"a.mcl:1:1"},{"kind":"file","name":"a","params":{"x":2},"pos":"b.mcl:2:2"}]`),
 			"b.mcl:2:2: duplicate resource file[a] differs from the one at a.mcl:1:1"},
 		{"missing edge end", doc(`"resources":[{"kind":"file","name":"a"}],"edges":[{"from":{"kind":"file","name":"a"},"to":{"kind":"exec","name":"b"}}]`),
-			"v:1:1: edge file[a] -> exec[b]: no resource exec[b]"},
+			"v:1:82: edge file[a] -> exec[b]: no resource exec[b]"},
 		{"self loop", doc(`"resources":[{"kind":"file","name":"a"}],"edges":[{"from":{"kind":"file","name":"a"},"to":{"kind":"file","name":"a"}}]`),
-			"v:1:1: cycle: file[a] -> file[a]"},
+			"v:1:45: cycle: file[a] -> file[a]"},
 		{"cycle", doc(`"resources":[{"kind":"n","name":"c"},{"kind":"n","name":"b","pos":"b:1:1"},{"kind":"n","name":"a","pos":"a:1:1"},{"kind":"n","name":"z"}],"edges":[` +
 			`{"from":{"kind":"n","name":"a"},"to":{"kind":"n","name":"b"}},{"from":{"kind":"n","name":"b"},"to":{"kind":"n","name":"c"}},` +
 			`{"from":{"kind":"n","name":"c"},"to":{"kind":"n","name":"a"}},{"from":{"kind":"n","name":"c"},"to":{"kind":"n","name":"z"}}]`),

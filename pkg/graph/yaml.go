@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -36,29 +35,14 @@ func isYAMLSeparator(line []byte) (sep bool, rest []byte) {
 	return false, nil
 }
 
-// readLine returns the next line without its newline; eof is set when the
-// stream ended (the line may still hold the last bytes).
+// readLine appends the next line, without its newline, to dst; eof is
+// set when the stream ended.
 func (d *Decoder) readLine(dst []byte) (line []byte, eof bool, err error) {
-	line = dst
-	for {
-		if d.err != nil {
-			if d.err == io.EOF {
-				return line, true, nil
-			}
-			return line, true, d.err
-		}
-		b, err := d.r.ReadSlice('\n')
-		line = append(line, b...)
-		switch err {
-		case nil:
-			d.line++
-			return line[:len(line)-1], false, nil
-		case bufio.ErrBufferFull:
-			continue
-		default:
-			d.err = err
-		}
+	l, eof, err := d.src.readLine()
+	if !eof {
+		d.line++
 	}
+	return append(dst, l...), eof, err
 }
 
 // isBlankYAML reports whether line holds nothing but space or a comment.

@@ -1,0 +1,757 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonParser decodes one framed JSON document straight into a Document.
+// It is a recursive-descent parser over the frame's bytes: it knows the
+// document's fields, so it needs no reflection, reports every error with
+// its exact position and the path of the field, gives each resource and
+// edge its own position, and interns kinds and names (edges repeat the
+// names of resources). Errors panic with a jsonErr that decodeJSON
+// recovers.
+type jsonParser struct {
+	data   []byte
+	i      int
+	start  Position
+	intern map[string]string
+	values map[string]any // short string parameter values, boxed once
+
+	// The path of the value being parsed, for messages: object keys, and
+	// array indexes as -1-index.
+	keys []string
+	idxs []int
+
+	// Incremental offset -> position conversion.
+	posOff, posLine, posLineStart int
+}
+
+type jsonErr struct {
+	off int
+	msg string
+}
+
+const maxJSONDepth = 1000
+
+// decodeJSON parses one framed document.
+func decodeJSON(frame []byte, start Position) (doc *Document, err error) {
+	p := &jsonParser{data: frame, start: start, intern: map[string]string{}, values: map[string]any{}, posLine: start.Line, posLineStart: -(start.Col - 1)}
+	defer func() {
+		if r := recover(); r != nil {
+			je, ok := r.(jsonErr)
+			if !ok {
+				panic(r)
+			}
+			doc, err = nil, &PosError{Pos: p.pos(je.off).String(), Msg: je.msg}
+		}
+	}()
+	doc = &Document{}
+	p.ws()
+	p.document(doc)
+	p.ws()
+	if p.i < len(p.data) {
+		p.fail(p.i, "unexpected data after the document")
+	}
+	if err := doc.finish(start); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// pos converts a byte offset to a position; offsets must not decrease
+// between calls, except for error reports.
+func (p *jsonParser) pos(off int) Position {
+	if off < p.posOff {
+		p.posOff, p.posLine, p.posLineStart = 0, p.start.Line, -(p.start.Col - 1)
+	}
+	if off > len(p.data) {
+		off = len(p.data)
+	}
+	seg := p.data[p.posOff:off]
+	if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+		p.posLine += n
+		p.posLineStart = p.posOff + bytes.LastIndexByte(seg, '\n') + 1
+	}
+	p.posOff = off
+	return Position{File: p.start.File, Line: p.posLine, Col: off - p.posLineStart + 1}
+}
+
+// path returns the path of the value being parsed: resources[3].meta.retry.
+func (p *jsonParser) path() string {
+	var b strings.Builder
+	for i, k := range p.keys {
+		if idx := p.idxs[i]; idx >= 0 {
+			fmt.Fprintf(&b, "[%d]", idx)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(k)
+	}
+	if b.Len() == 0 {
+		return "document"
+	}
+	return b.String()
+}
+
+func (p *jsonParser) push(key string, idx int) {
+	p.keys = append(p.keys, key)
+	p.idxs = append(p.idxs, idx)
+}
+
+func (p *jsonParser) pop() {
+	p.keys = p.keys[:len(p.keys)-1]
+	p.idxs = p.idxs[:len(p.idxs)-1]
+}
+
+// wrongType fails with "PATH: got KIND, want WANT" at the next value.
+func (p *jsonParser) wrongType(want string) {
+	off := p.peekOff()
+	p.fail(off, "%s: got %s, want %s", p.path(), p.kindOf(), want)
+}
+
+func (p *jsonParser) fail(off int, format string, args ...any) {
+	panic(jsonErr{off, fmt.Sprintf(format, args...)})
+}
+
+func (p *jsonParser) ws() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next significant byte, failing at the end of the data.
+func (p *jsonParser) peek() byte {
+	p.ws()
+	if p.i >= len(p.data) {
+		p.fail(p.i, "unexpected end of JSON document (truncated?)")
+	}
+	return p.data[p.i]
+}
+
+func (p *jsonParser) expect(c byte) {
+	if got := p.peek(); got != c {
+		p.fail(p.i, "invalid character %s, want %q", describeByte(got), rune(c))
+	}
+	p.i++
+}
+
+func describeByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// kindOf names the JSON type of the value starting at the next byte.
+func (p *jsonParser) kindOf() string {
+	switch c := p.peek(); {
+	case c == '"':
+		return "string"
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "number"
+	default:
+		p.fail(p.i, "invalid character %s looking for beginning of value", describeByte(c))
+	}
+	return ""
+}
+
+// object parses an object, calling field for each key with the parser
+// positioned at the value; field must consume the value.
+func (p *jsonParser) object(field func(key string, keyOff int)) {
+	if p.peek() != '{' {
+		p.wrongType("object")
+	}
+	p.i++
+	if p.peek() == '}' {
+		p.i++
+		return
+	}
+	for {
+		if p.peek() != '"' {
+			p.fail(p.i, "invalid character %s looking for beginning of object key string", describeByte(p.data[p.i]))
+		}
+		keyOff := p.i
+		key := p.str(true)
+		p.expect(':')
+		p.push(key, -1)
+		field(key, keyOff)
+		p.pop()
+		switch c := p.peek(); c {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return
+		default:
+			p.fail(p.i, "invalid character %s after object key:value pair", describeByte(c))
+		}
+	}
+}
+
+// array parses an array, calling elem for each element.
+func (p *jsonParser) array(elem func(i int)) {
+	if p.peek() != '[' {
+		p.wrongType("array")
+	}
+	p.i++
+	if p.peek() == ']' {
+		p.i++
+		return
+	}
+	for n := 0; ; n++ {
+		p.push("", n)
+		elem(n)
+		p.pop()
+		switch c := p.peek(); c {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return
+		default:
+			p.fail(p.i, "invalid character %s after array element", describeByte(c))
+		}
+	}
+}
+
+// null consumes a null if one comes next.
+func (p *jsonParser) null() bool {
+	if p.peek() == 'n' {
+		p.literal("null")
+		return true
+	}
+	return false
+}
+
+func (p *jsonParser) literal(word string) {
+	if !bytes.HasPrefix(p.data[p.i:], []byte(word)) {
+		if len(p.data)-p.i < len(word) && bytes.HasPrefix([]byte(word), p.data[p.i:]) {
+			p.fail(len(p.data), "unexpected end of JSON document (truncated?)")
+		}
+		p.fail(p.i, "invalid character %s in literal %s", describeByte(p.data[p.i]), word)
+	}
+	p.i += len(word)
+}
+
+// str parses a string; intern shares equal strings within the document.
+func (p *jsonParser) str(intern bool) string {
+	start := p.i
+	p.i++ // the opening quote
+	ascii := true
+	for j := p.i; j < len(p.data); j++ {
+		c := p.data[j]
+		switch {
+		case c == '"':
+			b := p.data[p.i:j]
+			p.i = j + 1
+			if !ascii && !utf8.Valid(b) {
+				return strings.ToValidUTF8(string(b), "\uFFFD")
+			}
+			if intern {
+				if s, ok := p.intern[string(b)]; ok {
+					return s
+				}
+				s := string(b)
+				p.intern[s] = s
+				return s
+			}
+			return string(b)
+		case c == '\\':
+			return p.slowStr(start)
+		case c < 0x20:
+			p.fail(j, "invalid character %s in string literal", describeByte(c))
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	p.fail(len(p.data), "unexpected end of JSON document (truncated?)")
+	return ""
+}
+
+// slowStr parses a string with escapes.
+func (p *jsonParser) slowStr(start int) string {
+	var b []byte
+	j := start + 1
+	for j < len(p.data) {
+		c := p.data[j]
+		switch {
+		case c == '"':
+			p.i = j + 1
+			if !utf8.Valid(b) {
+				return strings.ToValidUTF8(string(b), "\uFFFD")
+			}
+			return string(b)
+		case c < 0x20:
+			p.fail(j, "invalid character %s in string literal", describeByte(c))
+		case c != '\\':
+			b = append(b, c)
+			j++
+			continue
+		}
+		if j+1 >= len(p.data) {
+			break
+		}
+		e := p.data[j+1]
+		j += 2
+		switch e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, ok := p.hex4(j)
+			if !ok {
+				p.fail(j, "invalid \\u escape in string literal")
+			}
+			j += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if j+6 <= len(p.data) && p.data[j] == '\\' && p.data[j+1] == 'u' {
+					r2, ok = p.hex4(j + 2)
+				}
+				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
+					r = d
+					j += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			p.fail(j-1, "invalid escape character %s in string literal", describeByte(e))
+		}
+	}
+	p.fail(len(p.data), "unexpected end of JSON document (truncated?)")
+	return ""
+}
+
+func (p *jsonParser) hex4(j int) (rune, bool) {
+	if j+4 > len(p.data) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(p.data[j:j+4]), 16, 32)
+	return rune(n), err == nil
+}
+
+// number parses a number, checking the JSON grammar.
+func (p *jsonParser) number() json.Number {
+	d, start := p.data, p.i
+	j := p.i
+	if j < len(d) && d[j] == '-' {
+		j++
+	}
+	digits := func() bool {
+		k := j
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		return j > k
+	}
+	switch {
+	case j < len(d) && d[j] == '0':
+		j++
+	case !digits():
+		p.failNumber(j)
+	}
+	if j < len(d) && d[j] == '.' {
+		j++
+		if !digits() {
+			p.failNumber(j)
+		}
+	}
+	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
+		j++
+		if j < len(d) && (d[j] == '+' || d[j] == '-') {
+			j++
+		}
+		if !digits() {
+			p.failNumber(j)
+		}
+	}
+	p.i = j
+	return json.Number(d[start:j])
+}
+
+func (p *jsonParser) failNumber(j int) {
+	if j >= len(p.data) {
+		p.fail(j, "unexpected end of JSON document (truncated?)")
+	}
+	p.fail(j, "invalid character %s in numeric literal", describeByte(p.data[j]))
+}
+
+// value parses any JSON value; null gives nil.
+func (p *jsonParser) value(depth int) any {
+	if depth > maxJSONDepth {
+		p.fail(p.i, "value nested too deeply")
+	}
+	switch c := p.peek(); {
+	case c == '"':
+		return p.str(false)
+	case c == '{':
+		m := map[string]any{}
+		p.object(func(k string, _ int) { m[k] = p.value(depth + 1) })
+		return m
+	case c == '[':
+		l := []any{}
+		p.array(func(int) { l = append(l, p.value(depth+1)) })
+		return l
+	case c == 't':
+		p.literal("true")
+		return true
+	case c == 'f':
+		p.literal("false")
+		return false
+	case c == 'n':
+		p.literal("null")
+		return nil
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	default:
+		p.fail(p.i, "invalid character %s looking for beginning of value", describeByte(c))
+	}
+	return nil
+}
+
+// internStr returns the document's copy of s.
+func (p *jsonParser) internStr(s string) string {
+	if c, ok := p.intern[s]; ok {
+		return c
+	}
+	p.intern[s] = s
+	return s
+}
+
+// param parses a parameter value. Short strings, which repeat a lot
+// ("exists", "0644"), are shared within the document, boxed once.
+func (p *jsonParser) param() any {
+	if p.peek() != '"' {
+		return p.value(1)
+	}
+	start := p.i
+	end := bytes.IndexByte(p.data[start+1:], '"')
+	if end < 0 || end > 64 {
+		return p.str(false)
+	}
+	raw := p.data[start+1 : start+1+end]
+	if v, ok := p.values[string(raw)]; ok && bytes.IndexByte(raw, '\\') < 0 {
+		p.i = start + end + 2
+		return v
+	}
+	s := p.str(false)
+	if p.i == start+end+2 { // no escapes: raw is s
+		var v any = s
+		p.values[s] = v
+		return v
+	}
+	return s
+}
+
+// Typed fields.
+
+func (p *jsonParser) stringField(intern bool) string {
+	if p.peek() != '"' {
+		if p.null() {
+			return ""
+		}
+		p.wrongType("string")
+	}
+	return p.str(intern)
+}
+
+func (p *jsonParser) boolField() bool {
+	switch p.peek() {
+	case 't':
+		p.literal("true")
+		return true
+	case 'f':
+		p.literal("false")
+		return false
+	case 'n':
+		p.literal("null")
+		return false
+	}
+	p.wrongType("boolean")
+	return false
+}
+
+// intField parses an integer within [lo, hi].
+func (p *jsonParser) intField(lo, hi float64) int64 {
+	if p.null() {
+		return 0
+	}
+	off := p.i
+	if k := p.kindOf(); k != "number" {
+		p.wrongType("integer")
+	}
+	n := p.number()
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil || float64(i) < lo || float64(i) > hi {
+		p.fail(off, "%s: got %s, want an integer from %.0f to %.0f", p.path(), n, lo, hi)
+	}
+	return i
+}
+
+func (p *jsonParser) uintField() uint64 {
+	if p.null() {
+		return 0
+	}
+	off := p.i
+	if k := p.kindOf(); k != "number" {
+		p.wrongType("integer")
+	}
+	n := p.number()
+	u, err := strconv.ParseUint(string(n), 10, 64)
+	if err != nil {
+		p.fail(off, "%s: got %s, want a non-negative integer", p.path(), n)
+	}
+	return u
+}
+
+func (p *jsonParser) floatField() float64 {
+	off := p.i
+	if k := p.kindOf(); k != "number" {
+		p.wrongType("number")
+	}
+	f, err := strconv.ParseFloat(string(p.number()), 64)
+	if err != nil {
+		p.fail(off, "%s: number out of range", p.path())
+	}
+	return f
+}
+
+func (p *jsonParser) stringList() []string {
+	if p.null() {
+		return nil
+	}
+	out := []string{}
+	p.array(func(int) { out = append(out, p.stringField(false)) })
+	return out
+}
+
+// Document structure.
+
+func (p *jsonParser) unknown(key string, off int) {
+	p.pop()
+	path := ""
+	if len(p.keys) > 0 {
+		path = p.path() + ": "
+	}
+	p.fail(off, "%sunknown field %q", path, key)
+}
+
+func (p *jsonParser) document(doc *Document) {
+	p.object(func(key string, off int) {
+		switch key {
+		case "mgmt":
+			doc.Mgmt = p.stringField(false)
+		case "graph":
+			doc.Graph = p.stringField(false)
+		case "seq":
+			doc.Seq = p.intField(math.MinInt64, math.MaxInt64)
+		case "source":
+			doc.Source = p.stringField(false)
+		case "resources":
+			if !p.null() {
+				p.array(func(int) { doc.Resources = append(doc.Resources, p.resource()) })
+			}
+		case "edges":
+			if !p.null() {
+				p.array(func(int) { doc.Edges = append(doc.Edges, p.edge()) })
+			}
+		case "error":
+			if !p.null() {
+				doc.Error = p.errorDoc()
+			}
+		default:
+			p.unknown(key, off)
+		}
+	})
+}
+
+func (p *jsonParser) errorDoc() *Error {
+	e := &Error{}
+	p.object(func(key string, off int) {
+		switch key {
+		case "message":
+			e.Message = p.stringField(false)
+		case "pos":
+			e.Pos = p.stringField(false)
+		default:
+			p.unknown(key, off)
+		}
+	})
+	return e
+}
+
+func (p *jsonParser) resource() *Resource {
+	if p.null() {
+		return nil
+	}
+	r := &Resource{}
+	off := p.peekOff()
+	p.object(func(key string, off int) {
+		switch key {
+		case "kind":
+			r.Kind = p.stringField(true)
+		case "name":
+			r.Name = p.stringField(false)
+		case "params":
+			if p.null() {
+				return
+			}
+			r.Params = map[string]any{}
+			p.object(func(k string, _ int) {
+				if v := p.param(); v != nil {
+					r.Params[p.internStr(k)] = v
+				}
+			})
+		case "meta":
+			r.Meta = p.meta()
+		case "pos":
+			r.Pos = p.stringField(false)
+		case "origin":
+			r.Origin = p.stringField(true)
+		default:
+			p.unknown(key, off)
+		}
+	})
+	r.At = p.pos(off)
+	return r
+}
+
+func (p *jsonParser) peekOff() int {
+	p.ws()
+	return p.i
+}
+
+func (p *jsonParser) meta() *Meta {
+	if p.null() {
+		return nil
+	}
+	m := &Meta{}
+	p.object(func(key string, off int) {
+		switch key {
+		case "noop":
+			m.Noop = p.boolField()
+		case "retry":
+			m.Retry = int16(p.intField(math.MinInt16, math.MaxInt16))
+		case "retryreset":
+			m.RetryReset = p.boolField()
+		case "delay":
+			m.Delay = p.uintField()
+		case "timeout":
+			m.Timeout = p.uintField()
+		case "poll":
+			m.Poll = int32(p.intField(math.MinInt32, math.MaxInt32))
+		case "limit":
+			if !p.null() {
+				v := p.floatField()
+				m.Limit = &v
+			}
+		case "burst":
+			m.Burst = int(p.intField(math.MinInt32, math.MaxInt32))
+		case "reset":
+			m.Reset = p.boolField()
+		case "sema":
+			m.Sema = p.stringList()
+		case "rewatch":
+			m.Rewatch = p.boolField()
+		case "realize":
+			m.Realize = p.boolField()
+		case "dollar":
+			m.Dollar = p.boolField()
+		case "hidden":
+			m.Hidden = p.boolField()
+		case "export":
+			m.Export = p.stringList()
+		case "reverse":
+			m.Reverse = p.boolField()
+		case "autoedge":
+			if !p.null() {
+				v := p.boolField()
+				m.AutoEdge = &v
+			}
+		case "autogroup":
+			if !p.null() {
+				v := p.boolField()
+				m.AutoGroup = &v
+			}
+		default:
+			p.pop()
+			p.fail(off, "%s: unknown metaparameter %q", p.path(), key)
+		}
+	})
+	return m
+}
+
+func (p *jsonParser) ref() Ref {
+	var r Ref
+	p.object(func(key string, off int) {
+		switch key {
+		case "kind":
+			r.Kind = p.stringField(true)
+		case "name":
+			r.Name = p.stringField(false)
+		default:
+			p.unknown(key, off)
+		}
+	})
+	return r
+}
+
+func (p *jsonParser) edge() *Edge {
+	if p.null() {
+		return nil
+	}
+	e := &Edge{}
+	off := p.peekOff()
+	p.object(func(key string, off int) {
+		switch key {
+		case "from":
+			e.From = p.ref()
+		case "to":
+			e.To = p.ref()
+		case "notify":
+			e.Notify = p.boolField()
+		case "send":
+			e.Send = p.stringField(true)
+		case "recv":
+			e.Recv = p.stringField(true)
+		default:
+			p.unknown(key, off)
+		}
+	})
+	e.At = p.pos(off)
+	return e
+}

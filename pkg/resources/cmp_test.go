@@ -1,0 +1,65 @@
+package resources
+
+import (
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+)
+
+// TestCmp checks, for every kind, that a resource equals its copy, differs
+// from a variant with one parameter changed, and differs from another kind.
+func TestCmp(t *testing.T) {
+	one, two := int64(1), int64(2)
+	for _, tc := range []struct {
+		kind      string
+		a, same   engine.Res
+		different engine.Res
+	}{
+		{"file", &FileRes{Path: "/x", Mode: "0644"}, &FileRes{Path: "/x", Mode: "0644"}, &FileRes{Path: "/x", Mode: "0600"}},
+		{"file", &FileRes{Fragments: []string{"/a"}}, &FileRes{Fragments: []string{"/a"}}, &FileRes{Fragments: []string{"/a", "/b"}}},
+		{"exec", &ExecRes{Cmd: "a", Args: []string{"x"}}, &ExecRes{Cmd: "a", Args: []string{"x"}}, &ExecRes{Cmd: "a", Args: []string{"y"}}},
+		{"exec", &ExecRes{Cmd: "a", Timeout: 1}, &ExecRes{Cmd: "a", Timeout: 1}, &ExecRes{Cmd: "a", Timeout: 2}},
+		{"noop", &NoopRes{Comment: "c"}, &NoopRes{Comment: "c"}, &NoopRes{}},
+		{"print", &PrintRes{Msg: "m"}, &PrintRes{Msg: "m"}, &PrintRes{Msg: "n"}},
+		{"msg", &MsgRes{Body: "b", Fields: map[string]string{"A": "1"}}, &MsgRes{Body: "b", Fields: map[string]string{"A": "1"}}, &MsgRes{Body: "b", Fields: map[string]string{"A": "2"}}},
+		{"timer", &TimerRes{Interval: 3}, &TimerRes{Interval: 3}, &TimerRes{Interval: 4}},
+		{"password", &PasswordRes{Length: 8}, &PasswordRes{Length: 8}, &PasswordRes{Length: 9}},
+		{"value", &ValueRes{Key: "k", Int: &one}, &ValueRes{Key: "k", Int: &one}, &ValueRes{Key: "k", Int: &two}},
+		{"value", &ValueRes{Key: "k"}, &ValueRes{Key: "k"}, &ValueRes{Key: "j"}},
+		{"test", &TestRes{MapIntFloat: map[int64]float64{1: 2}}, &TestRes{MapIntFloat: map[int64]float64{1: 2}}, &TestRes{MapIntFloat: map[int64]float64{1: 3}}},
+	} {
+		if err := tc.a.Cmp(tc.same); err != nil {
+			t.Errorf("%s: equal resources differ: %v", tc.kind, err)
+		}
+		if tc.a.Cmp(tc.different) == nil {
+			t.Errorf("%s: %+v and %+v compare equal", tc.kind, tc.a, tc.different)
+		}
+		other := &NoopRes{}
+		if tc.kind == "noop" {
+			other2 := &TestRes{}
+			if tc.a.Cmp(other2) == nil {
+				t.Errorf("noop equals test")
+			}
+			continue
+		}
+		if tc.a.Cmp(other) == nil {
+			t.Errorf("%s equals a noop", tc.kind)
+		}
+	}
+}
+
+// TestDefaults checks that every kind is registered with a usable default.
+func TestDefaults(t *testing.T) {
+	for _, kind := range []string{"file", "exec", "noop", "test", "print", "msg", "timer", "password", "value"} {
+		r, err := engine.NewResource(kind)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if r.Kind() != kind {
+			t.Errorf("%s: kind %q", kind, r.Kind())
+		}
+		if d := r.Default(); d == nil || d.Cmp(r) != nil {
+			t.Errorf("%s: Default() differs from a new resource", kind)
+		}
+	}
+}

@@ -39,7 +39,8 @@
 // # exec
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after
-// a refresh and after each line of watchcmd's output, and nowhere else.
+// a refresh, after each line of watchcmd's output and, with Meta:poll, at
+// every poll.
 // ifcmd (run when exiting 0) and creates (run while the path is missing)
 // are checked at every CheckApply. Commands run in their own process group,
 // killed as a whole on timeout or cancellation. After a run, exec sends

@@ -31,7 +31,8 @@ func init() {
 // CheckApply calls (a poke from a changed predecessor, the second half of a
 // paired execution) find the state right. With ifcmd, the command runs only
 // when ifcmd exits 0; with creates, only while that path is missing; these
-// checks run at every CheckApply, refresh or not.
+// checks run at every CheckApply, refresh or not. With Meta:poll, every
+// poll is an event: the command runs at each one.
 type ExecRes struct {
 	traits.Base
 	traits.Edgeable
@@ -182,7 +183,9 @@ func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		}
 	}
 	obj.mu.Lock()
-	due := obj.dirty
+	// With Meta:poll the engine calls CheckApply instead of running
+	// Watch: each poll stands for an event, so the command is due.
+	due := obj.dirty || obj.MetaParams().Poll > 0
 	obj.mu.Unlock()
 	if obj.IfCmd == "" && obj.Creates == "" && !due && !refresh {
 		return true, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
 func newExec(t testing.TB, h *harness, e *ExecRes) *ExecRes {
@@ -222,5 +224,18 @@ func TestExecUser(t *testing.T) {
 	bad := newExec(t, h, &ExecRes{Cmd: "true", User: "no-such-user-here"})
 	if _, err := bad.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "unknown user") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestExecPollRunsEachTime(t *testing.T) {
+	h := newHarness(t)
+	log := filepath.Join(t.TempDir(), "log")
+	e := &ExecRes{Cmd: "echo ran >> " + log, Shell: "/bin/sh"}
+	e.SetMetaParams(&engine.MetaParams{Poll: 1})
+	newExec(t, h, e)
+	checkApply(t, e, true, false)
+	checkApply(t, e, true, false)
+	if n := countLines(t, log); n != 2 {
+		t.Fatalf("ran %d times in two polls, want 2", n)
 	}
 }

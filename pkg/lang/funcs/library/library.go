@@ -13,6 +13,7 @@ import (
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/local"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/net"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/os"
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/random"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/regexp"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/sys"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/sys/fwupd"

@@ -107,7 +107,7 @@ func (e *Engine) Load(g *Graph) {
 func (e *Engine) Run(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.runCtx = runCtx
-	e.s = newSched(e)
+	e.s = newSched(e, e)
 	close(e.runStarted)
 	var convTimer *time.Timer
 	var convC <-chan time.Time

@@ -118,6 +118,7 @@ func (f *fifo) pop() *vstate {
 // decides what runs next. Only the Run goroutine touches it.
 type sched struct {
 	e        *Engine
+	fx       effects
 	vertices map[string]*vstate
 	order    []*vstate // vertices sorted by key, for deterministic scans
 	stopping map[string]*vstate
@@ -137,9 +138,21 @@ type sched struct {
 	since    time.Time
 }
 
-func newSched(e *Engine) *sched {
+// effects are what the scheduler asks of the outside world: goroutines
+// running CheckApply, Watch and the stopping of a vertex, and timers. Each
+// reports back with a message. The Engine implements them; tests of the
+// scheduler record them instead.
+type effects interface {
+	checkApply(vs *vstate, apply bool, recvErr error) // run CheckApply, then post msgDone
+	watch(vs *vstate)                                 // Init and Watch until vs.cancel, posting msgRunning/msgEvent/msgFailed
+	finalize(vs *vstate, realize, apply bool)         // wait for Watch, realize, Cleanup, then post msgStopped
+	after(d time.Duration, m msg)                     // post m once d has passed
+}
+
+func newSched(e *Engine, fx effects) *sched {
 	return &sched{
 		e:        e,
+		fx:       fx,
 		vertices: map[string]*vstate{},
 		stopping: map[string]*vstate{},
 		pending:  map[string]*vstate{},
@@ -318,12 +331,7 @@ func (s *sched) release(vs *vstate) {
 	}
 }
 
-// after posts m once d has passed (unless the engine stopped).
-func (s *sched) after(d time.Duration, m msg) {
-	e := s.e
-	t := time.AfterFunc(d, func() { e.post(m) })
-	_ = t
-}
+func (s *sched) after(d time.Duration, m msg) { s.fx.after(d, m) }
 
 // start runs the CheckApply of vs in its own goroutine.
 func (s *sched) start(vs *vstate) {
@@ -337,31 +345,7 @@ func (s *sched) start(vs *vstate) {
 	vs.refresh = false
 	recvErr := s.receive(vs)
 	s.update(vs)
-	apply := !(s.e.cfg.Noop || vs.meta.Noop)
-	ctx, cancel := context.WithCancel(s.e.runCtx)
-	if vs.meta.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(s.e.runCtx, time.Duration(vs.meta.Timeout)*time.Millisecond)
-	}
-	vs.cancelRun = cancel
-	res, e := vs.res, s.e
-	e.applyWG.Add(1)
-	e.goTrack(func() {
-		defer e.applyWG.Done()
-		defer cancel()
-		t0 := time.Now()
-		if recvErr != nil {
-			e.post(msg{kind: msgDone, vs: vs, err: recvErr})
-			return
-		}
-		vs.notesMu.Lock()
-		vs.capture = true
-		vs.notesMu.Unlock()
-		ok, err := res.CheckApply(ctx, apply)
-		if err == nil && ctx.Err() == context.DeadlineExceeded {
-			err = ctx.Err()
-		}
-		e.post(msg{kind: msgDone, vs: vs, ok: ok, err: err, dur: time.Since(t0)})
-	})
+	s.fx.checkApply(vs, !(s.e.cfg.Noop || vs.meta.Noop), recvErr)
 }
 
 // receive sets the parameters vs receives over send/recv edges from the

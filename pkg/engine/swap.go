@@ -193,12 +193,7 @@ func (s *sched) launch(vs *vstate) {
 	if vs.meta.Hidden {
 		return
 	}
-	ctx, cancel := context.WithCancel(s.e.runCtx)
-	vs.cancel = cancel
-	vs.watchDone = make(chan struct{})
-	vs.init = s.e.newInit(vs)
-	e := s.e
-	e.goTrack(func() { e.watchLoop(ctx, vs) })
+	s.fx.watch(vs)
 }
 
 // stop removes vs from the running graph: its Watch is cancelled and, once
@@ -227,25 +222,8 @@ func (s *sched) stop(vs *vstate) {
 // runs its CheckApply once if Meta:realize asks for it and it never ran,
 // calls Cleanup and reports msgStopped.
 func (s *sched) finalize(vs *vstate) {
-	e := s.e
 	realize := vs.meta.Realize && !vs.applied && vs.failed == nil && !vs.meta.Hidden
-	apply := !(e.cfg.Noop || vs.meta.Noop)
-	e.goTrack(func() {
-		if vs.watchDone != nil {
-			<-vs.watchDone
-		}
-		if realize && vs.initOK {
-			if _, err := vs.res.CheckApply(e.runCtx, apply); err != nil {
-				e.logf("%s", errorAt(vs, "realize: %v", err))
-			}
-		}
-		if vs.initOK {
-			if err := vs.res.Cleanup(); err != nil {
-				e.logf("%s", errorAt(vs, "cleanup: %v", err))
-			}
-		}
-		e.post(msg{kind: msgStopped, vs: vs})
-	})
+	s.fx.finalize(vs, realize, !(s.e.cfg.Noop || vs.meta.Noop))
 }
 
 func (s *sched) stopped(vs *vstate) {

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// These tests drive the scheduler alone, message by message, with effects
+// that only record what the scheduler asked for: no goroutine, no clock.
+
+type smRes struct {
+	baseRes
+	Want string `lang:"want"`
+}
+
+// baseRes is a minimal resource base for the internal tests (traits would
+// import this package).
+type baseRes struct {
+	kind, name string
+	meta       *MetaParams
+}
+
+func (b *baseRes) Kind() string                    { return b.kind }
+func (b *baseRes) Name() string                    { return b.name }
+func (b *baseRes) SetKind(k string)                { b.kind = k }
+func (b *baseRes) SetName(n string)                { b.name = n }
+func (b *baseRes) MetaParams() *MetaParams         { return b.meta }
+func (b *baseRes) SetMetaParams(m *MetaParams)     { b.meta = m }
+func (b *baseRes) String() string                  { return b.kind + "[" + b.name + "]" }
+func (b *baseRes) Validate() error                 { return nil }
+func (b *baseRes) Init(*Init) error                { return nil }
+func (b *baseRes) Cleanup() error                  { return nil }
+func (b *baseRes) Watch(ctx context.Context) error { <-ctx.Done(); return nil }
+func (b *baseRes) CheckApply(context.Context, bool) (bool, error) {
+	return true, nil
+}
+
+func (r *smRes) Default() Res { return &smRes{} }
+func (r *smRes) Cmp(o Res) error {
+	if x, ok := o.(*smRes); !ok || x.Want != r.Want {
+		return errors.New("differs")
+	}
+	return nil
+}
+
+var smOnce sync.Once
+
+// recorder is the effects of a scheduler under test.
+type recorder struct{ log []string }
+
+func (r *recorder) checkApply(vs *vstate, apply bool, recvErr error) {
+	r.log = append(r.log, "check "+vs.v.Src.Name)
+}
+func (r *recorder) watch(vs *vstate) { r.log = append(r.log, "watch "+vs.v.Src.Name) }
+func (r *recorder) finalize(vs *vstate, realize, apply bool) {
+	r.log = append(r.log, fmt.Sprintf("finalize %s realize=%v", vs.v.Src.Name, realize))
+}
+func (r *recorder) after(d time.Duration, m msg) {
+	r.log = append(r.log, fmt.Sprintf("after %s %s", d, m.vs.v.Src.Name))
+}
+
+type machine struct {
+	t   *testing.T
+	s   *sched
+	rec *recorder
+}
+
+func newMachine(t *testing.T, cfg Config) *machine {
+	smOnce.Do(func() { RegisterResource("sm", func() Res { return &smRes{} }) })
+	cfg.ConvergedTimeout = -1
+	rec := &recorder{}
+	return &machine{t: t, s: newSched(New(cfg), rec), rec: rec}
+}
+
+// graph builds a document from "name key=value" specs and "a -> b" edges
+// ("~>" notifies).
+func smGraph(seq int64, specs []string, edges ...string) *Graph {
+	d := &graph.Document{Mgmt: graph.Version, Graph: "sm", Seq: seq}
+	for _, sp := range specs {
+		f := strings.Fields(sp)
+		r := &graph.Resource{Kind: "sm", Name: f[0], Params: map[string]any{}, Meta: &graph.Meta{}}
+		for _, kv := range f[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "retry":
+				var n int16
+				fmt.Sscan(v, &n)
+				r.Meta.Retry = n
+			case "delay":
+				fmt.Sscan(v, &r.Meta.Delay)
+			case "sema":
+				r.Meta.Sema = []string{v}
+			case "realize":
+				r.Meta.Realize = true
+			default:
+				r.Params[k] = v
+			}
+		}
+		d.Resources = append(d.Resources, r)
+	}
+	for _, e := range edges {
+		notify := strings.Contains(e, "~>")
+		a, b, _ := strings.Cut(strings.ReplaceAll(e, "~>", "->"), "->")
+		d.Edges = append(d.Edges, &graph.Edge{From: graph.Ref{Kind: "sm", Name: strings.TrimSpace(a)},
+			To: graph.Ref{Kind: "sm", Name: strings.TrimSpace(b)}, Notify: notify})
+	}
+	g, err := Build(d, BuildOptions{})
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func (m *machine) vs(name string) *vstate {
+	if vs := m.s.vertices["sm["+name+"]"]; vs != nil {
+		return vs
+	}
+	return m.s.stopping["sm["+name+"]"]
+}
+
+// step delivers messages, runs the scheduler and checks what it asked for.
+func (m *machine) step(want []string, msgs ...msg) {
+	m.t.Helper()
+	m.rec.log = nil
+	for _, x := range msgs {
+		m.s.handle(x)
+	}
+	m.s.schedule()
+	if !reflect.DeepEqual(m.rec.log, want) && !(len(want) == 0 && len(m.rec.log) == 0) {
+		m.t.Fatalf("got effects %q, want %q", m.rec.log, want)
+	}
+}
+
+func (m *machine) running(names ...string) []msg {
+	var out []msg
+	for _, n := range names {
+		out = append(out, msg{kind: msgRunning, vs: m.vs(n)})
+	}
+	return out
+}
+
+func (m *machine) done(name string, ok bool, err error) msg {
+	return msg{kind: msgDone, vs: m.vs(name), ok: ok, err: err}
+}
+
+func (m *machine) converged() bool {
+	st := m.s.snapshot()
+	return !st.Since.IsZero()
+}
+
+func TestSchedChain(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b", "watch c"}, msg{kind: msgGraph, g: smGraph(1, []string{"a", "b", "c"}, "a -> b", "a ~> c")})
+	m.step([]string{"check a"}, m.running("a", "b", "c")...) // b and c wait for a
+	m.step([]string{"check b", "check c"}, m.done("a", false, nil))
+	if !m.vs("c").refreshNow || m.vs("b").refreshNow {
+		t.Fatal("only the notify edge delivers a refresh")
+	}
+	m.step(nil, m.done("b", true, nil))
+	if m.converged() {
+		t.Fatal("converged while c runs")
+	}
+	m.step(nil, m.done("c", true, nil))
+	if !m.converged() {
+		t.Fatal("not converged")
+	}
+	// An event on a that finds it right does not poke its successors.
+	m.step([]string{"check a"}, msg{kind: msgEvent, vs: m.vs("a")})
+	m.step(nil, m.done("a", true, nil))
+	// An event during a CheckApply runs it again afterwards.
+	m.step([]string{"check b"}, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step(nil, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step([]string{"check b"}, m.done("b", false, nil))
+	m.step(nil, m.done("b", true, nil))
+	if !m.converged() {
+		t.Fatal("not converged")
+	}
+}
+
+func TestSchedRetryAndFailure(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b", "watch c"}, msg{kind: msgGraph, g: smGraph(1, []string{"a retry=1 delay=5", "b", "c"}, "a -> b")})
+	m.step([]string{"check a", "check c"}, m.running("a", "b", "c")...)
+	m.step([]string{"after 5ms a"}, m.done("a", false, errors.New("boom")))
+	m.step([]string{"check a"}, msg{kind: msgRetry, vs: m.vs("a")})
+	m.step(nil, m.done("a", false, errors.New("boom again")))
+	m.step(nil, m.done("c", true, nil))
+	st := m.s.snapshot()
+	if st.Failed != 1 || !m.vs("b").blocked || !m.converged() {
+		t.Fatalf("failed %d, b blocked %v, converged %v", st.Failed, m.vs("b").blocked, m.converged())
+	}
+	// A new graph that changes a replaces it (once the old one stopped)
+	// and unblocks b, which then waits for the new a.
+	old := m.vs("a")
+	m.step([]string{"finalize a realize=false"}, msg{kind: msgGraph, g: smGraph(2, []string{"a want=x", "b", "c"}, "a -> b")})
+	if m.vs("b").blocked || m.s.snapshot().Failed != 0 {
+		t.Fatal("b still blocked")
+	}
+	m.step([]string{"watch a"}, msg{kind: msgStopped, vs: old})
+	m.step([]string{"check a"}, m.running("a")...)
+	m.step([]string{"check b"}, m.done("a", false, nil))
+}
+
+func TestSchedSwapWaitsForRunningCheckApply(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a"}, msg{kind: msgGraph, g: smGraph(1, []string{"a want=1"})})
+	m.step([]string{"check a"}, m.running("a")...)
+	old := m.vs("a")
+	m.step(nil, msg{kind: msgGraph, g: smGraph(2, []string{"a want=2"})}) // a still runs
+	m.step([]string{"finalize a realize=false"}, msg{kind: msgDone, vs: old, ok: false})
+	m.step([]string{"watch a"}, msg{kind: msgStopped, vs: old}) // only now the new a starts
+	if m.vs("a") == old {
+		t.Fatal("the changed vertex was kept")
+	}
+	m.step([]string{"check a"}, m.running("a")...)
+}
+
+func TestSchedSemaphore(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b", "watch c"}, msg{kind: msgGraph, g: smGraph(1, []string{"a sema=s:2", "b sema=s:2", "c sema=s:2"})})
+	m.step([]string{"check a", "check b"}, m.running("a", "b", "c")...)
+	m.step([]string{"check c"}, m.done("a", true, nil))
+	m.step(nil, m.done("b", true, nil), m.done("c", true, nil))
+	if !m.converged() {
+		t.Fatal("not converged")
+	}
+}
+
+func TestSchedParallelCap(t *testing.T) {
+	m := newMachine(t, Config{Parallel: 1})
+	m.step([]string{"watch a", "watch b"}, msg{kind: msgGraph, g: smGraph(1, []string{"a", "b"})})
+	m.step([]string{"check a"}, m.running("a", "b")...)
+	m.step([]string{"check b"}, m.done("a", true, nil))
+}
+
+func TestSchedRealize(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b"}, msg{kind: msgGraph, g: smGraph(1, []string{"a", "b realize"}, "a -> b")})
+	m.step([]string{"check a"}, m.running("a", "b")...)
+	m.step([]string{"finalize b realize=true"}, msg{kind: msgGraph, g: smGraph(2, []string{"a"})})
+}

@@ -61,7 +61,7 @@ func TestRunErrors(t *testing.T) {
 		wantDocs int
 	}{
 		{"missing file", []string{a, filepath.Join(dir, "nope")}, 1, "nope: open", 0},
-		{"edge to nowhere", []string{a, bad}, 1, "graph-merge: " + bad + ":1:1: edge file[/x] -> file[/y]: no resource file[/y]\n", 1},
+		{"edge to nowhere", []string{a, bad}, 1, "graph-merge: " + bad + ":1:83: edge file[/x] -> file[/y]: no resource file[/y]\n", 1},
 		{"usage", []string{"-o", "xml", a}, 2, "graph-merge: --output must be one of", 0},
 		{"no inputs", nil, 2, "expected", 0},
 		{"two stdins", []string{"-", "-"}, 2, "stdin (-) given more than once", 0},

@@ -385,12 +385,10 @@ func TestAutogroupNoop(t *testing.T) {
 }
 
 func TestSendRecvTypeMismatch(t *testing.T) {
-	d := t.TempDir()
 	g := gdoc(1, []res{ex("e", "true", nil), {Kind: "test", Name: "t", Params: P{}}},
 		edge{From: ref{"exec", "e"}, To: ref{"test", "t"}, Send: "output", Recv: "int64ptr"})
 	r := testutil.Run(t, g, "mgmt-apply", "--print-graph")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "exec[e]") || !strings.Contains(r.Stderr, "test[t]") {
 		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
 	}
-	_ = d
 }

@@ -6,6 +6,18 @@
 // The input is read by one goroutine; the main goroutine waits for the
 // first of: a signal, the converged timeout, --max-runtime, or the end of
 // an input that never gave a valid graph.
+//
+// Choices where the contract is silent:
+//   - --converged-timeout exits 0 when every resource is fine, and 1 when
+//     some resource failed for good (its retries exhausted), so that cron
+//     jobs notice;
+//   - --print-graph prints every resource, grouped ones included (a group
+//     is a run-time vertex, not a change of the graph), with the automatic
+//     edges added; an invalid document becomes an error document, and the
+//     exit code is 1 when the last document was not a valid graph;
+//   - --tmp-prefix removes its temporary state directory at exit;
+//   - errors about the graph read "POS: runtime error: kind[name]: ...",
+//     the stage word of the compilers' runtime stage.
 package mgmtapply
 
 import (
@@ -30,7 +42,7 @@ type flags struct {
 	cli.VersionFlag
 
 	File             string  `help:"Read graph documents from this file (JSON lines or graph.yaml) instead of stdin ('-')." default:"-" placeholder:"PATH"`
-	ConvergedTimeout float64 `help:"Exit 0 once everything has been converged this many seconds (-1 disables)." default:"-1" placeholder:"SECONDS"`
+	ConvergedTimeout float64 `help:"Exit once everything has been converged this many seconds: 0, or 1 if a resource failed (-1 disables)." default:"-1" placeholder:"SECONDS"`
 	MaxRuntime       float64 `help:"Exit after this many seconds (0 means no limit)." default:"0" placeholder:"SECONDS"`
 	Noop             bool    `help:"Check every resource but change nothing; report what would change."`
 	Sema             int     `help:"Run at most N CheckApply calls at once across the graph (0 means no limit)." default:"0" placeholder:"N"`

@@ -58,6 +58,10 @@ type Watcher struct {
 	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
 	all    map[*Sub]bool            // every open subscription
 	closed bool
+
+	qmu   sync.Mutex    // guards queue
+	queue []queued      // events read from fsnotify, not yet dispatched
+	wake  chan struct{} // one-slot: the queue has items
 }
 
 // A Sub is one subscription. Its channel C receives a value whenever the
@@ -113,8 +117,10 @@ func New() (*Watcher, error) {
 		byDir: map[string]map[*Sub]bool{},
 		byOwn: map[string]map[*Sub]bool{},
 		all:   map[*Sub]bool{},
+		wake:  make(chan struct{}, 1),
 	}
 	go w.loop()
+	go w.dispatchLoop()
 	return w, nil
 }
 
@@ -394,21 +400,54 @@ func delSub(m map[string]map[*Sub]bool, k string, s *Sub) {
 	}
 }
 
-// loop routes the fsnotify events to the subscriptions until the watcher is
-// closed.
+// loop moves the fsnotify events into a queue and wakes the dispatcher.
+// It never waits for w.mu: fsnotify may hold its own lock while it sends
+// an error, and Subscribe and Close call into fsnotify with w.mu held.
 func (w *Watcher) loop() {
+	defer close(w.wake)
 	for {
+		var item queued
 		select {
 		case ev, ok := <-w.fw.Events:
 			if !ok {
 				return
 			}
-			w.dispatch(ev)
+			item.ev = ev
 		case _, ok := <-w.fw.Errors:
 			if !ok {
 				return
 			}
-			w.signalAll()
+			item.all = true
+		}
+		w.qmu.Lock()
+		w.queue = append(w.queue, item)
+		w.qmu.Unlock()
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// queued is an event, or (all) an error that signals every subscription.
+type queued struct {
+	ev  fsnotify.Event
+	all bool
+}
+
+// dispatchLoop delivers the queued events until the watcher is closed.
+func (w *Watcher) dispatchLoop() {
+	for range w.wake {
+		w.qmu.Lock()
+		batch := w.queue
+		w.queue = nil
+		w.qmu.Unlock()
+		for _, item := range batch {
+			if item.all {
+				w.signalAll()
+			} else {
+				w.dispatch(item.ev)
+			}
 		}
 	}
 }

@@ -392,3 +392,11 @@ func TestSendRecvTypeMismatch(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
 	}
 }
+
+func TestWorldResourceOnPrivateWorld(t *testing.T) {
+	g := gdoc(1, []res{{Kind: "kv", Name: "greeting", Params: P{"value": "hi"}}})
+	r := testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "kv[greeting]: changed") {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+}

@@ -274,6 +274,14 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		}
 		defer stop()
 	}
+	wld, err := openWorld(f, hostname, prefix)
+	if err != nil {
+		lg.errorf("world: %v", err)
+		return cli.ExitFail
+	}
+	expCtx, expCancel := context.WithCancel(context.Background())
+	exp := newExporter(expCtx, wld, lg)
+	defer exp.close(expCancel)
 	ct := time.Duration(-1)
 	if f.ConvergedTimeout >= 0 {
 		ct = time.Duration(f.ConvergedTimeout * float64(time.Second))
@@ -281,7 +289,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	eng := engine.New(engine.Config{
 		Program: name, Version: cli.Version, Hostname: hostname, Prefix: prefix,
 		Noop: f.Noop, Sema: f.Sema, ConvergedTimeout: ct, Debug: f.Debug,
-		Logf: lg.logf, Metrics: metrics,
+		Logf: lg.logf, Metrics: metrics, World: wld,
 	})
 	engCtx, stopEngine := context.WithCancel(context.Background())
 	engDone := make(chan struct{})
@@ -297,7 +305,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	}()
 
 	readDone := make(chan readResult, 1)
-	go readGraphs(in, inName, eng, lg, f.Graphviz, readDone)
+	go readGraphs(in, inName, eng, exp, lg, f.Graphviz, readDone)
 
 	var maxRT <-chan time.Time
 	if f.MaxRuntime > 0 {
@@ -331,7 +339,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 }
 
 // readGraphs decodes the input and loads each valid graph into eng.
-func readGraphs(in io.Reader, inName string, eng *engine.Engine, lg *logger, dot string, done chan<- readResult) {
+func readGraphs(in io.Reader, inName string, eng *engine.Engine, exp *exporter, lg *logger, dot string, done chan<- readResult) {
 	dec := graph.NewDecoder(in, inName)
 	var r readResult
 	defer func() { done <- r }()
@@ -355,6 +363,7 @@ func readGraphs(in io.Reader, inName string, eng *engine.Engine, lg *logger, dot
 		}
 		writeDot(dot, g, lg)
 		eng.Load(g)
+		exp.publish(doc.Resources)
 		r.anyValid = true
 	}
 }

@@ -1,77 +1,86 @@
 package mgmtapply
 
-// The world side of mgmt-apply, kept apart from run.go: attachWorld gives
-// the engine its World, publishes each graph's exported resources, and
-// tells when the whole world has converged.
-
 import (
 	"context"
-	"io"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/world"
 )
 
-// attachedWorld is the world of one mgmt-apply run.
-type attachedWorld struct {
-	w     *world.Lazy
-	seeds bool
-	logf  func(string, ...any)
-}
-
-// attachWorld opens the world: the cluster at seeds (comma separated), or
-// without seeds a private member under prefix, started only when a
-// resource or an export first needs it. etcdLog receives the private
-// member's own log.
-func attachWorld(seeds, prefix, hostname string, etcdLog io.Writer, logf func(string, ...any)) (*attachedWorld, error) {
-	var ss []string
-	for _, s := range strings.Split(seeds, ",") {
+// openWorld returns the world of --seeds (or, without seeds, the private
+// one under the prefix). It is lazy: nothing is dialled or started until a
+// resource, or an exported resource, needs it.
+func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
+	var seeds []string
+	for _, s := range strings.Split(f.Seeds, ",") {
 		if s = strings.TrimSpace(s); s != "" {
-			ss = append(ss, s)
+			seeds = append(seeds, s)
 		}
 	}
-	w, err := world.Open(world.OpenConfig{Seeds: ss, Prefix: prefix, Hostname: hostname, Log: etcdLog})
-	if err != nil {
-		return nil, err
-	}
-	return &attachedWorld{w: w, seeds: len(ss) > 0, logf: logf}, nil
+	return world.Open(world.OpenConfig{Seeds: seeds, Hostname: hostname, Prefix: prefix})
 }
 
-// World is the engine's Init.World.
-func (a *attachedWorld) World() engine.World { return a.w }
+// An exporter publishes, in its own goroutine, the resources of the latest
+// graph that carry Meta:export; a newer graph replaces one not yet
+// published.
+type exporter struct {
+	w    *world.Lazy
+	lg   *logger
+	mu   sync.Mutex
+	next []*graph.Resource
+	set  bool
+	kick chan struct{}
+	done chan struct{}
+}
 
-// Loaded publishes the exported resources (Meta:export) of a graph that
-// was just loaded, withdrawing those of the previous graph.
-func (a *attachedWorld) Loaded(ctx context.Context, doc *graph.Document) {
-	if err := a.w.ResExport(ctx, doc.Resources); err != nil {
-		a.logf("exporting resources: %v", err)
+func newExporter(ctx context.Context, w *world.Lazy, lg *logger) *exporter {
+	x := &exporter{w: w, lg: lg, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	go x.loop(ctx)
+	return x
+}
+
+func (x *exporter) publish(rs []*graph.Resource) {
+	x.mu.Lock()
+	x.next, x.set = rs, true
+	x.mu.Unlock()
+	select {
+	case x.kick <- struct{}{}:
+	default:
 	}
 }
 
-// Converged returns a channel closed once every host of the cluster has
-// been converged for timeout (this one included, as eng reports it), or
-// nil without seeds: a lone host uses the engine's own converger.
-func (a *attachedWorld) Converged(ctx context.Context, eng *engine.Engine, timeout time.Duration) <-chan struct{} {
-	if !a.seeds || timeout < 0 {
-		return nil
+func (x *exporter) loop(ctx context.Context) {
+	defer close(x.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-x.kick:
+		}
+		x.mu.Lock()
+		rs, set := x.next, x.set
+		x.set = false
+		x.mu.Unlock()
+		if set {
+			if err := x.w.ResExport(ctx, rs); err != nil && ctx.Err() == nil {
+				x.lg.errorf("world: exporting resources: %v", err)
+			}
+		}
 	}
-	local := func() bool {
-		st := eng.Status()
-		return st.Loaded && !st.Since.IsZero()
-	}
-	return world.ClusterConverged(ctx, a.w, local, timeout, 100*time.Millisecond, a.logf)
 }
 
-// Close withdraws this host's exports and leased keys and stops a private
-// member.
-func (a *attachedWorld) Close() {
-	if a.w.Started() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		a.w.ResExport(ctx, nil)
-		cancel()
+// close stops the exporter, withdraws what this host exported and closes
+// the world.
+func (x *exporter) close(cancel context.CancelFunc) {
+	cancel()
+	<-x.done
+	if x.w.Started() {
+		ctx, c := context.WithTimeout(context.Background(), 2*time.Second)
+		x.w.ResExport(ctx, nil)
+		c()
 	}
-	a.w.Close()
+	x.w.Close()
 }

@@ -520,3 +520,13 @@ func TestFileFollowsSymlink(t *testing.T) {
 		t.Fatal("absent must remove the link itself, not its target")
 	}
 }
+
+func TestFileLongName(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), strings.Repeat("n", 250))
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x")})
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "x" {
+		t.Fatalf("content %q", got)
+	}
+}

@@ -25,6 +25,9 @@ const tmpMarker = ".mgmt-tmp-"
 // temporary file's owner as created.
 func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int) (err error) {
 	dir, base := filepath.Split(path)
+	if len(base) > 64 {
+		base = base[:64] // keep the temporary name within NAME_MAX
+	}
 	f, err := os.CreateTemp(dir, "."+base+tmpMarker)
 	if err != nil {
 		return err

@@ -241,6 +241,9 @@ func TestValue(t *testing.T) {
 	if exists(ValuePath(h.prefix, "int key")) {
 		t.Fatal("unset value not removed")
 	}
+	if (&ValueRes{Key: ".."}).Validate() == nil {
+		t.Fatal("key .. accepted")
+	}
 	if (&ValueRes{Int: &i, Bool: &b, Key: "k"}).Validate() == nil {
 		t.Fatal("two values accepted")
 	}

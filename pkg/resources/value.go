@@ -59,8 +59,11 @@ func ValuePath(prefix, key string) string {
 
 // Validate checks that at most one value is set.
 func (obj *ValueRes) Validate() error {
-	if obj.key() == "" {
+	switch obj.key() {
+	case "":
 		return fmt.Errorf("empty key")
+	case ".", "..":
+		return fmt.Errorf("invalid key %q", obj.key())
 	}
 	n := 0
 	for _, set := range []bool{obj.Str != nil, obj.Int != nil, obj.Float != nil, obj.Bool != nil} {

@@ -45,10 +45,19 @@ func (f Format) String() string {
 }
 
 // Canonical returns a shallow copy of doc whose resources are sorted by
-// (kind, name) and edges by (from, to, send, recv). doc is not changed.
+// (kind, name) and edges by (from, to, send, recv), and where a meta that
+// holds only defaults is left out. doc is not changed.
 func Canonical(doc *Document) *Document {
 	c := *doc
+	c.checked = nil
 	c.Resources = slices.Clone(doc.Resources)
+	for i, r := range c.Resources {
+		if r != nil && r.Meta != nil && equalMeta(r.Meta, nil) {
+			rc := *r
+			rc.Meta = nil
+			c.Resources[i] = &rc
+		}
+	}
 	c.Edges = slices.Clone(doc.Edges)
 	SortResources(c.Resources)
 	SortEdges(c.Edges)

@@ -1,6 +1,10 @@
 package graph
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // A Change is a resource present in both graphs of a Diff with different
 // parameters or metaparameters.
@@ -33,14 +37,14 @@ func (d *DiffResult) Empty() bool {
 // (from, to, send, recv) and compared by notify.
 func Diff(a, b *Document) *DiffResult {
 	d := &DiffResult{}
-	old := make(map[Ref]*Resource, len(a.Resources))
+	old := newRefMap[*Resource]()
 	for _, r := range a.Resources {
-		old[r.Ref()] = r
+		old.set(r.Ref(), r)
 	}
-	seen := make(map[Ref]bool, len(b.Resources))
+	seen := newRefMap[bool]()
 	for _, r := range b.Resources {
-		seen[r.Ref()] = true
-		switch o, ok := old[r.Ref()]; {
+		seen.set(r.Ref(), true)
+		switch o, ok := old.get(r.Ref()); {
 		case !ok:
 			d.Added = append(d.Added, r)
 		case !EqualResource(o, r):
@@ -48,18 +52,18 @@ func Diff(a, b *Document) *DiffResult {
 		}
 	}
 	for _, r := range a.Resources {
-		if !seen[r.Ref()] {
+		if _, ok := seen.get(r.Ref()); !ok {
 			d.Removed = append(d.Removed, r)
 		}
 	}
-	oldE := make(map[EdgeKey]*Edge, len(a.Edges))
+	oldE := make(map[string]*Edge, len(a.Edges))
 	for _, e := range a.Edges {
-		oldE[e.Key()] = e
+		oldE[edgeID(e)] = e
 	}
-	seenE := make(map[EdgeKey]bool, len(b.Edges))
+	seenE := make(map[string]bool, len(b.Edges))
 	for _, e := range b.Edges {
-		seenE[e.Key()] = true
-		switch o, ok := oldE[e.Key()]; {
+		seenE[edgeID(e)] = true
+		switch o, ok := oldE[edgeID(e)]; {
 		case !ok:
 			d.AddedEdges = append(d.AddedEdges, e)
 		case o.Notify != e.Notify:
@@ -67,7 +71,7 @@ func Diff(a, b *Document) *DiffResult {
 		}
 	}
 	for _, e := range a.Edges {
-		if !seenE[e.Key()] {
+		if !seenE[edgeID(e)] {
 			d.RemovedEdges = append(d.RemovedEdges, e)
 		}
 	}
@@ -78,4 +82,17 @@ func Diff(a, b *Document) *DiffResult {
 	SortEdges(d.RemovedEdges)
 	slices.SortFunc(d.ChangedEdges, func(x, y EdgeChange) int { return x.New.Key().Compare(y.New.Key()) })
 	return d
+}
+
+// edgeID spells an edge's key as one string (maps hash strings much faster
+// than structs of strings); names are length-prefixed so that no two keys
+// spell alike.
+func edgeID(e *Edge) string {
+	var b strings.Builder
+	for _, s := range []string{e.From.Kind, e.From.Name, e.To.Kind, e.To.Name, e.Send, e.Recv} {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	return b.String()
 }

@@ -5,4 +5,45 @@
 // per-kind parameter schemas that pkg/resources fills and pkg/lang and
 // pkg/puppet read. It does no I/O beyond the readers and writers it is given
 // and imports no other package of the project.
+//
+// # Reading
+//
+// NewDecoder(r, name).Next() returns one document at a time. The decoder
+// first cuts the stream into frames (source.go, decode.go): for JSON, from a
+// '{' to its matching '}' counting brackets outside strings, with a line
+// that starts with '{' ending a frame left open (a truncated document); for
+// YAML, the lines between "---" or "..." separators. A frame is then parsed
+// on its own, so a bad document yields one positioned error and the next
+// call goes on with the next document. JSON frames go through a small
+// recursive-descent parser (jsondec.go) that knows the document's fields:
+// it keeps numbers as json.Number, names the failing field by its path
+// (resources[3].meta.retry) and gives every resource and edge the position
+// of its opening brace. YAML frames go through yaml.v3's node tree, whose
+// lines are shifted to count in the whole stream.
+//
+// # Checking
+//
+// Document.Validate gives every resource an integer id (refMap keys maps by
+// kind, then name), drops identical duplicates, and checks kinds, names,
+// metaparameters and, for kinds with a registered KindSchema, parameter
+// values against their mcl types (mcltype.go). Edges are resolved to id
+// pairs; repeats are found by bucketing the pairs by source and stamping
+// targets, without hashing. Kahn's algorithm tells whether there is a cycle;
+// only then does Index.Cycles run Tarjan's algorithm and report, for every
+// strongly connected component, the shortest cycle through its smallest
+// resource, in order.
+//
+// # Merging
+//
+// Merge unions validated inputs on their ids, then applies the
+// incremental-Puppet hand-over (see Merge) on ids too: the mcl noop
+// puppet_<X> is renamed <X>, the whits of class mgmt_<X> map onto it, edges
+// are redirected and the edge between the whits dropped. The result is
+// deduplicated and checked for cycles the same way as Validate does.
+//
+// # Writing
+//
+// Encode sorts resources by (kind, name) and edges by (from, to, send,
+// recv), and writes map keys sorted, so that identical graphs give identical
+// bytes in every format.
 package graph

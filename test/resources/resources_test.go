@@ -444,3 +444,53 @@ func TestReverse(t *testing.T) {
 		return os.IsNotExist(err) && read(edited) == "original\n" && perm(edited) == 0o600
 	})
 }
+
+func TestYAMLGraph(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "graph.yaml")
+	yaml := `---
+graph: mygraph
+resources:
+  file:
+  - name: ` + dir + `/conf/
+    state: exists
+    mode: "0750"
+  - name: ` + dir + `/conf/a
+    state: exists
+    content: |
+      first line
+      second line
+  - name: ` + dir + `/conf/out
+    state: exists
+  exec:
+  - name: hello
+    cmd: echo hello from yaml
+    shell: /bin/sh
+    cwd: ` + dir + `/conf/
+edges:
+- name: e1
+  from:
+    kind: exec
+    name: hello
+  to:
+    kind: file
+    name: ` + dir + `/conf/out
+`
+	if err := os.WriteFile(g, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Run(t, "", "mgmt-apply", "--tmp-prefix", "--converged-timeout", "1", "--file", g)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	if got := read(dir + "/conf/a"); got != "first line\nsecond line\n" {
+		t.Fatalf("content %q", got)
+	}
+	if m := perm(dir + "/conf"); m != 0o750 {
+		t.Fatalf("directory mode %v", m)
+	}
+	// exec waited for its cwd (autoedge) and ran before out (edge).
+	if !strings.Contains(r.Stderr, "exec[hello]: changed") || strings.Contains(r.Stderr, "error") {
+		t.Fatalf("stderr:\n%s", r.Stderr)
+	}
+}

@@ -46,6 +46,7 @@ func (g *Graph) autoEdges() error {
 		return nil
 	}
 	order := topoIndex(g.all)
+	defer func() { g.linked = nil }()
 	for _, v := range g.all {
 		ev, ok := v.Res.(Edgeable)
 		if !ok || !boolOr(v.Res.MetaParams().AutoEdge, true) {
@@ -89,10 +90,16 @@ func (g *Graph) autoEdges() error {
 // addAutoEdge adds from -> to unless it exists or would close a cycle. It
 // reports whether the two resources are now connected by an edge.
 func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
-	for _, e := range from.out {
-		if e.To == to {
-			return true
+	if g.linked == nil {
+		g.linked = map[[2]*Vertex]bool{}
+		for _, v := range g.all {
+			for _, e := range v.out {
+				g.linked[[2]*Vertex{v, e.To}] = true
+			}
 		}
+	}
+	if g.linked[[2]*Vertex{from, to}] {
+		return true
 	}
 	ord := *order
 	if ord[from] > ord[to] {
@@ -101,6 +108,7 @@ func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
 		}
 		defer func() { *order = topoIndex(g.all) }()
 	}
+	g.linked[[2]*Vertex{from, to}] = true
 	e := &Edge{From: from, To: to, Auto: true}
 	from.out = append(from.out, e)
 	to.in = append(to.in, e)

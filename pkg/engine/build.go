@@ -62,6 +62,8 @@ type Graph struct {
 
 	all      []*Vertex     // every resource, grouped or not, sorted
 	docEdges []*graph.Edge // explicit and automatic edges between resources
+
+	linked map[[2]*Vertex]bool // pairs joined by an edge, while adding autoedges
 }
 
 // BuildOptions change how Build prepares a graph.

@@ -397,7 +397,7 @@ func (obj *FileRes) create(c *fileCheck) error {
 	}
 	if obj.isDir() {
 		if err := os.Mkdir(c.path, os.FileMode(perm&0o777)); err != nil {
-			return err
+			return missingParent(c.path, err)
 		}
 		if err := syscall.Chmod(c.path, perm); err != nil {
 			return err
@@ -413,12 +413,24 @@ func (obj *FileRes) create(c *fileCheck) error {
 			return err
 		}
 		if err := writeAtomic(c.ctx, c.path, data, perm, uid, gid); err != nil {
-			return err
+			return missingParent(c.path, err)
 		}
 		return nil // content, mode and owner were all set by the write
 	}
 	fi, err := os.Lstat(c.path)
 	c.fi = fi
+	return err
+}
+
+// missingParent rewords the error of a creation whose directory is
+// missing.
+func missingParent(path string, err error) error {
+	dir := filepath.Dir(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("cannot create %s: directory %s does not exist", path, dir)
+		}
+	}
 	return err
 }
 

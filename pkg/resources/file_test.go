@@ -530,3 +530,13 @@ func TestFileLongName(t *testing.T) {
 		t.Fatalf("content %q", got)
 	}
 }
+
+func TestFileMissingParent(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "no", "such", "f")
+	f := newFile(t, h, p, &FileRes{State: "exists"})
+	_, err := f.CheckApply(context.Background(), true)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || strings.Contains(err.Error(), tmpMarker) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,194 @@
+package sem_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+)
+
+// feeds are the test streams: enginetest.feed(name) emits what the test
+// sends on feeds[name] and closes when the channel is closed.
+var (
+	feedMu sync.Mutex
+	feeds  = map[string]chan string{}
+	active = map[string]int{}
+)
+
+func feed(name string) chan string {
+	feedMu.Lock()
+	defer feedMu.Unlock()
+	if feeds[name] == nil {
+		feeds[name] = make(chan string)
+	}
+	return feeds[name]
+}
+
+func activeCount(name string) int {
+	feedMu.Lock()
+	defer feedMu.Unlock()
+	return active[name]
+}
+
+func init() {
+	funcs.RegisterStream("enginetest", "feed", "func(name str) str", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
+		name := string(c.Args[0].(values.Str))
+		ch := feed(name)
+		feedMu.Lock()
+		active[name]++
+		feedMu.Unlock()
+		defer func() {
+			feedMu.Lock()
+			active[name]--
+			feedMu.Unlock()
+		}()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case v, ok := <-ch:
+				if !ok {
+					return nil
+				}
+				emit(values.Str(v))
+			}
+		}
+	})
+}
+
+type runner struct {
+	docs chan *graph.Document
+	done chan error
+}
+
+func start(t *testing.T, src string) *runner {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "main.mcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := sem.Check(path, nil, sem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{docs: make(chan *graph.Document, 100), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		r.done <- sem.NewEngine(prog).Run(ctx, false, func(d *graph.Document) error {
+			r.docs <- d
+			return nil
+		})
+	}()
+	return r
+}
+
+// next waits for the next document and returns its graph lines.
+func (r *runner) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case d := <-r.docs:
+		return graphLines(d)
+	case err := <-r.done:
+		t.Fatalf("engine stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no document within 10s")
+	}
+	return ""
+}
+
+func waitActive(t *testing.T, name string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for activeCount(name) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d active streams, want %d", name, activeCount(name), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestEngineStream: each new stream value gives a new document, an equal
+// value gives none, and the engine exits once the stream closes.
+func TestEngineStream(t *testing.T) {
+	r := start(t, "import \"enginetest\"\n$v = enginetest.feed(\"s1\")\ntest [$v] {}\n")
+	ch := feed("s1")
+	ch <- "x"
+	if got := r.next(t); got != "Vertex: test[x]\n" {
+		t.Fatalf("got %q", got)
+	}
+	ch <- "x" // same value: no document
+	ch <- "y"
+	if got := r.next(t); got != "Vertex: test[y]\n" {
+		t.Fatalf("got %q", got)
+	}
+	close(ch)
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("engine did not exit after its only stream closed")
+	}
+	if len(r.docs) != 0 {
+		t.Fatalf("extra document: %v", graphLines(<-r.docs))
+	}
+}
+
+// TestEngineBranchTeardown: a stream in a branch that is no longer taken
+// is stopped, and started again when the branch comes back.
+func TestEngineBranchTeardown(t *testing.T) {
+	r := start(t, `import "enginetest"
+$c = enginetest.feed("cond")
+test [if $c == "on" { enginetest.feed("inner") } else { "off" }] {}
+`)
+	cond, inner := feed("cond"), feed("inner")
+	cond <- "on"
+	waitActive(t, "inner", 1)
+	inner <- "a"
+	if got := r.next(t); got != "Vertex: test[a]\n" {
+		t.Fatalf("got %q", got)
+	}
+	cond <- "off"
+	if got := r.next(t); got != "Vertex: test[off]\n" {
+		t.Fatalf("got %q", got)
+	}
+	waitActive(t, "inner", 0)
+	cond <- "on"
+	waitActive(t, "inner", 1)
+	inner <- "b"
+	if got := r.next(t); got != "Vertex: test[b]\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestEngineArgChange: a stream whose argument changes is restarted with
+// the new argument.
+func TestEngineArgChange(t *testing.T) {
+	r := start(t, `import "enginetest"
+$name = enginetest.feed("which")
+test [enginetest.feed($name)] {}
+`)
+	which := feed("which")
+	which <- "first"
+	waitActive(t, "first", 1)
+	feed("first") <- "1"
+	if got := r.next(t); got != "Vertex: test[1]\n" {
+		t.Fatalf("got %q", got)
+	}
+	which <- "second"
+	waitActive(t, "second", 1)
+	waitActive(t, "first", 0)
+	feed("second") <- "2"
+	if got := r.next(t); got != "Vertex: test[2]\n" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -40,7 +40,7 @@ file "` + last + `" { state => "exists", }
 File["` + first + `"] -> Noop["puppet_handover"]
 Noop["puppet_handback"] -> File["` + last + `"]
 `
-	return pp, mcl, []string{first, sub + "/", last}
+	return pp, mcl, []string{first, sub, last}
 }
 
 func TestEx3MergedApply(t *testing.T) {

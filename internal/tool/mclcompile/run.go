@@ -21,7 +21,8 @@ import (
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
-	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/all" // the function library
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/all"     // the core function modules
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/library" // the rest of the library
 	"github.com/mgmtpipe/mgmt/pkg/lang/parser"
 	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // resource parameter schemas

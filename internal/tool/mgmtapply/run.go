@@ -33,7 +33,8 @@ import (
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
-	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // every resource kind
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/all"
+	"github.com/mgmtpipe/mgmt/pkg/world" // every resource kind
 )
 
 const name = "mgmt-apply"
@@ -286,9 +287,16 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	if f.ConvergedTimeout >= 0 {
 		ct = time.Duration(f.ConvergedTimeout * float64(time.Second))
 	}
+	// With seeds, the converged timeout is the cluster's: every host must
+	// have been converged that long.
+	cluster := f.Seeds != "" && ct >= 0
+	localCT := ct
+	if cluster {
+		localCT = -1
+	}
 	eng := engine.New(engine.Config{
 		Program: name, Version: cli.Version, Hostname: hostname, Prefix: prefix,
-		Noop: f.Noop, Sema: f.Sema, ConvergedTimeout: ct, Debug: f.Debug,
+		Noop: f.Noop, Sema: f.Sema, ConvergedTimeout: localCT, Debug: f.Debug,
 		Logf: lg.logf, Metrics: metrics, World: wld,
 	})
 	engCtx, stopEngine := context.WithCancel(context.Background())
@@ -304,6 +312,15 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		<-engDone
 	}()
 
+	converged := eng.Converged()
+	if cluster {
+		ccCtx, ccCancel := context.WithCancel(context.Background())
+		defer ccCancel()
+		local := func() bool { st := eng.Status(); return st.Loaded && !st.Since.IsZero() }
+		converged = world.ClusterConverged(ccCtx, wld, local, ct, 50*time.Millisecond, func(format string, v ...any) {
+			lg.errorf("world: "+format, v...)
+		})
+	}
 	readDone := make(chan readResult, 1)
 	go readGraphs(in, inName, eng, exp, lg, f.Graphviz, readDone)
 
@@ -321,7 +338,10 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		case <-maxRT:
 			lg.logf("maximum run time reached: stopping")
 			return cli.ExitOK
-		case <-eng.Converged():
+		case <-converged:
+			if cluster {
+				lg.logf("the cluster converged for %s", ct)
+			}
 			if st := eng.Status(); st.Failed > 0 {
 				lg.errorf("converged with %d failed resource(s)", st.Failed)
 				return cli.ExitFail

@@ -268,7 +268,7 @@ func (p *jsonParser) str(intern bool) string {
 			b := p.data[p.i:j]
 			p.i = j + 1
 			if !ascii && !utf8.Valid(b) {
-				return strings.ToValidUTF8(string(b), "\uFFFD")
+				return fixUTF8(b)
 			}
 			if intern {
 				if s, ok := p.intern[string(b)]; ok {
@@ -291,6 +291,22 @@ func (p *jsonParser) str(intern bool) string {
 	return ""
 }
 
+// fixUTF8 replaces every byte of b that is not part of valid UTF-8 by
+// U+FFFD, as encoding/json does.
+func fixUTF8(b []byte) string {
+	var out strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out.WriteRune(utf8.RuneError)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.String()
+}
+
 // slowStr parses a string with escapes.
 func (p *jsonParser) slowStr(start int) string {
 	var b []byte
@@ -301,7 +317,7 @@ func (p *jsonParser) slowStr(start int) string {
 		case c == '"':
 			p.i = j + 1
 			if !utf8.Valid(b) {
-				return strings.ToValidUTF8(string(b), "\uFFFD")
+				return fixUTF8(b)
 			}
 			return string(b)
 		case c < 0x20:

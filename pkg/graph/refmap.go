@@ -5,7 +5,6 @@ package graph
 // strings, and graphs have few kinds.
 type refMap[V any] struct {
 	kinds map[string]map[string]V
-	n     int
 
 	lastKind string // the kind of the last lookup, and its map
 	last     map[string]V
@@ -39,12 +38,5 @@ func (m *refMap[V]) get(r Ref) (V, bool) {
 
 // set sets the value of r.
 func (m *refMap[V]) set(r Ref, v V) {
-	names := m.byKind(r.Kind, true)
-	if _, ok := names[r.Name]; !ok {
-		m.n++
-	}
-	names[r.Name] = v
+	m.byKind(r.Kind, true)[r.Name] = v
 }
-
-// len returns the number of refs in m.
-func (m *refMap[V]) len() int { return m.n }

@@ -1,0 +1,116 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseValue parses one JSON value with the document parser.
+func parseValue(data []byte) (v any, err error) {
+	p := &jsonParser{data: data, start: Position{File: "v", Line: 1, Col: 1}, intern: map[string]string{}, values: map[string]any{}, posLine: 1}
+	defer func() {
+		if r := recover(); r != nil {
+			je, ok := r.(jsonErr)
+			if !ok {
+				panic(r)
+			}
+			v, err = nil, &PosError{Pos: p.pos(je.off).String(), Msg: je.msg}
+		}
+	}()
+	v = p.value(0)
+	p.ws()
+	if p.i < len(p.data) {
+		p.fail(p.i, "unexpected data after the value")
+	}
+	return v, nil
+}
+
+// stdValue parses one JSON value with encoding/json.
+func stdValue(data []byte) (any, error) {
+	if !json.Valid(data) {
+		return nil, &PosError{Msg: "invalid"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+var jsonValues = []string{
+	`"plain"`, `"esc \" \\ \/ \b \f \n \r \t"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ude00x"`, `"\ud83d\u0041"`,
+	"\"\xff\xfe bad utf8\"", "\"caf\xc3\xa9\"", `0`, `-0`, `12`, `-3.25`, `1e5`, `1E+2`, `2.5e-3`, `123456789012345678901234567890`,
+	`true`, `false`, `null`, `[]`, `{}`, `[1,"a",[true,{"k":null}]]`, `{"a":{"b":[1,2,{"c":"d"}]}}`, ` [ 1 , 2 ] `,
+	`01`, `1.`, `.5`, `-`, `+1`, `1e`, `1e+`, `tru`, `nul`, `"\x"`, `"\u12"`, `[1,]`, `{"a":1,}`, `{"a"}`, `{1:2}`,
+	"\"tab\there\"", `"unterminated`, `[1 2]`, `{"a":1 "b":2}`, `[`, `{`, `"`, ``, `nan`, `--1`, `0x10`, `1.5.5`,
+}
+
+func TestJSONValueMatchesEncodingJSON(t *testing.T) {
+	for _, in := range jsonValues {
+		got, err1 := parseValue([]byte(in))
+		want, err2 := stdValue([]byte(in))
+		if (err1 == nil) != (err2 == nil) {
+			t.Errorf("%q: ours %v (%v), encoding/json %v (%v)", in, got, err1, want, err2)
+			continue
+		}
+		if err1 == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: ours %#v, encoding/json %#v", in, got, want)
+		}
+		if err1 != nil && !strings.HasPrefix(err1.Error(), "v:1:") {
+			t.Errorf("%q: error without position: %v", in, err1)
+		}
+	}
+}
+
+// FuzzJSONValue checks the parser against encoding/json on any input.
+func FuzzJSONValue(f *testing.F) {
+	for _, v := range jsonValues {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err1 := parseValue(data)
+		want, err2 := stdValue(data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("%q: ours %v (%v), encoding/json %v (%v)", data, got, err1, want, err2)
+		}
+		if err1 == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: ours %#v, encoding/json %#v", data, got, want)
+		}
+	})
+}
+
+func TestJSONDocumentErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"retry":40000}}]}`, "resources[0].meta.retry: got 40000, want an integer from -32768 to 32767"},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"delay":-1}}]}`, "resources[0].meta.delay: got -1, want a non-negative integer"},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"limit":"x"}}]}`, "resources[0].meta.limit: got string, want number"},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"noop":1}}]}`, "resources[0].meta.noop: got number, want boolean"},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"sema":[1]}}]}`, "resources[0].meta.sema[0]: got number, want string"},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"nope":1}}]}`, `resources[0].meta: unknown metaparameter "nope"`},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","bogus":1}]}`, `resources[0]: unknown field "bogus"`},
+		{`{"mgmt":"graph/v1","edges":[{"from":{"kind":"a","name":"b","x":1}}]}`, `edges[0].from: unknown field "x"`},
+		{`{"mgmt":"graph/v1","edges":[{"from":"a"}]}`, `edges[0].from: got string, want object`},
+		{`{"mgmt":"graph/v1","resources":{}}`, `resources: got object, want array`},
+		{`{"mgmt":"graph/v1","error":{"message":"m","x":1}}`, `error: unknown field "x"`},
+		{`{"mgmt":"graph/v1","seq":1.5}`, `seq: got 1.5, want an integer`},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","meta":{"autoedge":null,"limit":null,"sema":null}}]}`, ""},
+		{`{"mgmt":"graph/v1","resources":null,"edges":null,"error":null,"graph":null}`, ""},
+		{`{"mgmt":"graph/v1","resources":[null]}`, "resources[0]: got null, want object"},
+		{"{\"mgmt\":\"graph/v1\",\n\"graph\": tru}", "in:2:10: graph: got boolean, want string"},
+	}
+	for _, tt := range tests {
+		_, err := ReadAll(strings.NewReader(tt.in), "in")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%s\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -56,6 +56,7 @@ func run(t *testing.T, ctx context.Context, src string, opts sem.Options, once b
 
 func waitGraph(t *testing.T, ch <-chan []string, want ...string) {
 	t.Helper()
+	want = slices.Sorted(slices.Values(want))
 	deadline := time.After(10 * time.Second)
 	var last []string
 	for {
@@ -107,15 +108,18 @@ test [fmt.printf("caught %t", regexp.match("(", "x") <|> true)] {}
 // each change of the stored value produces a new graph.
 func TestValueStore(t *testing.T) {
 	src := `import "value"
+import "fmt"
 $v = value.get_str("greeting")
 $name = if $v->ready { $v->value } else { "unset" }
 test [$name] {}
+$n = value.get("count") # the value's type comes from its use
+test [fmt.printf("count %d", $n->value + 1)] {}
 `
 	prefix := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := run(t, ctx, src, sem.Options{Prefix: prefix}, false)
-	waitGraph(t, ch, "unset")
+	waitGraph(t, ch, "count 1", "unset")
 	p := value.Path(prefix, "greeting")
 	for _, s := range []string{"hello", "bye"} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -127,10 +131,14 @@ test [$name] {}
 		if err := os.Rename(p+".tmp", p); err != nil {
 			t.Fatal(err)
 		}
-		waitGraph(t, ch, s)
+		waitGraph(t, ch, "count 1", s)
 	}
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	waitGraph(t, ch, "unset")
+	waitGraph(t, ch, "count 1", "unset")
+	if err := os.WriteFile(value.Path(prefix, "count"), []byte("41"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitGraph(t, ch, "count 42", "unset")
 }

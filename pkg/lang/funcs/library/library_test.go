@@ -36,6 +36,8 @@ var documented = map[string]string{
 		"one_instance_e one_instance_f one_instance_g one_instance_h one_stream slow_string",
 	"sys/fwupd": "reboot_needed",
 	"util":      "hostname_mapper",
+	"":          "random1",
+	"":          "random1",
 	"value":     "get get_bool get_float get_int get_str",
 	// a sample of the standard library wrappers
 	"golang/strings":  "trim_space join split_n last_index to_title",

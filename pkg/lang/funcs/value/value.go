@@ -8,7 +8,8 @@
 // watches that file through fswatch (inotify on its directory, or on the
 // closest existing ancestor while the store does not exist yet) and
 // re-reads it on every change. A missing file gives ready false and the
-// zero value. A value of another type than the call site's is a runtime
+// zero value, and so does an empty file (the store never writes one, but a
+// writer that does not rename shows it for a moment). A value of another type than the call site's is a runtime
 // error, except an int read as a float. The prefix is the compiler's
 // --prefix, /var/lib/mgmt when unset (mgmt-apply's default).
 package value
@@ -106,10 +107,10 @@ func Read(p string, out *types.Type) (values.Value, error) {
 	vt, _ := out.Field("value")
 	s := &values.Struct{T: out, V: make([]values.Value, 2)}
 	b, err := os.ReadFile(p)
-	ready := err == nil
+	ready := err == nil && len(bytes.TrimSpace(b)) > 0
 	var v values.Value
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) || err == nil && !ready:
 		if v, err = values.Zero(vt); err != nil {
 			return nil, err
 		}

@@ -151,3 +151,14 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+func TestReadEmptyIsUnset(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "k")
+	if err := os.WriteFile(p, []byte(" \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Read(p, types.MustParse("struct{value int; ready bool}"))
+	if err != nil || v.String() != "struct{value => 0, ready => false}" {
+		t.Fatalf("got %v, %v", v, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -399,4 +400,35 @@ func TestWorldResourceOnPrivateWorld(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stderr, "kv[greeting]: changed") {
 		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
 	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func TestClusterConvergedTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd member")
+	}
+	client := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	peer := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	c := startTool(t, "mgmt-cluster", "run", "--data-dir", t.TempDir(), "--client-urls", client, "--server-urls", peer)
+	c.waitLines(`running as member`, 1)
+	g := gdoc(1, []res{{Kind: "kv", Name: "greeting", Params: P{"value": "hi"}}})
+	r := testutil.Run(t, g, "mgmt-apply", "--seeds", client, "--tmp-prefix", "--converged-timeout", "0.3")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "the cluster converged") {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	got := testutil.Run(t, "", "mgmt-cluster", "--seeds", client, "get", "strings/greeting")
+	if strings.TrimSpace(got.Stdout) != "hi" {
+		t.Fatalf("world value %q (%s)", got.Stdout, got.Stderr)
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	c.wait()
 }

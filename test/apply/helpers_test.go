@@ -84,7 +84,13 @@ type proc struct {
 
 func startApply(t *testing.T, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(testutil.Bin(t, "mgmt-apply"), args...)
+	return startTool(t, "mgmt-apply", args...)
+}
+
+// startTool starts one of the built tools and collects its stderr lines.
+func startTool(t *testing.T, tool string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(testutil.Bin(t, tool), args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,6 @@ var documented = map[string]string{
 	"sys/fwupd": "reboot_needed",
 	"util":      "hostname_mapper",
 	"":          "random1",
-	"":          "random1",
 	"value":     "get get_bool get_float get_int get_str",
 	// a sample of the standard library wrappers
 	"golang/strings":  "trim_space join split_n last_index to_title",

@@ -74,7 +74,7 @@ func TestDecodeYAML(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	d := decodeOne(t, "graph: g\nresources:\n  file:\n  - name: /a\n    mode: 0x1F\n    size: 1.5\n    tags: [a, b]\n    opts: {x: 1}\n    gone: ~\n    meta:\n      retry: -1\n      sema: [a, 'b:2']\n      autoedge: false\n  exec:\n  - name: e\nedges:\n- name: x\n  from: {kind: file, name: /a}\n  to: {kind: exec, name: e}\n  notify: true\n")
+	d := decodeOne(t, "graph: g\nresources:\n  file:\n  - name: /a\n    mode: 0x1F\n    size: 1.5\n    tags: [a, b]\n    opts: {x: 1}\n    gone: ~\n    meta:\n      retry: -1\n      sema: [a, 'b:2']\n      autoedge: false\n      limit: .inf\n  exec:\n  - name: e\nedges:\n- name: x\n  from: {kind: file, name: /a}\n  to: {kind: exec, name: e}\n  notify: true\n")
 	r := d.Resources[0]
 	if r.At.String() != "in:4:5" {
 		t.Errorf("resource at %s, want in:4:5", r.At)
@@ -85,10 +85,10 @@ func TestDecodeYAML(t *testing.T) {
 	if _, ok := r.Params["gone"]; ok {
 		t.Errorf("null parameter kept")
 	}
-	if r.Meta.Retry != -1 || len(r.Meta.Sema) != 2 || r.Meta.AutoEdge == nil || *r.Meta.AutoEdge {
+	if r.Meta.Retry != -1 || len(r.Meta.Sema) != 2 || r.Meta.AutoEdge == nil || *r.Meta.AutoEdge || r.Meta.Limit != nil {
 		t.Errorf("meta %+v", r.Meta)
 	}
-	if !d.Edges[0].Notify || d.Edges[0].At.Line != 17 {
+	if !d.Edges[0].Notify || d.Edges[0].At.Line != 18 {
 		t.Errorf("edge %+v", d.Edges[0])
 	}
 }

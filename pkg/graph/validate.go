@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -382,8 +383,8 @@ func checkMeta(r *Resource, errs *ErrorList) {
 	if m.Poll < 0 {
 		errs.Add(pos, "%s: meta poll %d: want 0 or more seconds", r.Ref(), m.Poll)
 	}
-	if m.Limit != nil && *m.Limit < 0 {
-		errs.Add(pos, "%s: meta limit %v: want 0 or more", r.Ref(), *m.Limit)
+	if m.Limit != nil && !(*m.Limit >= 0 && !math.IsInf(*m.Limit, 0)) {
+		errs.Add(pos, "%s: meta limit %v: want a finite number, 0 or more (leave it out for no limit)", r.Ref(), *m.Limit)
 	}
 	if m.Burst < 0 {
 		errs.Add(pos, "%s: meta burst %d: want 0 or more", r.Ref(), m.Burst)

@@ -466,6 +466,9 @@ func (c *yconv) meta(n *yaml.Node) *Meta {
 			c.errorf(v, "meta.%s: got %s, want %s", k.Value, yamlKind(v), jsonKind(f.Type()))
 		}
 	}
+	if m.Limit != nil && math.IsInf(*m.Limit, 1) {
+		m.Limit = nil // upstream writes the default, no limit, as .inf
+	}
 	return m
 }
 

@@ -21,6 +21,9 @@ type Call struct {
 	Args []values.Value
 	// Env is the environment of the module the call is in.
 	Env *Env
+	// Updates, for streaming functions with Follow set, delivers the new
+	// arguments of the call site (the latest only) while the stream runs.
+	Updates <-chan []values.Value
 }
 
 // Out returns the result type of the call.
@@ -77,6 +80,9 @@ type Func struct {
 	Build func(sig *types.Type) (Impl, error)
 	// Stream makes the function streaming (see StreamImpl).
 	Stream StreamImpl
+	// Follow keeps a streaming call running when its arguments change:
+	// they arrive on Call.Updates instead of restarting the stream.
+	Follow bool
 
 	// Pure means same arguments, same result, no effects.
 	Pure bool

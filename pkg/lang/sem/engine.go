@@ -45,7 +45,8 @@ func (p *pass) ctxFor(key string) context.Context { return funcs.SetKey(p.ctx, k
 func (p *pass) env(m *module) *funcs.Env { return p.eng.prog.envOf(m) }
 
 type streamInst struct {
-	args   []values.Value
+	args    []values.Value
+	updates chan []values.Value
 	cancel context.CancelFunc
 	val    values.Value
 	has    bool
@@ -96,12 +97,22 @@ func (p *pass) stream(key string, n *builtinIR, call *funcs.Call) (values.Value,
 	defer e.mu.Unlock()
 	inst := e.streams[key]
 	if inst != nil && !argsEqual(inst.args, call.Args) {
-		inst.cancel()
-		inst = nil
+		if n.f.Follow {
+			inst.args = call.Args
+			select { // the latest arguments replace unread ones
+			case <-inst.updates:
+			default:
+			}
+			inst.updates <- call.Args
+		} else {
+			inst.cancel()
+			inst = nil
+		}
 	}
 	if inst == nil {
 		ctx, cancel := context.WithCancel(e.base)
-		inst = &streamInst{args: call.Args, cancel: cancel}
+		inst = &streamInst{args: call.Args, cancel: cancel, updates: make(chan []values.Value, 1)}
+		call.Updates = inst.updates
 		e.streams[key] = inst
 		emit := func(v values.Value) {
 			e.mu.Lock()

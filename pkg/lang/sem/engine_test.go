@@ -192,3 +192,22 @@ test [enginetest.feed($name)] {}
 		t.Fatalf("got %q", got)
 	}
 }
+
+// TestHistory: history($v, ms) follows $v with a delay, on one stream
+// (the call keeps running when its argument changes).
+func TestHistory(t *testing.T) {
+	r := start(t, "import \"enginetest\"\n$v = enginetest.feed(\"hist\")\ntest [history($v, 100)] {}\n")
+	ch := feed("hist")
+	ch <- "a"
+	if got := r.next(t); got != "Vertex: test[a]\n" {
+		t.Fatalf("got %q", got)
+	}
+	sent := time.Now()
+	ch <- "b"
+	if got := r.next(t); got != "Vertex: test[b]\n" {
+		t.Fatalf("got %q", got)
+	}
+	if d := time.Since(sent); d < 100*time.Millisecond {
+		t.Fatalf("the new value came after %v, before the 100ms of history", d)
+	}
+}

@@ -67,6 +67,7 @@ func init() {
 	funcs.RegisterFunc(&funcs.Func{Name: "history",
 		Sigs:   []*types.Type{types.MustParse("func(value ?1, index int) ?1")},
 		Stream: history,
+		Follow: true,
 	})
 }
 
@@ -125,23 +126,35 @@ func inferPanic(ic *funcs.InferCtx) error {
 	return fmt.Errorf("panic takes a bool or a str, got %s", ic.Args[0].Resolve())
 }
 
-// history emits the value its first argument had index milliseconds ago
-// (the oldest known value until the history is that long). As a function
-// of the evaluation, it sees each new value as a new call argument: the
-// engine restarts streams whose arguments change, so the history is kept
-// per call site in the closure of the registration.
+// history emits the value its first argument had index milliseconds ago;
+// until the program has run that long, the oldest value it has seen. The
+// call follows its arguments (Follow), keeping a timeline of them.
 func history(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
+	type point struct {
+		t time.Time
+		v values.Value
+	}
 	delay := time.Duration(c.Args[1].(values.Int)) * time.Millisecond
-	v := c.Args[0]
-	if delay <= 0 {
-		emit(v)
-		return nil
+	line := []point{{time.Now(), c.Args[0]}}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		// Drop the points superseded before now-delay, emit the current one.
+		for len(line) > 1 && !line[1].t.After(now.Add(-delay)) {
+			line = line[1:]
+		}
+		emit(line[0].v)
+		if len(line) > 1 {
+			timer.Reset(line[1].t.Add(delay).Sub(now))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case args := <-c.Updates:
+			delay = time.Duration(args[1].(values.Int)) * time.Millisecond
+			line = append(line, point{time.Now(), args[0]})
+		case <-timer.C:
+		}
 	}
-	select {
-	case <-ctx.Done():
-		return nil
-	case <-time.After(delay):
-	}
-	emit(v)
-	return nil
 }

@@ -76,14 +76,19 @@ type BuildOptions struct {
 // parameters decoded and coerced, its metaparameters and parameters
 // validated; then edges are resolved (send/recv types checked), cycles
 // rejected, automatic edges added and groupable resources grouped.
-func Build(doc *graph.Document, opts BuildOptions) (*Graph, error) {
+func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, posErrorf(doc.At.String(), "preparing the graph: panic: %v", r)
+		}
+	}()
 	if doc.IsError() {
 		return nil, posErrorf(doc.Error.Pos, "%s", doc.Error.Message)
 	}
 	if doc.Mgmt != graph.Version {
 		return nil, posErrorf("", "document version is %q, want %q", doc.Mgmt, graph.Version)
 	}
-	g := &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source}
+	g = &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source}
 	byKey := map[string]*Vertex{}
 	for _, rr := range doc.Resources {
 		key := rr.Kind + "[" + rr.Name + "]"
@@ -140,8 +145,14 @@ func lessRes(a, b *graph.Resource) bool {
 	return a.Name < b.Name
 }
 
-// newVertex creates and validates the resource of rr.
-func newVertex(rr *graph.Resource) (*Vertex, error) {
+// newVertex creates and validates the resource of rr. A panic in the
+// resource's code becomes an error about it.
+func newVertex(rr *graph.Resource) (v *Vertex, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, posErrorf(rr.Where(), "%s[%s]: panic: %v", rr.Kind, rr.Name, r)
+		}
+	}()
 	key := rr.Kind + "[" + rr.Name + "]"
 	if rr.Name == "" {
 		return nil, posErrorf(rr.Where(), "%s: empty resource name", key)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -30,7 +31,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 		vs.notesMu.Lock()
 		vs.capture = true
 		vs.notesMu.Unlock()
-		ok, err := res.CheckApply(ctx, apply)
+		ok, err := safeCheckApply(ctx, res, apply)
 		if err == nil && ctx.Err() == context.DeadlineExceeded {
 			err = ctx.Err()
 		}
@@ -52,15 +53,35 @@ func (e *Engine) finalize(vs *vstate, realize, apply bool) {
 			<-vs.watchDone
 		}
 		if realize && vs.initOK {
-			if _, err := vs.res.CheckApply(e.runCtx, apply); err != nil {
+			if _, err := safeCheckApply(e.runCtx, vs.res, apply); err != nil {
 				e.logf("%s", errorAt(vs, "realize: %v", err))
 			}
 		}
 		if vs.initOK {
-			if err := vs.res.Cleanup(); err != nil {
+			if err := safely(vs.res.Cleanup); err != nil {
 				e.logf("%s", errorAt(vs, "cleanup: %v", err))
 			}
 		}
 		e.post(msg{kind: msgStopped, vs: vs})
 	})
+}
+
+// safely runs f, turning a panic into an error: a buggy resource fails on
+// its own instead of taking the engine down.
+func safely(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f()
+}
+
+func safeCheckApply(ctx context.Context, r Res, apply bool) (ok bool, err error) {
+	err = safely(func() error {
+		var e error
+		ok, e = r.CheckApply(ctx, apply)
+		return e
+	})
+	return ok, err
 }

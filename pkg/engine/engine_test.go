@@ -401,3 +401,12 @@ func TestReverseAfterRestart(t *testing.T) {
 		t.Fatalf("not reversed after restart\n%s", h2.logs)
 	}
 }
+
+func TestPanicInCheckApplyFailsTheResource(t *testing.T) {
+	h := start(t, engine.Config{})
+	h.load(doc(1, []string{"a want=panic", "b want=2"}))
+	st := h.converge(1)
+	if st.Failed != 1 || sys.get("b") != "2" || !strings.Contains(h.logs.String(), "tval[a]: error: panic: resource bug") {
+		t.Fatalf("%+v\n%s", st, h.logs)
+	}
+}

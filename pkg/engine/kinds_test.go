@@ -159,6 +159,9 @@ func (r *tval) CheckApply(ctx context.Context, apply bool) (bool, error) {
 			return false, ctx.Err()
 		}
 	}
+	if r.Want == "panic" {
+		panic("resource bug")
+	}
 	if n <= r.Fail {
 		return false, fmt.Errorf("failing on purpose (%d/%d)", n, r.Fail)
 	}

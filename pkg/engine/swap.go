@@ -251,7 +251,7 @@ func (s *sched) shutdown() {
 		for _, vs := range vss {
 			<-vs.watchDone
 			if vs.initOK {
-				if err := vs.res.Cleanup(); err != nil {
+				if err := safely(vs.res.Cleanup); err != nil {
 					e.logf("%s", errorAt(vs, "cleanup: %v", err))
 				}
 			}
@@ -263,7 +263,7 @@ func (s *sched) shutdown() {
 // ends, retrying a failed Watch as Meta:retry and Meta:delay say.
 func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
 	defer close(vs.watchDone)
-	if err := vs.res.Init(vs.init); err != nil {
+	if err := safely(func() error { return vs.res.Init(vs.init) }); err != nil {
 		e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("init: %v", err)})
 		return
 	}
@@ -301,7 +301,7 @@ func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
 func (e *Engine) watchOnce(ctx context.Context, vs *vstate) error {
 	switch p := vs.meta.Poll; {
 	case p == 0:
-		return vs.res.Watch(ctx)
+		return safely(func() error { return vs.res.Watch(ctx) })
 	case p < 0:
 		vs.init.Running()
 		<-ctx.Done()

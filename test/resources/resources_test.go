@@ -164,17 +164,29 @@ func (p *proc) wait() int {
 	return -1
 }
 
-// eventually waits for cond to hold, checking it after every log line and
-// at least every 10ms (file changes made by the engine are not always
-// logged before they are visible).
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// until waits for cond to hold, checking it now and after each new line
+// on stderr: the engine logs every change after making it, so a change
+// made by the engine is visible by the time its line arrives.
+func (p *proc) until(what string, cond func() bool) {
+	p.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		p.mu.Lock()
+		next := p.cond
+		p.mu.Unlock()
+		if cond() {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-next:
+		case <-p.done:
+			if !cond() {
+				p.t.Fatalf("mgmt-apply exited (%v) before %s", p.err, what)
+			}
+			return
+		case <-deadline:
+			p.t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
 
@@ -250,7 +262,7 @@ func TestDriftRepaired(t *testing.T) {
 	p := start(t, "--tmp-prefix")
 	p.send(doc(t, 1, rs, es))
 	conf := dir + "/etc/app.conf"
-	eventually(t, "app.conf written", func() bool { return read(conf) == "port = 80\n" })
+	p.until("app.conf written", func() bool { return read(conf) == "port = 80\n" })
 	p.waitLog("exec[reload]: changed", 0)
 
 	for _, drift := range []struct {
@@ -270,10 +282,10 @@ func TestDriftRepaired(t *testing.T) {
 		if err := drift.do(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "repair after "+drift.what, drift.ok)
+		p.until("repair after "+drift.what, drift.ok)
 	}
 	// Each content repair of app.conf refreshed the reload exec.
-	eventually(t, "reloads", func() bool { return strings.Count(read(dir+"/reloads"), "\n") >= 3 })
+	p.until("reloads", func() bool { return strings.Count(read(dir+"/reloads"), "\n") >= 3 })
 	p.stdin.Close()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.wait(); code != 0 {
@@ -328,7 +340,7 @@ func TestSwapKeepsUnchanged(t *testing.T) {
 	p.waitLog("seq 3", m)
 	os.WriteFile(dir+"/a", []byte("edited"), 0o644)
 	os.WriteFile(dir+"/c", []byte("edited"), 0o644)
-	eventually(t, "c repaired", func() bool { return read(dir+"/c") == "c" })
+	p.until("c repaired", func() bool { return read(dir+"/c") == "c" })
 	if read(dir+"/a") != "edited" {
 		t.Fatal("a removed resource still repairs its file")
 	}
@@ -437,9 +449,9 @@ func TestReverse(t *testing.T) {
 	}
 	p := start(t, "--tmp-prefix")
 	p.send(doc(t, 1, rs, nil))
-	eventually(t, "files managed", func() bool { return read(made) == "ours\n" && read(edited) == "managed\n" && perm(edited) == 0o644 })
+	p.until("files managed", func() bool { return read(made) == "ours\n" && read(edited) == "managed\n" && perm(edited) == 0o644 })
 	p.send(doc(t, 2, rs[2:], nil))
-	eventually(t, "reversals applied", func() bool {
+	p.until("reversals applied", func() bool {
 		_, err := os.Stat(made)
 		return os.IsNotExist(err) && read(edited) == "original\n" && perm(edited) == 0o600
 	})

@@ -1,13 +1,16 @@
 // Package sys adds to the mcl module "sys" (the rest is in coresys):
 // hostname, streamed. It emits the kernel's hostname now and again each
-// time /etc/hostname changes (hostnamectl and the hostname resource write
-// it; the file is watched through fswatch). A hostname given to the
+// time it may have changed: when the kernel flags the sysctl
+// /proc/sys/kernel/hostname (poll with POLLPRI, on every sethostname in
+// the UTS namespace) and when /etc/hostname changes (watched through
+// fswatch; hostnamectl and the hostname resource write it). A hostname given to the
 // compiler (funcs.Env.Hostname) that differs from the kernel's wins: it is
 // emitted once and the stream closes.
 package sys
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
@@ -35,12 +38,37 @@ func hostname(ctx context.Context, c *funcs.Call, emit func(values.Value)) error
 			return nil
 		}
 	}
-	return fswatch.Watch(ctx, hostnameFile, func() error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	errc := make(chan error, 2)
+	go func() { errc <- notifySysctl(ctx, kernelHostname, changed) }()
+	go func() {
+		errc <- fswatch.Watch(ctx, hostnameFile, func() error {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+	}()
+	for {
 		h, err := os.Hostname()
 		if err != nil {
 			return err
 		}
 		emit(values.Str(h))
-		return nil
-	})
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errc:
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("sys.hostname: %v", err)
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+		case <-changed:
+		}
+	}
 }

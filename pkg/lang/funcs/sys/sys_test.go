@@ -3,6 +3,9 @@ package sys
 import (
 	"context"
 	"os"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,5 +52,59 @@ func TestHostnameWatch(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHostnameSethostname changes the hostname for real: the test binary
+// runs itself again in a new UTS namespace (unshare -u, as root), where
+// the child changes the hostname and waits for the stream to report it.
+func TestHostnameSethostname(t *testing.T) {
+	if os.Getenv("MGMT_TEST_UTS_CHILD") == "1" {
+		utsChild(t)
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare")
+	}
+	if err := exec.Command(unshare, "-u", "true").Run(); err != nil {
+		t.Skipf("cannot make a UTS namespace: %v", err)
+	}
+	cmd := exec.Command(unshare, "-u", os.Args[0], "-test.run", "^TestHostnameSethostname$", "-test.v")
+	cmd.Env = append(os.Environ(), "MGMT_TEST_UTS_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func utsChild(t *testing.T) {
+	hostnameFile = t.TempDir() + "/hostname" // only the sysctl reports this change
+	ch := make(chan values.Value, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &funcs.Call{Type: types.MustParse("func() str"), Env: &funcs.Env{}}
+	go hostname(ctx, c, func(v values.Value) { ch <- v })
+	before, _ := os.Hostname()
+	want := func(w string) {
+		t.Helper()
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case v := <-ch:
+				if v == values.Str(w) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("timed out waiting for %q", w)
+			}
+		}
+	}
+	want(before)
+	for _, h := range []string{"mgmt-uts-test-1", "mgmt-uts-test-2"} {
+		if err := syscall.Sethostname([]byte(h)); err != nil {
+			t.Fatal(err)
+		}
+		want(h)
 	}
 }

@@ -33,8 +33,11 @@
 //
 // Automatic edges: a file depends on its nearest managed parent directory
 // and on the user and group resources named by owner and group; an exec
-// depends on the directory resource of its cwd and comes before the file
-// resource of the path named by creates.
+// depends on the directory resource of its cwd and on the file or pkg
+// resource of its program (an absolute first word of cmd), and comes
+// before the file resource of the path named by creates. File UIDs are
+// (kind "file", name: the cleaned path without its trailing slash), so
+// other kinds can point at files with an engine.BaseUID.
 //
 // # exec
 //

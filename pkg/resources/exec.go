@@ -329,17 +329,33 @@ func (obj *ExecRes) UIDs() []engine.ResUID {
 	return []engine.ResUID{&engine.BaseUID{Kind: "exec", Name: obj.Name()}}
 }
 
-// AutoEdges makes the exec wait for the file resource of its cwd, and run
-// before the file resource of the path it creates.
+// AutoEdges makes the exec wait for the file resource of its cwd and for
+// the file or pkg resource providing its program (when named by an
+// absolute path), and run before the file resource of the path it creates.
 func (obj *ExecRes) AutoEdges() (engine.AutoEdge, error) {
 	var uids []engine.ResUID
 	if obj.Cwd != "" {
 		uids = append(uids, newFileUID(obj.Cwd, false))
 	}
+	if prog := obj.program(); filepath.IsAbs(prog) {
+		uids = append(uids, newFileUID(prog, false), &engine.BaseUID{Kind: "pkg", Name: filepath.Clean(prog)})
+	}
 	if obj.Creates != "" {
 		uids = append(uids, newFileUID(obj.Creates, true))
 	}
 	return &onceAutoEdge{uids: uids}, nil
+}
+
+// program returns the program cmd runs: its first word (the first word of
+// the shell line with a shell).
+func (obj *ExecRes) program() string {
+	if len(obj.Args) > 0 && obj.Shell == "" {
+		return obj.Cmd
+	}
+	if f := strings.Fields(obj.Cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // onceAutoEdge proposes one fixed list of UIDs.

@@ -209,6 +209,14 @@ func TestExecValidateAndCmp(t *testing.T) {
 	if len(uids) != 2 || uids[0].GetName() != "/srv" || uids[0].IsReversed() || !uids[1].IsReversed() {
 		t.Fatalf("autoedges %v", uids)
 	}
+	if ae.Test([]bool{false, false}) || ae.Next() != nil {
+		t.Fatal("autoedges go on after their one batch")
+	}
+	ae, _ = (&ExecRes{Cmd: "/opt/tool/bin/run --fast"}).AutoEdges()
+	uids = ae.Next()
+	if len(uids) != 2 || uids[0].GetKind() != "file" || uids[1].GetKind() != "pkg" || uids[1].GetName() != "/opt/tool/bin/run" {
+		t.Fatalf("program autoedges %v", uids)
+	}
 }
 
 func TestExecUser(t *testing.T) {

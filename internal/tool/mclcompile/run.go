@@ -21,11 +21,14 @@ import (
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/all"     // the core function modules
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/library" // the rest of the library
+	worldfuncs "github.com/mgmtpipe/mgmt/pkg/lang/funcs/world"
 	"github.com/mgmtpipe/mgmt/pkg/lang/parser"
 	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // resource parameter schemas
+	"github.com/mgmtpipe/mgmt/pkg/world"
 )
 
 const name = "mcl-compile"
@@ -41,6 +44,12 @@ type flags struct {
 	Hostname string            `help:"Host name the program sees (default: the system's)."`
 	Download bool              `help:"Fetch missing remote (git) modules into the cache under --prefix."`
 	Graph    string            `default:"main" help:"Name of the graph in the documents."`
+	Seeds    string            `help:"Comma separated etcd client URLs of the world (for the world functions and collect); without them, the private world under --prefix." placeholder:"URLS"`
+}
+
+func init() {
+	// The hidden builtin behind the collect statement.
+	funcs.RegisterFunc(worldfuncs.CollectBuiltin)
 }
 
 // Run runs mcl-compile with args and its streams and returns the exit code.
@@ -66,7 +75,24 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		host, _ = os.Hostname()
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{name}, a...)...) }
-	prog, err := sem.Check(f.Path, src, sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf, Download: f.Download})
+	var seeds []string
+	for _, s := range strings.Split(f.Seeds, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			seeds = append(seeds, s)
+		}
+	}
+	// The world is lazy: nothing is dialled until a function needs it.
+	var wld any
+	if len(seeds) > 0 || f.Prefix != "" {
+		w, err := world.Open(world.OpenConfig{Seeds: seeds, Hostname: host, Prefix: f.Prefix})
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: world: %v\n", name, err)
+			return cli.ExitFail
+		}
+		defer w.Close()
+		wld = w
+	}
+	prog, err := sem.Check(f.Path, src, sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf, Download: f.Download, World: wld})
 	if err != nil {
 		report(stderr, err)
 		return cli.ExitFail

@@ -47,6 +47,9 @@ type Env struct {
 	Args []string
 	// Logf writes a debug or warning line to the tool's log.
 	Logf func(format string, args ...any)
+	// World is the etcd world (a pkg/world World) for the world functions,
+	// nil when the tool has none.
+	World any
 }
 
 // Impl computes the value of one call.

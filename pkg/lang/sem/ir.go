@@ -144,7 +144,7 @@ type resIR struct {
 	fields  []*resFieldIR
 	metas   []*resMetaIR
 	edges   []*resEdgeIR
-	collect bool
+	collect node // collect statement: the _collect call
 	unknown bool
 	pos     ast.Pos
 }

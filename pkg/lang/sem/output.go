@@ -77,7 +77,32 @@ func cond(p *pass, rs *rscope, c node) (bool, error) {
 	return bool(v.(values.Bool)), nil
 }
 
+// collected returns the resources a collect statement gets from the
+// world: the exported resources, as graph-document JSON objects.
+func (n *resIR) collected(p *pass, rs *rscope) ([]*graph.Resource, error) {
+	v, err := n.collect.eval(p, rs)
+	if err != nil {
+		return nil, err
+	}
+	var out []*graph.Resource
+	for _, row := range v.(*values.List).V {
+		data, _ := row.(*values.Struct).Lookup("data")
+		r := &graph.Resource{}
+		if err := json.Unmarshal([]byte(data.(values.Str)), r); err != nil {
+			return nil, at(n.pos, fmt.Errorf("collected resource: %v", err))
+		}
+		if r.Kind == "" {
+			r.Kind = n.kind
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func (n *resIR) walk(p *pass, rs *rscope) error {
+	if n.collect != nil {
+		return n.walkCollect(p, rs)
+	}
 	ns, err := names(p, rs, n.name)
 	if err != nil {
 		return at(n.pos, err)
@@ -115,6 +140,51 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 		if len(params) == 0 {
 			r.Params = nil
 		}
+		if err := p.out.addRes(r, n.pos); err != nil {
+			return err
+		}
+		for _, e := range n.edges {
+			if err := n.walkEdge(p, rs, e, r.Ref()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// walkCollect adds the collected resources, with the statement's fields
+// and metaparameters over theirs.
+func (n *resIR) walkCollect(p *pass, rs *rscope) error {
+	got, err := n.collected(p, rs)
+	if err != nil {
+		return err
+	}
+	for _, r := range got {
+		for _, f := range n.fields {
+			ok, err := cond(p, rs, f.cond)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			v, err := f.val.eval(p, rs)
+			if err != nil {
+				return err
+			}
+			if r.Params == nil {
+				r.Params = map[string]any{}
+			}
+			r.Params[f.key] = values.ToGo(v)
+		}
+		meta, err := n.meta(p, rs)
+		if err != nil {
+			return err
+		}
+		if meta != nil {
+			r.Meta = meta
+		}
+		r.Pos, r.Origin = n.pos.String(), "mcl"
 		if err := p.out.addRes(r, n.pos); err != nil {
 			return err
 		}

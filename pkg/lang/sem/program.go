@@ -43,6 +43,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Download allows fetching remote (git) modules.
 	Download bool
+	// World is given to the functions through funcs.Env.World.
+	World any
 }
 
 // A Program is a checked mcl program, ready to run.
@@ -116,7 +118,7 @@ func (p *Program) envOf(m *module) *funcs.Env {
 	}
 	e := &funcs.Env{
 		ModuleDir: m.dir, DeployRoot: p.root, Prefix: p.opts.Prefix, Hostname: p.opts.Hostname,
-		Getenv: os.LookupEnv, Args: p.opts.Args, Logf: p.opts.Logf,
+		Getenv: os.LookupEnv, Args: p.opts.Args, Logf: p.opts.Logf, World: p.opts.World,
 	}
 	p.envs[m] = e
 	return e

@@ -8,6 +8,7 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
+	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
 // metaTypes are the lang types of the metaparameters.
@@ -167,8 +168,17 @@ func (s *Scope) aliasFor(st *ast.Import) *binding {
 }
 
 func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
-	n := &resIR{kind: st.Kind, name: c.checkExpr(st.Name, s), pos: st.Pos, collect: st.Collect}
-	c.strOrList(st.Name.Position(), n.name.typ(), "a resource name")
+	n := &resIR{kind: st.Kind, name: c.checkExpr(st.Name, s), pos: st.Pos}
+	if st.Collect {
+		f, ok := funcs.Lookup("", "_collect")
+		if !ok {
+			c.scopeErr(st.Pos, "collect needs the world functions, which this tool does not have")
+		}
+		call := &ast.Call{Pos: st.Pos, Name: "_collect", Args: []ast.Expr{&ast.Str{Pos: st.Pos, Value: st.Kind}, st.Name}}
+		n.collect = c.callBuiltin(call, f, []node{&constIR{v: values.Str(st.Kind)}, n.name})
+	} else {
+		c.strOrList(st.Name.Position(), n.name.typ(), "a resource name")
+	}
 	schema, known := lookupKind(st.Kind)
 	// Unknown kinds are an error when resources are registered at all
 	// (without any, the compiler accepts every kind untyped).

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,38 +106,54 @@ func wait(t *testing.T, ch <-chan values.Value, what string, ok func(values.Valu
 	}
 }
 
-// TestFollowDummyInterface creates a dummy interface (as root, where the
-// kernel has the dummy driver) and checks that macs and interface_cidr
-// see it appear, get an address and go away.
-func TestFollowDummyInterface(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
+// TestFollowInterface creates an interface for real and checks that macs
+// and interface_cidr see it appear, get an address and go away. The test
+// binary runs itself again in a network namespace of its own (unshare -n,
+// as root) so the machine's interfaces are untouched; the interface is a
+// bridge, which needs no hardware.
+func TestFollowInterface(t *testing.T) {
+	if os.Getenv("MGMT_TEST_NETNS_CHILD") == "1" {
+		netnsChild(t)
+		return
 	}
-	ip, err := exec.LookPath("ip")
-	if err != nil {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("no ip command")
 	}
+	if err := exec.Command(unshare, "-n", "ip", "link", "add", "name", "x0", "type", "bridge").Run(); err != nil {
+		t.Skipf("cannot make a bridge in a network namespace: %v", err)
+	}
+	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run", "^TestFollowInterface$", "-test.v")
+	cmd.Env = append(os.Environ(), "MGMT_TEST_NETNS_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func netnsChild(t *testing.T) {
 	const name, hw = "mgmtfn0", "02:6d:67:6d:74:01"
-	run := func(args ...string) error { return exec.Command(ip, args...).Run() }
-	_ = run("link", "del", name)
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", args, err, out)
+		}
+	}
 	macs := stream(t, "macs")
 	cidr := stream(t, "interface_cidr", values.Str(name))
+	wait(t, macs, "no macs", func(v values.Value) bool { return len(v.(*values.List).V) == 0 })
 	wait(t, cidr, "no address", func(v values.Value) bool { return v == values.Str("") })
-	if err := run("link", "add", name, "address", hw, "type", "dummy"); err != nil {
-		t.Skipf("cannot add a dummy interface: %v", err)
-	}
-	defer run("link", "del", name)
+	run("link", "add", "name", name, "address", hw, "type", "bridge")
 	has := func(v values.Value) bool {
 		return slices.ContainsFunc(v.(*values.List).V, func(e values.Value) bool { return e == values.Str(hw) })
 	}
 	wait(t, macs, "the new mac", has)
-	if err := run("addr", "add", "10.213.7.1/24", "dev", name); err != nil {
-		t.Fatal(err)
-	}
+	run("addr", "add", "10.213.7.1/24", "dev", name)
 	wait(t, cidr, "the address", func(v values.Value) bool { return v == values.Str("10.213.7.1/24") })
-	if err := run("link", "del", name); err != nil {
-		t.Fatal(err)
-	}
+	run("link", "del", name)
 	wait(t, macs, "the mac to go", func(v values.Value) bool { return !has(v) })
 	wait(t, cidr, "the address to go", func(v values.Value) bool { return v == values.Str("") })
 }

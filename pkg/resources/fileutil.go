@@ -186,8 +186,7 @@ func readFragments(frags []string) ([]byte, error) {
 // (regular files with their content and permission bits, directories,
 // symbolic links); with recurse it descends into subdirectories, without it
 // only the top level is copied. Entries of dst absent from src are kept. It
-// returns the relative paths it changed (or, with apply false, would
-// change).
+// returns the paths it changed (or, with apply false, would change).
 func syncTree(ctx context.Context, src, dst string, recurse, apply bool) ([]string, error) {
 	var changed []string
 	ents, err := os.ReadDir(src)
@@ -203,74 +202,90 @@ func syncTree(ctx context.Context, src, dst string, recurse, apply bool) ([]stri
 		if err != nil {
 			return changed, fmt.Errorf("source: %w", err)
 		}
-		di, derr := os.Lstat(d)
-		perm, _, _ := statBits(si)
+		var sub []string
 		switch {
 		case si.IsDir():
-			if !recurse {
-				continue
-			}
-			if derr != nil || !di.IsDir() {
-				changed = append(changed, d+"/")
-				if !apply {
-					continue
-				}
-				if derr == nil {
-					if err := os.RemoveAll(d); err != nil {
-						return changed, err
-					}
-				}
-				if err := os.Mkdir(d, os.FileMode(perm&0777)); err != nil {
-					return changed, err
-				}
-			}
-			sub, err := syncTree(ctx, s, d, recurse, apply)
-			changed = append(changed, sub...)
-			if err != nil {
-				return changed, err
+			if recurse {
+				sub, err = syncDir(ctx, s, d, si, apply)
 			}
 		case si.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(s)
-			if err != nil {
-				return changed, err
-			}
-			if have, err := os.Readlink(d); err == nil && have == target {
-				continue
-			}
-			changed = append(changed, d)
-			if apply {
-				os.RemoveAll(d)
-				if err := os.Symlink(target, d); err != nil {
-					return changed, err
-				}
-			}
+			sub, err = syncLink(s, d, apply)
 		case si.Mode().IsRegular():
-			want, err := os.ReadFile(s)
-			if err != nil {
-				return changed, fmt.Errorf("source: %w", err)
-			}
-			if derr == nil && di.Mode().IsRegular() {
-				dperm, _, _ := statBits(di)
-				same, err := sameContent(d, di.Size(), want)
-				if err != nil {
-					return changed, err
-				}
-				if same && dperm == perm {
-					continue
-				}
-			}
-			changed = append(changed, d)
-			if apply {
-				if derr == nil && di.IsDir() {
-					if err := os.RemoveAll(d); err != nil {
-						return changed, err
-					}
-				}
-				if err := writeAtomic(ctx, d, want, perm, -1, -1); err != nil {
-					return changed, err
-				}
-			}
+			sub, err = syncFile(ctx, s, d, si, apply)
+		}
+		changed = append(changed, sub...)
+		if err != nil {
+			return changed, err
 		}
 	}
 	return changed, nil
+}
+
+// syncDir makes d a directory and copies the tree of s into it.
+func syncDir(ctx context.Context, s, d string, si os.FileInfo, apply bool) ([]string, error) {
+	var changed []string
+	di, derr := os.Lstat(d)
+	if derr != nil || !di.IsDir() {
+		changed = append(changed, d+"/")
+		if !apply {
+			return changed, nil
+		}
+		if derr == nil {
+			if err := os.RemoveAll(d); err != nil {
+				return changed, err
+			}
+		}
+		perm, _, _ := statBits(si)
+		if err := os.Mkdir(d, os.FileMode(perm&0o777)); err != nil {
+			return changed, err
+		}
+	}
+	sub, err := syncTree(ctx, s, d, true, apply)
+	return append(changed, sub...), err
+}
+
+// syncLink makes d a symbolic link with the target of the link s.
+func syncLink(s, d string, apply bool) ([]string, error) {
+	target, err := os.Readlink(s)
+	if err != nil {
+		return nil, err
+	}
+	if have, err := os.Readlink(d); err == nil && have == target {
+		return nil, nil
+	}
+	if !apply {
+		return []string{d}, nil
+	}
+	os.RemoveAll(d)
+	return []string{d}, os.Symlink(target, d)
+}
+
+// syncFile makes d a regular file with the content and permission bits of
+// s.
+func syncFile(ctx context.Context, s, d string, si os.FileInfo, apply bool) ([]string, error) {
+	want, err := os.ReadFile(s)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	perm, _, _ := statBits(si)
+	di, derr := os.Lstat(d)
+	if derr == nil && di.Mode().IsRegular() {
+		dperm, _, _ := statBits(di)
+		same, err := sameContent(d, di.Size(), want)
+		if err != nil {
+			return nil, err
+		}
+		if same && dperm == perm {
+			return nil, nil
+		}
+	}
+	if !apply {
+		return []string{d}, nil
+	}
+	if derr == nil && di.IsDir() {
+		if err := os.RemoveAll(d); err != nil {
+			return []string{d}, err
+		}
+	}
+	return []string{d}, writeAtomic(ctx, d, want, perm, -1, -1)
 }

@@ -2,6 +2,7 @@ package value
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -160,5 +161,36 @@ func TestReadEmptyIsUnset(t *testing.T) {
 	v, err := Read(p, types.MustParse("struct{value int; ready bool}"))
 	if err != nil || v.String() != "struct{value => 0, ready => false}" {
 		t.Fatalf("got %v, %v", v, err)
+	}
+}
+
+// BenchmarkChangeLatency measures the time from an atomic write of a key
+// to the stream's emission of the new value.
+func BenchmarkChangeLatency(b *testing.B) {
+	prefix := b.TempDir()
+	f, _ := funcs.Lookup("value", "get_int")
+	c := &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str("k")}, Env: &funcs.Env{Prefix: prefix}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan values.Value, 16)
+	go f.Stream(ctx, c, func(v values.Value) { ch <- v })
+	<-ch // not ready yet
+	p := Path(prefix, "k")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		want := fmt.Sprintf("struct{value => %d, ready => true}", i)
+		if err := os.WriteFile(p+".tmp", []byte(fmt.Sprint(i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(p+".tmp", p); err != nil {
+			b.Fatal(err)
+		}
+		for v := range ch {
+			if v.String() == want {
+				break
+			}
+		}
 	}
 }

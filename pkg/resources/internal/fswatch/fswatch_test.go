@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 func newWatcher(t *testing.T) *Watcher {
@@ -188,4 +190,23 @@ func TestAncestorRenamed(t *testing.T) {
 	})
 	expect(t, s, "edit", func() error { return os.WriteFile(p, []byte("y"), 0o644) })
 	expect(t, s, "remove grandparent", func() error { return os.RemoveAll(filepath.Join(root, "a")) })
+}
+
+// TestErrorSignalsAll checks that a watcher error (such as a kernel queue
+// overflow, after which events may be missing) signals every subscription.
+func TestErrorSignalsAll(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	a := subscribe(t, w, filepath.Join(dir, "a"), Options{})
+	b := subscribe(t, w, filepath.Join(dir, "sub", "b"), Options{})
+	drain(a)
+	drain(b)
+	w.fw.Errors <- fsnotify.ErrEventOverflow
+	for _, s := range []*Sub{a, b} {
+		select {
+		case <-s.C:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s not signalled after an overflow", s.Path())
+		}
+	}
 }

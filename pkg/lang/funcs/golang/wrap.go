@@ -181,7 +181,7 @@ func SnakeCase(name string) string {
 	rs := []rune(name)
 	start := 0
 	for i := 0; i < len(rs); i++ {
-		if w := acronymAt(name, rs, i); w != "" {
+		if w := acronymAt(rs, i); w != "" {
 			if start < i {
 				words = append(words, string(rs[start:i]))
 			}
@@ -201,7 +201,8 @@ func SnakeCase(name string) string {
 	return strings.ToLower(strings.Join(words, "_"))
 }
 
-func acronymAt(name string, rs []rune, i int) string {
+// acronymAt returns the acronym starting at rs[i] when it is a whole word.
+func acronymAt(rs []rune, i int) string {
 	rest := string(rs[i:])
 	for _, a := range acronyms {
 		if strings.HasPrefix(rest, a) {

@@ -30,6 +30,9 @@ import (
 const DefaultPrefix = "/var/lib/mgmt"
 
 func init() {
+	if funcs.IsModule("local") {
+		return // registered by another package already (the core's packages initialise first)
+	}
 	funcs.RegisterFunc(&funcs.Func{Module: "local", Name: "vardir", Sigs: funcs.Sigs("func(path str) str"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			d, err := Vardir(prefix(c), string(c.Args[0].(values.Str)))

@@ -23,6 +23,9 @@ var (
 )
 
 func init() {
+	if funcs.IsModule("regexp") {
+		return // registered by another package already (the core's packages initialise first)
+	}
 	funcs.Register("regexp", "match", "func(pattern str, s str) bool", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		re, err := compile(string(a[0].(values.Str)))
 		if err != nil {

@@ -14,6 +14,9 @@ import (
 )
 
 func init() {
+	if funcs.IsModule("util") {
+		return // registered by another package already (the core's packages initialise first)
+	}
 	funcs.RegisterFunc(&funcs.Func{Module: "util", Name: "hostname_mapper", Sigs: funcs.Sigs("func(m map{str: str}) str"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			host := ""

@@ -35,6 +35,9 @@ import (
 const DefaultPrefix = "/var/lib/mgmt"
 
 func init() {
+	if funcs.IsModule("value") {
+		return // registered by another package already (the core's packages initialise first)
+	}
 	funcs.RegisterFunc(&funcs.Func{Module: "value", Name: "get", Infer: inferGet, Stream: get,
 		Doc: "watch a key of the local value store"})
 	for name, t := range map[string]string{"get_str": "str", "get_int": "int", "get_float": "float", "get_bool": "bool"} {

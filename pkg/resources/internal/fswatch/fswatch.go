@@ -419,7 +419,16 @@ func (w *Watcher) loop() {
 			}
 			item.all = true
 		}
+		// Fast path: deliver at once when nobody holds the lock and
+		// nothing is queued. Delivery only recomputes state from the file
+		// system, so an event overtaking a batch in flight is harmless.
 		w.qmu.Lock()
+		if len(w.queue) == 0 && w.mu.TryLock() {
+			w.qmu.Unlock()
+			w.deliverLocked(item)
+			w.mu.Unlock()
+			continue
+		}
 		w.queue = append(w.queue, item)
 		w.qmu.Unlock()
 		select {
@@ -427,6 +436,15 @@ func (w *Watcher) loop() {
 		default:
 		}
 	}
+}
+
+// deliverLocked dispatches one queued item.
+func (w *Watcher) deliverLocked(item queued) {
+	if item.all {
+		w.signalAllLocked()
+		return
+	}
+	w.dispatchLocked(item.ev)
 }
 
 // queued is an event, or (all) an error that signals every subscription.
@@ -442,19 +460,15 @@ func (w *Watcher) dispatchLoop() {
 		batch := w.queue
 		w.queue = nil
 		w.qmu.Unlock()
+		w.mu.Lock()
 		for _, item := range batch {
-			if item.all {
-				w.signalAll()
-			} else {
-				w.dispatch(item.ev)
-			}
+			w.deliverLocked(item)
 		}
+		w.mu.Unlock()
 	}
 }
 
-func (w *Watcher) signalAll() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+func (w *Watcher) signalAllLocked() {
 	for s := range w.all {
 		s.signal()
 	}
@@ -463,11 +477,9 @@ func (w *Watcher) signalAll() {
 // dispatch delivers one event: to the subscriptions waiting on its path,
 // to the ones anchored at or owning the directory it names when that
 // directory went away, and to the ones owning its parent directory.
-func (w *Watcher) dispatch(ev fsnotify.Event) {
+func (w *Watcher) dispatchLocked(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	var todo []*Sub
 	if gone && w.kref[name] > 0 {
 		// A watched directory, or an ancestor of one, went away: its

@@ -299,18 +299,8 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		Noop: f.Noop, Sema: f.Sema, ConvergedTimeout: localCT, Debug: f.Debug,
 		Logf: lg.logf, Metrics: metrics, World: wld,
 	})
-	engCtx, stopEngine := context.WithCancel(context.Background())
-	engDone := make(chan struct{})
-	go func() {
-		eng.Run(engCtx)
-		close(engDone)
-	}()
-	stopStatus := lg.statusLoop(eng)
-	defer func() {
-		stopStatus()
-		stopEngine()
-		<-engDone
-	}()
+	stopEngine := runEngine(eng, lg)
+	defer stopEngine()
 
 	converged := eng.Converged()
 	if cluster {
@@ -323,7 +313,28 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	}
 	readDone := make(chan readResult, 1)
 	go readGraphs(in, inName, eng, exp, lg, f.Graphviz, readDone)
+	return waitEnd(ctx, f, eng, converged, readDone, lg)
+}
 
+// runEngine runs eng (and the status line) until the returned function is
+// called; that function returns once the engine has stopped.
+func runEngine(eng *engine.Engine, lg *logger) func() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		eng.Run(ctx)
+		close(done)
+	}()
+	stopStatus := lg.statusLoop(eng)
+	return func() {
+		stopStatus()
+		cancel()
+		<-done
+	}
+}
+
+// waitEnd waits for the reason to stop and returns the exit code.
+func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan struct{}, readDone <-chan readResult, lg *logger) int {
 	var maxRT <-chan time.Time
 	if f.MaxRuntime > 0 {
 		t := time.NewTimer(time.Duration(f.MaxRuntime * float64(time.Second)))
@@ -339,8 +350,8 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 			lg.logf("maximum run time reached: stopping")
 			return cli.ExitOK
 		case <-converged:
-			if cluster {
-				lg.logf("the cluster converged for %s", ct)
+			if f.Seeds != "" {
+				lg.logf("the cluster converged for %gs", f.ConvergedTimeout)
 			}
 			if st := eng.Status(); st.Failed > 0 {
 				lg.errorf("converged with %d failed resource(s)", st.Failed)

@@ -79,6 +79,7 @@ type vstate struct {
 	reversal  string // saved reversal to delete after the first success
 	revSaved  []byte
 	queued    bool
+	scan      int // where tryStart resumes checking the dependencies
 	cancelRun context.CancelFunc
 }
 
@@ -287,8 +288,12 @@ func (s *sched) tryStart(vs *vstate) {
 	if vs.removed || vs.meta.Hidden || !vs.ready || !vs.dirty || vs.running || vs.timer || vs.failed != nil || vs.blocked {
 		return
 	}
-	for _, e := range vs.in {
-		if !settled(e.from) {
+	// Resume the scan of the dependencies at the last one that was not
+	// settled: with a large fan-in, each check is then cheap.
+	for i, n := 0, len(vs.in); i < n; i++ {
+		j := (vs.scan + i) % n
+		if !settled(vs.in[j].from) {
+			vs.scan = j
 			return
 		}
 	}

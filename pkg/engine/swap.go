@@ -141,7 +141,7 @@ func (s *sched) wire(g *Graph) {
 		if vs.launched {
 			oldIn[vs] = inSignature(vs)
 		}
-		vs.in, vs.out = nil, nil
+		vs.in, vs.out, vs.scan = nil, nil, 0
 	}
 	for _, e := range g.Edges {
 		from, to := s.vertices[e.From.key], s.vertices[e.To.key]

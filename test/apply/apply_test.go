@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -431,4 +432,47 @@ func TestClusterConvergedTimeout(t *testing.T) {
 	}
 	c.cmd.Process.Signal(syscall.SIGTERM)
 	c.wait()
+}
+
+func TestFileYAMLGraphvizMaxRuntime(t *testing.T) {
+	d := t.TempDir()
+	yml := d + "/g.yaml"
+	os.WriteFile(yml, []byte(fmt.Sprintf(`graph: g
+resources:
+  file:
+  - name: %s/y.txt
+    state: exists
+    content: from yaml
+  noop:
+  - name: n1
+edges:
+- name: e1
+  from: {kind: noop, name: n1}
+  to: {kind: file, name: %s/y.txt}
+`, d, d)), 0o644)
+	t0 := time.Now()
+	r := testutil.Run(t, "", "mgmt-apply", "--file", yml, "--tmp-prefix", "--graphviz", d+"/g.dot", "--max-runtime", "0.5")
+	if r.Code != 0 || readFile(t, d+"/y.txt") != "from yaml" {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	if el := time.Since(t0); el < 500*time.Millisecond || !strings.Contains(r.Stderr, "maximum run time") {
+		t.Fatalf("stopped after %s:\n%s", el, r.Stderr)
+	}
+	if dot := readFile(t, d+"/g.dot"); !strings.Contains(dot, `"noop[n1]" -> "file[`+d+`/y.txt]"`) {
+		t.Fatalf("graphviz:\n%s", dot)
+	}
+}
+
+func TestEnvironmentFlags(t *testing.T) {
+	d := t.TempDir()
+	cmd := exec.Command(testutil.Bin(t, "mgmt-apply"), "--tmp-prefix")
+	cmd.Env = append(os.Environ(), "MGMT_CONVERGED_TIMEOUT=0", "MGMT_NOOP=true")
+	cmd.Stdin = strings.NewReader(gdoc(1, []res{file(d+"/env", P{"content": "x"})}))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "would change") {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if _, err := os.Stat(d + "/env"); !os.IsNotExist(err) {
+		t.Fatal("MGMT_NOOP ignored")
+	}
 }

@@ -139,10 +139,12 @@ func TestApplySvcRefresh(t *testing.T) {
 	})
 }
 
-// applyConverged runs mgmt-apply until it has converged for a second.
+// applyConverged runs mgmt-apply until it has converged for a second (at
+// most two minutes, so that a resource that never converges cannot hang
+// the suite).
 func applyConverged(t *testing.T, m *systemtest.Machine, env []string, docs ...string) string {
 	t.Helper()
-	cmd := m.Command(append(append([]string{"env"}, env...), mgmtApply(t, m), "--converged-timeout", "1")...)
+	cmd := m.Command(append(append([]string{"env"}, env...), mgmtApply(t, m), "--converged-timeout", "1", "--max-runtime", "120")...)
 	cmd.Stdin = strings.NewReader(strings.Join(docs, "\n") + "\n")
 	out, err := cmd.CombinedOutput()
 	if strings.Contains(string(out), "not implemented") {
@@ -330,5 +332,59 @@ func TestApplyPkgAutoEdges(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(m.Path("/etc/" + name + ".conf")); string(b) != "managed\n" {
 		t.Fatalf("conf file: %q", b)
+	}
+}
+
+// TestApplyNoop checks that --noop reports but changes nothing.
+func TestApplyNoop(t *testing.T) {
+	m := systemtest.Find(t)
+	writeUnit(t, m, "mgmt-e2e-noop")
+	id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	name := "mgmt-e2e-noop-" + id
+	systemtest.Repo(t, m.Root, systemtest.Deb{Name: name, Version: "1.0"})
+	d := doc(t, 1, []*graph.Resource{
+		res("svc", "mgmt-e2e-noop", map[string]any{"state": "running"}),
+		res("pkg", name, map[string]any{"state": "installed"}),
+		res("user", "mgmtnoop", map[string]any{"state": "exists"}),
+	})
+	cmd := m.Command(mgmtApply(t, m), "--noop", "--converged-timeout", "1", "--max-runtime", "120")
+	cmd.Stdin = strings.NewReader(d + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mgmt-apply --noop: %v\n%s", err, out)
+	}
+	if a := inMachine(m, "systemctl", "is-active", "mgmt-e2e-noop"); a == "active" {
+		t.Error("--noop started the unit")
+	}
+	if v := dpkgVersion(m, name); v != "" {
+		t.Errorf("--noop installed %s", name)
+	}
+	if _, err := m.Command("getent", "passwd", "mgmtnoop").Output(); err == nil {
+		t.Error("--noop added the user")
+	}
+}
+
+// TestApplyMount mounts a tmpfs with its /etc/fstab entry in the
+// container, then removes both.
+func TestApplyMount(t *testing.T) {
+	m := systemtest.Find(t)
+	mount := func(seq int64, state string) string {
+		return doc(t, seq, []*graph.Resource{res("mount", "/mnt/mgmt-e2e", map[string]any{
+			"state": state, "device": "mgmt-e2e-tmpfs", "type": "tmpfs",
+			"options": map[string]string{"size": "2m"}, "freq": 0, "passno": 0})})
+	}
+	t.Cleanup(func() { m.Command("umount", "/mnt/mgmt-e2e").Run() })
+	applyConverged(t, m, nil, mount(1, "exists"))
+	if out := inMachine(m, "findmnt", "-n", "-o", "FSTYPE,SOURCE", "/mnt/mgmt-e2e"); strings.Join(strings.Fields(out), " ") != "tmpfs mgmt-e2e-tmpfs" {
+		t.Fatalf("findmnt in the container: %q", out)
+	}
+	if b, _ := os.ReadFile(m.Path("/etc/fstab")); !strings.Contains(string(b), "mgmt-e2e-tmpfs /mnt/mgmt-e2e tmpfs size=2m 0 0") {
+		t.Fatalf("fstab in the container:\n%s", b)
+	}
+	applyConverged(t, m, nil, mount(2, "absent"))
+	if out := inMachine(m, "findmnt", "-n", "/mnt/mgmt-e2e"); out != "" {
+		t.Fatalf("still mounted: %q", out)
+	}
+	if b, _ := os.ReadFile(m.Path("/etc/fstab")); strings.Contains(string(b), "mgmt-e2e") {
+		t.Fatalf("fstab still has the entry:\n%s", b)
 	}
 }

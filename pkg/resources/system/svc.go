@@ -132,7 +132,11 @@ func (r *SvcRes) Watch(ctx context.Context) error {
 	}
 }
 
-// relevant reports whether a systemd signal may concern the unit.
+// relevant reports whether a systemd signal may concern the unit. UnitNew
+// and UnitRemoved are ignored on purpose: reading the properties of an
+// unloaded unit loads it (UnitNew) and systemd unloads it again later
+// (UnitRemoved), so reacting to them would make CheckApply feed its own
+// Watch forever. A state change of a loaded unit comes as PropertiesChanged.
 func (r *SvcRes) relevant(sig *dbus.Signal) bool {
 	switch sig.Name {
 	case "org.freedesktop.DBus.Properties.PropertiesChanged":
@@ -142,13 +146,6 @@ func (r *SvcRes) relevant(sig *dbus.Signal) bool {
 	case "org.freedesktop.systemd1.Manager.Reloading":
 		// sent with true before and false after a daemon-reload
 		return len(sig.Body) == 1 && sig.Body[0] == false
-	case "org.freedesktop.systemd1.Manager.UnitNew", "org.freedesktop.systemd1.Manager.UnitRemoved",
-		"org.freedesktop.systemd1.Manager.JobRemoved":
-		for _, v := range sig.Body {
-			if s, ok := v.(string); ok && s == r.Unit() {
-				return true
-			}
-		}
 	}
 	return false
 }

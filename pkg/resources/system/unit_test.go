@@ -306,8 +306,9 @@ func TestSvcUnitAndSignals(t *testing.T) {
 		{&dbus.Signal{Name: "org.freedesktop.DBus.Properties.PropertiesChanged"}, true},
 		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.Reloading", Body: []any{true}}, false},
 		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.Reloading", Body: []any{false}}, true},
-		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.JobRemoved", Body: []any{uint32(1), dbus.ObjectPath("/j"), "sshd.service", "done"}}, true},
-		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.JobRemoved", Body: []any{uint32(1), dbus.ObjectPath("/j"), "other.service", "done"}}, false},
+		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.UnitFilesChanged"}, true},
+		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.UnitNew", Body: []any{"sshd.service", dbus.ObjectPath("/u")}}, false},
+		{&dbus.Signal{Name: "org.freedesktop.systemd1.Manager.JobRemoved", Body: []any{uint32(1), dbus.ObjectPath("/j"), "sshd.service", "done"}}, false},
 	} {
 		if got := r.relevant(tc.sig); got != tc.want {
 			t.Errorf("%s %v: got %v", tc.sig.Name, tc.sig.Body, got)

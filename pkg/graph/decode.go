@@ -198,6 +198,15 @@ func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
 			}
 			switch c {
 			case '"':
+				// Jump to the closing quote when no escape or newline
+				// comes before it; otherwise go byte by byte.
+				if q := bytes.IndexByte(data[j+1:], '"'); q >= 0 {
+					seg := data[j+1 : j+1+q]
+					if bytes.IndexByte(seg, '\\') < 0 && bytes.IndexByte(seg, '\n') < 0 {
+						j += q + 1
+						continue
+					}
+				}
 				inStr = true
 			case '{', '[':
 				depth++

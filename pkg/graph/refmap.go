@@ -5,6 +5,7 @@ package graph
 // strings, and graphs have few kinds.
 type refMap[V any] struct {
 	kinds map[string]map[string]V
+	hint  int // size of the first kind's map
 
 	lastKind string // the kind of the last lookup, and its map
 	last     map[string]V
@@ -12,6 +13,11 @@ type refMap[V any] struct {
 
 func newRefMap[V any]() *refMap[V] {
 	return &refMap[V]{kinds: map[string]map[string]V{}}
+}
+
+// newRefMapSize returns a refMap expecting about n refs, most of one kind.
+func newRefMapSize[V any](n int) *refMap[V] {
+	return &refMap[V]{kinds: map[string]map[string]V{}, hint: n}
 }
 
 func (m *refMap[V]) byKind(kind string, create bool) map[string]V {
@@ -23,7 +29,8 @@ func (m *refMap[V]) byKind(kind string, create bool) map[string]V {
 		if !create {
 			return nil
 		}
-		names = map[string]V{}
+		names = make(map[string]V, m.hint)
+		m.hint = 0
 		m.kinds[kind] = names
 	}
 	m.lastKind, m.last = kind, names

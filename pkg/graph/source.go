@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"io"
+	"os"
 )
 
 // source is the Decoder's buffered reader. Unlike bufio.Reader it grows
@@ -17,8 +18,28 @@ type source struct {
 
 const minSourceBuf = 64 << 10
 
+// maxSizeHint bounds the buffer allocated up front from a size hint.
+const maxSizeHint = 1 << 30
+
+// newSource returns a source reading rd. When rd tells its size (a
+// regular file, or a reader with a Len method such as bytes.Reader), the
+// buffer is made big enough for all of it at once, which spares the
+// copies of growing it.
 func newSource(rd io.Reader) *source {
-	return &source{rd: rd, buf: make([]byte, minSourceBuf)}
+	size := int64(0)
+	switch v := rd.(type) {
+	case interface{ Len() int }:
+		size = int64(v.Len())
+	case *os.File:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	n := minSourceBuf
+	if size+1 > int64(n) && size < maxSizeHint {
+		n = int(size) + 1
+	}
+	return &source{rd: rd, buf: make([]byte, n)}
 }
 
 // unread returns the buffered data not consumed yet.

@@ -26,6 +26,10 @@ import (
 //   - cycles, each as the whole cycle in order.
 //
 // An error document is valid when it has a message.
+//
+// A successful Validate is remembered for Merge, which then reuses the
+// ids it gave the resources: after changing resources or edges in place,
+// call Validate again.
 func (doc *Document) Validate() error {
 	var errs ErrorList
 	docPos := doc.At.String()
@@ -88,7 +92,7 @@ func cycleErrors(doc *Document) ErrorList {
 // dedupResources checks every resource and removes identical duplicates.
 // It returns the index of every resource by ref.
 func (doc *Document) dedupResources(errs *ErrorList) *refMap[int32] {
-	ids := newRefMap[int32]()
+	ids := newRefMapSize[int32](len(doc.Resources))
 	out := doc.Resources[:0]
 	kinds := map[string]*KindSchema{}
 	for i, r := range doc.Resources {

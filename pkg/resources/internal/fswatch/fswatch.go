@@ -26,7 +26,9 @@
 // moved directory would keep reporting under its old name) and their
 // subscriptions re-anchored. The cost is a handful of extra watches for the
 // whole process, and events about unrelated entries of those ancestors,
-// which a map look-up discards.
+// which a map look-up discards. Sticky world-writable ancestors such as
+// /tmp are left out: they are never renamed, and their constant traffic
+// would wake an idle process.
 //
 // Events are routed through maps keyed by path (the path a subscription waits
 // on, and the directories it watches), so delivering one event costs a few
@@ -299,7 +301,7 @@ func (w *Watcher) acquireLocked(dir string) error {
 			}
 		}
 		for a := dir; ; a = filepath.Dir(a) {
-			if w.kref[a] == 0 && a != dir {
+			if w.kref[a] == 0 && a != dir && !sharedScratch(a) {
 				// An ancestor that cannot be watched (permissions) only
 				// narrows what is seen; the directory itself is watched.
 				_ = w.fw.Add(a)
@@ -312,6 +314,14 @@ func (w *Watcher) acquireLocked(dir string) error {
 	}
 	w.dirs[dir]++
 	return nil
+}
+
+// sharedScratch reports whether dir is a sticky, world-writable directory
+// such as /tmp: it is never renamed itself, and every user creates entries
+// in it all the time, so watching it as an ancestor would only cost wake-ups.
+func sharedScratch(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.Mode()&os.ModeSticky != 0 && fi.Mode().Perm()&0o002 != 0
 }
 
 // releaseLocked drops a reference to dir, and with the last one its kernel

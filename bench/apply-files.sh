@@ -59,3 +59,36 @@ for shape in flat chain; do
 		done
 	done
 done
+
+# Idle cost of a converged graph of 1,000 files: CPU over a 5 s window,
+# inotify instances, descriptors and resident memory.
+graph 1000 "$work/idle" 0 >"$work/idle.json"
+mkfifo "$work/in"
+"$BIN" --tmp-prefix <"$work/in" 2>"$work/idle.log" &
+pid=$!
+exec 3>"$work/in"
+cat "$work/idle.json" >&3
+i=0
+until grep -q 'converged in' "$work/idle.log"; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || { echo "idle: no convergence" >&2; kill "$pid"; exit 1; }
+	sleep 0.1
+done
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+t0=$(ticks)
+sleep 5
+t1=$(ticks)
+hz=$(getconf CLK_TCK)
+inotify=0
+fds=0
+for fd in /proc/"$pid"/fd/*; do
+	fds=$((fds + 1))
+	[ "$(readlink "$fd")" = "anon_inode:inotify" ] && inotify=$((inotify + 1))
+done
+rss=$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status")
+exec 3>&-
+kill -TERM "$pid"
+wait "$pid" || true
+echo
+echo "idle, 1000 files: CPU $(awk -v a="$t0" -v b="$t1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz / 5 * 100 }')% of a core," \
+	"$inotify inotify instance(s), $fds descriptors, RSS $rss MB"

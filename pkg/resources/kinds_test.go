@@ -3,10 +3,12 @@ package resources
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -250,4 +252,39 @@ func TestValue(t *testing.T) {
 	v := setup(t, h, "value", "w", &ValueRes{Str: &s}).(*ValueRes)
 	startWatch(t, h, v)
 	expectEvent(t, h, "value written", func() { checkApply(t, v, true, false) })
+}
+
+func TestMsgJournalLarge(t *testing.T) {
+	sock, conn := journalListener(t)
+	body := strings.Repeat("x", 4<<20) // beyond any datagram size
+	if err := journalSend(sock, map[string]string{"MESSAGE": body}); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	oob := make([]byte, 64)
+	n, oobn, _, _, err := conn.ReadMsgUnix(make([]byte, 16), oob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 || oobn == 0 {
+		t.Fatalf("got %d data bytes and %d control bytes, want a descriptor only", n, oobn)
+	}
+	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		t.Fatal(msgs, err)
+	}
+	fds, err := syscall.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		t.Fatal(fds, err)
+	}
+	f := os.NewFile(uintptr(fds[0]), "memfd")
+	defer f.Close()
+	// journald reads the memfd from its start (the offset is shared).
+	got, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, []byte("MESSAGE="+body+"\n")) {
+		t.Fatalf("memfd holds %d bytes, want %d", len(got), len(body)+9)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
@@ -199,7 +203,36 @@ func journalSend(socket string, fields map[string]string) error {
 	}
 	defer conn.Close()
 	_, err = conn.Write(buf.Bytes())
+	if errors.Is(err, syscall.EMSGSIZE) || errors.Is(err, syscall.ENOBUFS) {
+		return journalSendMemfd(socket, buf.Bytes())
+	}
 	return err
+}
+
+// journalSendMemfd sends an entry too big for one datagram the way
+// journald expects it: written to a sealed memfd whose descriptor is passed
+// in an empty datagram.
+func journalSendMemfd(socket string, data []byte) error {
+	fd, err := unix.MemfdCreate("mgmt-journal", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), "mgmt-journal")
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE|unix.F_SEAL_SEAL); err != nil {
+		return err
+	}
+	// A connected datagram socket refuses sendmsg with an address in Go's
+	// net package; a raw unconnected one sends the descriptor.
+	sock, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(sock)
+	return unix.Sendmsg(sock, nil, unix.UnixRights(fd), &unix.SockaddrUnix{Name: socket}, 0)
 }
 
 // Cmp compares two msg resources.

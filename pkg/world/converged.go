@@ -111,6 +111,9 @@ func (cc *clusterConv) run(ctx context.Context, timeout, interval time.Duration)
 		case <-tick.C:
 		}
 		me := cc.local()
+		if _, ok := cc.others[cc.w.Hostname()]; cc.others != nil && !ok {
+			cc.published = nil // our entry vanished (lease lost): write it again
+		}
 		if cc.published == nil || *cc.published != me {
 			if err := cc.w.SetConverged(ctx, me); err != nil {
 				cc.logf("recording the converged state: %v", err)

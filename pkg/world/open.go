@@ -43,7 +43,7 @@ type Lazy struct {
 	client *Client
 	server *Server
 	lock   *os.File
-	err    error
+	err    error // set once closed
 }
 
 // Open checks cfg and returns the world, unconnected.
@@ -82,23 +82,26 @@ func (l *Lazy) Started() bool {
 	return l.client != nil
 }
 
-// Client connects on first use and returns the client. A failure is
-// remembered: later calls return the same error.
+// Client connects on first use and returns the client. A failure is not
+// remembered: the next call tries again (the cluster may come up later).
 func (l *Lazy) Client(ctx context.Context) (*Client, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.client != nil || l.err != nil {
-		return l.client, l.err
+		return l.client, l.err // connected, or closed
 	}
+	var c *Client
+	var err error
 	if len(l.cfg.Seeds) > 0 {
-		l.client, l.err = Connect(ctx, l.clientConfig(l.cfg.Seeds))
+		c, err = Connect(ctx, l.clientConfig(l.cfg.Seeds))
 	} else {
-		l.client, l.err = l.private(ctx)
+		c, err = l.private(ctx)
 	}
-	if l.err != nil {
-		l.err = fmt.Errorf("world: %v", l.err)
+	if err != nil {
+		return nil, fmt.Errorf("world: %v", err)
 	}
-	return l.client, l.err
+	l.client = c
+	return c, nil
 }
 
 func (l *Lazy) clientConfig(endpoints []string) Config {

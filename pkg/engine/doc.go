@@ -49,8 +49,11 @@
 //     retries are exhausted the resource fails for good, and its
 //     descendants are blocked; everything else carries on.
 //   - The graph is converged when no resource is dirty, running, waiting for
-//     a timer, or waiting for its Watch to start; failed and blocked
-//     resources do not count. Once converged for Config.ConvergedTimeout,
+//     a timer, or waiting for its Watch to start, and no polled resource's
+//     last CheckApply found something to repair; failed and blocked
+//     resources do not count. (A resource that repaired itself is normally
+//     checked again right away, because its Watch sees the repair: the
+//     paired execution.) Once converged for Config.ConvergedTimeout,
 //     Converged() is closed.
 //
 // # Graph swaps

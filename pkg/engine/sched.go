@@ -176,10 +176,14 @@ func (s *sched) snapshot() Status {
 	return st
 }
 
-// update recomputes whether vs keeps the graph from being converged.
+// update recomputes whether vs keeps the graph from being converged: it
+// does while it waits for its Watch, has an event pending, runs, or waits
+// for a timer. A polled resource also does while its last CheckApply found
+// something to repair, since only the next poll will tell.
 func (s *sched) update(vs *vstate) {
+	polledBad := vs.meta.Poll > 0 && vs.applied && !vs.lastOK && !(s.e.cfg.Noop || vs.meta.Noop)
 	b := !vs.removed && !vs.meta.Hidden && vs.failed == nil && !vs.blocked &&
-		(!vs.ready || vs.dirty || vs.running || vs.timer)
+		(!vs.ready || vs.dirty || vs.running || vs.timer || polledBad)
 	if b != vs.busy {
 		vs.busy = b
 		if b {

@@ -403,3 +403,42 @@ func FuzzExportKey(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStrSet measures one write of a plain string to a single member.
+func BenchmarkStrSet(b *testing.B) {
+	ctx := context.Background()
+	c, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: "/bench", Hostname: "b"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.StrSet(ctx, "k", "v"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResExport measures publishing a graph of 100 exported
+// resources when one of them changed.
+func BenchmarkResExport(b *testing.B) {
+	ctx := context.Background()
+	c, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: "/bench", Hostname: "b"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	rs := make([]*graph.Resource, 100)
+	for i := range rs {
+		rs[i] = &graph.Resource{Kind: "file", Name: fmt.Sprintf("/tmp/f%d", i), Params: map[string]any{"content": "x"},
+			Meta: &graph.Meta{Export: []string{"*"}}}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rs[0].Params["content"] = fmt.Sprint(i)
+		if err := c.ResExport(ctx, rs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func compileNative(src Source) (*catalog.Catalog, []string, error) {
 	cat, err := eval.Compile(file, code, eval.Options{
 		Facts: facts, Certname: src.Certname, ModulePath: mp, Log: src.Log,
 		StrictTypes: PuppetPath() != "",
-		Read: func(p string) { read = append(read, p) },
+		Read:        func(p string) { read = append(read, p) },
 	})
 	return cat, read, err
 }

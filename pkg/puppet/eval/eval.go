@@ -79,6 +79,10 @@ func (e *evaluator) knownType(typ string) bool {
 	return found
 }
 
+// maxDefines bounds the evaluated instances of defined types, so that a
+// define declaring itself fails instead of running forever.
+const maxDefines = 100000
+
 type entry struct {
 	res   *catalog.Resource
 	scope *scope
@@ -204,8 +208,11 @@ func (e *evaluator) run(stmts []syntax.Node) {
 	e.declared["main"] = e.top
 	e.block(e.top, stmts)
 	e.evalNode(main)
-	for len(e.pending) > 0 {
+	for n := 0; len(e.pending) > 0; n++ {
 		d := e.pending[0]
+		if n == maxDefines {
+			e.fail(posOf(d.e.res), "more than %d instances of defined types: endless recursion?", maxDefines)
+		}
 		e.pending = e.pending[1:]
 		e.evalDefine(d)
 	}

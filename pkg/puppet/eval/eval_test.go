@@ -1,0 +1,88 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
+)
+
+func compile(t *testing.T, src string) (*catalog.Catalog, error) {
+	t.Helper()
+	return Compile("x.pp", src, Options{Certname: "node1", Facts: map[string]any{"fqdn": "node1"}})
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{`file { "/a": } file { "/a": }`, "x.pp:1:23: Duplicate declaration: File[/a] is already declared at x.pp:1:8"},
+		{`include nosuch`, "x.pp:1:1: Could not find class ::nosuch"},
+		{`$x = 1 $x = 2`, "x.pp:1:8: cannot reassign variable '$x'"},
+		{`class a($p) {} include a`, "expects a value for parameter 'p'"},
+		{`define d() {} d { "x": bogus => 1 }`, "has no parameter named 'bogus'"},
+		{`$x = "a" ? { "b" => 1 }`, "x.pp:1:10: No matching entry for selector parameter with value 'a'"},
+		{`node "other" {}`, "Could not find node statement with name 'default' or 'node1'"},
+		{`notice(foo())`, "x.pp:1:8: unsupported Puppet construct: function foo() (install Puppet to compile this manifest)"},
+		{`$x = String`, "x.pp:1:6: unsupported Puppet construct: data type String used as a value"},
+		{`file { "/a": before => File["/b"] }`, "Could not find resource 'File[/b]'"},
+		{`File["/a"] -> File["/b"]`, "x.pp:1:15: Could not find resource 'File[/a]' for relationship"},
+		{`$x = 1 / 0`, "x.pp:1:8: division by 0"},
+		{`notice(template("nomod/x.erb"))`, "could not read"},
+		{`$x = [1][1, 2]`, "unsupported Puppet construct: access with 2 keys"},
+		{`class { "a": } class a {} class { "a": }`, "Duplicate declaration: Class[A] is already declared"},
+		{`notice(inline_template("<%= foo %>"))`, "unsupported Puppet construct: Ruby expression 'foo' in a template"},
+		{`define d() { d { "${title}x": } } d { "a": }`, "endless recursion?"},
+		{`notice(inline_epp('<% if $x { %>'))`, "template: unterminated if"},
+	} {
+		_, err := compile(t, tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+func find(c *catalog.Catalog, ref string) *catalog.Resource {
+	for _, r := range c.Resources {
+		if r.Ref() == ref {
+			return r
+		}
+	}
+	return nil
+}
+
+func TestValues(t *testing.T) {
+	c, err := compile(t, `
+$h = { "a" => [1, 2], "b" => { "c" => true } }
+$s = "${h['a'][1]}-${h['b']['c']}-${facts['fqdn']}"
+notify { "n": message => $s }
+file { "/f": mode => 0644, content => inline_template("<% @h['a'].each do |i| -%>[<%= i %>]<% end -%><%= @s %>") }
+file { "/g": content => inline_epp('<%- | $x = 3 | -%><% if $x > 2 { %>big<% } else { %>small<% } %>') }
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(c, "Notify[n]").Params["message"]; got != "2-true-node1" {
+		t.Errorf("message = %v", got)
+	}
+	f := find(c, "File[/f]")
+	if f.Params["mode"] != int64(420) || f.Params["content"] != "[1][2]2-true-node1" {
+		t.Errorf("File[/f] params = %v", f.Params)
+	}
+	if got := find(c, "File[/g]").Params["content"]; got != "big" {
+		t.Errorf("epp = %q", got)
+	}
+}
+
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{
+		`file { "/x": ensure => file }`,
+		`class a($b = 1) { notify { "${b}": } } include a`,
+		`$x = [1, 2] notify { "${x[0]}": } File["/a"] -> File["/b"]`,
+		`case $facts['os']['family'] { /De/: { notice($0) } default: {} }`,
+		`define d($v = 1) { file { "/d/${title}": } } d { ["a", "b"]: }`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		Compile("fuzz.pp", src, Options{Certname: "n"}) // must not panic
+	})
+}

@@ -79,9 +79,10 @@ func (e *evaluator) knownType(typ string) bool {
 	return found
 }
 
-// maxDefines bounds the evaluated instances of defined types, so that a
-// define declaring itself fails instead of running forever.
-const maxDefines = 100000
+// maxDefineDepth bounds the nesting of defined types (an instance declared
+// by an instance ...), so that a define declaring itself fails instead of
+// running forever.
+const maxDefineDepth = 100
 
 type entry struct {
 	res   *catalog.Resource
@@ -89,6 +90,7 @@ type entry struct {
 }
 
 type defInst struct {
+	depth int
 	def   *syntax.DefineDef
 	e     *entry
 	given map[string]any
@@ -208,10 +210,10 @@ func (e *evaluator) run(stmts []syntax.Node) {
 	e.declared["main"] = e.top
 	e.block(e.top, stmts)
 	e.evalNode(main)
-	for n := 0; len(e.pending) > 0; n++ {
+	for len(e.pending) > 0 {
 		d := e.pending[0]
-		if n == maxDefines {
-			e.fail(posOf(d.e.res), "more than %d instances of defined types: endless recursion?", maxDefines)
+		if d.depth > maxDefineDepth {
+			e.fail(posOf(d.e.res), "defined types nested more than %d deep: endless recursion?", maxDefineDepth)
 		}
 		e.pending = e.pending[1:]
 		e.evalDefine(d)

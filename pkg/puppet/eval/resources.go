@@ -17,6 +17,7 @@ type scope struct {
 	dyn       *scope
 	defaults  map[string]map[string]any
 	container *catalog.Resource
+	depth     int // nesting of defined types
 }
 
 func newScope(parent, dyn *scope, container *catalog.Resource) *scope {
@@ -129,7 +130,7 @@ func (e *evaluator) declareOne(s *scope, stmt, p syntax.Pos, typ, title string, 
 		e.contain(s.container, r)
 	}
 	if def != nil {
-		e.pending = append(e.pending, &defInst{def: def, e: en, given: given})
+		e.pending = append(e.pending, &defInst{depth: s.depth + 1, def: def, e: en, given: given})
 	}
 	return ref{Type: r.Type, Title: title}
 }
@@ -143,6 +144,7 @@ var metaparams = map[string]bool{
 func (e *evaluator) evalDefine(d *defInst) {
 	r := d.e.res
 	sc := newScope(e.top, d.e.scope, r)
+	sc.depth = d.depth
 	sc.vars["title"] = r.Title
 	sc.vars["name"] = r.Title
 	e.bindParams(sc, d.def.P, d.def.Params, d.given, r, "defined type "+r.Type)

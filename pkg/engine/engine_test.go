@@ -410,3 +410,22 @@ func TestPanicInCheckApplyFailsTheResource(t *testing.T) {
 		t.Fatalf("%+v\n%s", st, h.logs)
 	}
 }
+
+func TestWatchRetryAndRewatch(t *testing.T) {
+	h := start(t, engine.Config{})
+	// a's Watch fails twice and two retries get it running; b and c fail
+	// for good.
+	g := []string{"a want=1 watchfail=#2 meta.retry=2", "b want=2 watchfail=#1 meta.rewatch=true", "c want=3 watchfail=#1"}
+	h.load(doc(1, g))
+	st := h.converge(1)
+	if sys.get("a") != "1" || st.Failed != 2 || !strings.Contains(h.logs.String(), "tval[b]: error: watch: watch failing on purpose") {
+		t.Fatalf("%+v a=%q\n%s", st, sys.get("a"), h.logs)
+	}
+	// The same graph again: b, with rewatch, gets a new Watch (which now
+	// works); c stays failed.
+	h.load(doc(2, g))
+	st = h.converge(2)
+	if st.Failed != 1 || sys.get("b") != "2" || sys.get("c") != "" {
+		t.Fatalf("%+v b=%q c=%q\n%s", st, sys.get("b"), sys.get("c"), h.logs)
+	}
+}

@@ -103,6 +103,8 @@ type tval struct {
 	Opt   *struct{ A int }  `lang:"-"`
 	Rate  float64           `lang:"rate" yaml:"rate"`
 	Extra map[string]string `lang:"extra" yaml:"extra"`
+	// WatchFail makes Watch fail this many times before it works.
+	WatchFail int `lang:"watchfail" yaml:"watchfail"`
 }
 
 type tvalSends struct {
@@ -125,6 +127,13 @@ func (r *tval) Cleanup() error {
 }
 
 func (r *tval) Watch(ctx context.Context) error {
+	sys.mu.Lock()
+	sys.calls["watch:"+r.Name()]++
+	n := sys.calls["watch:"+r.Name()]
+	sys.mu.Unlock()
+	if n <= r.WatchFail {
+		return fmt.Errorf("watch failing on purpose (%d/%d)", n, r.WatchFail)
+	}
 	c := sys.trigger(r.Name())
 	r.init.Running()
 	for {

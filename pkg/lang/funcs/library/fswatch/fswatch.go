@@ -12,6 +12,8 @@ package fswatch
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,30 +74,43 @@ type armer struct {
 	watched string
 }
 
-// arm moves the watch to the deepest existing directory above path.
+// arm moves the watch to the deepest existing directory above path. A
+// directory removed between the check and the watch is not an error: the
+// search starts again from the top.
 func (a *armer) arm() error {
+	for {
+		dir := a.deepest()
+		if dir == a.watched {
+			return nil
+		}
+		if a.watched != "" {
+			_ = a.w.Remove(a.watched) // gone already if the directory was removed
+			a.watched = ""
+		}
+		err := a.w.Add(dir)
+		if err == nil {
+			a.watched = dir
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+}
+
+// deepest returns the deepest existing directory above path.
+func (a *armer) deepest() string {
 	dir := filepath.Dir(a.path)
 	for {
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			break
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			break
+			return dir
 		}
 		dir = parent
 	}
-	if dir == a.watched {
-		return nil
-	}
-	if a.watched != "" {
-		_ = a.w.Remove(a.watched) // gone already if the directory was removed
-	}
-	if err := a.w.Add(dir); err != nil {
-		return err
-	}
-	a.watched = dir
-	return nil
 }
 
 // relevant reports whether an event on name may concern path: name is

@@ -506,3 +506,32 @@ edges:
 		t.Fatalf("stderr:\n%s", r.Stderr)
 	}
 }
+
+// TestTestKindParams runs a test resource with a value for every parameter
+// type it declares, receiving from another one (expectrecv fails the run
+// if the value does not arrive).
+func TestTestKindParams(t *testing.T) {
+	params := map[string]any{
+		"bool": true, "str": "s", "int": -1, "int8": 127, "int16": 1, "int32": 1, "int64": 1,
+		"uint": 1, "uint8": 255, "uint16": 1, "uint32": 1, "uint64": 9223372036854775807,
+		"byte": 1, "rune": 65, "float32": 1.5, "float64": 2.5,
+		"boolptr": false, "stringptr": "p", "int64ptr": 42, "int8ptr": -8, "uint8ptr": 8, "int8ptrptrptr": 127,
+		"slicestring": []string{"a", "b"}, "mapintfloat": map[string]any{"1": 2.5},
+		"mixedstruct": map[string]any{"somebool": true, "somestr": "x", "someint": 3, "somefloat": 1.25},
+		"expectrecv": []string{"anotherstr"}, "onlyshow": []string{"str"},
+	}
+	rs := []res{
+		{Kind: "test", Name: "all", Params: params},
+		{Kind: "test", Name: "sender", Params: map[string]any{"sendvalue": "hello"}},
+	}
+	es := []edge{{From: ref{"test", "sender"}, To: ref{"test", "all"}, Send: "hello", Recv: "anotherstr"}}
+	r := testutil.Run(t, doc(t, 1, rs, es), "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 0 || strings.Contains(r.Stderr, "error") {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	params["uint8"] = 256
+	r = testutil.Run(t, doc(t, 1, rs[:1], nil), "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "uint8") {
+		t.Fatalf("uint8 256 accepted: exit %d\n%s", r.Code, r.Stderr)
+	}
+}

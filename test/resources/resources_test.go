@@ -518,7 +518,7 @@ func TestTestKindParams(t *testing.T) {
 		"boolptr": false, "stringptr": "p", "int64ptr": 42, "int8ptr": -8, "uint8ptr": 8, "int8ptrptrptr": 127,
 		"slicestring": []string{"a", "b"}, "mapintfloat": map[string]any{"1": 2.5},
 		"mixedstruct": map[string]any{"somebool": true, "somestr": "x", "someint": 3, "somefloat": 1.25},
-		"expectrecv": []string{"anotherstr"}, "onlyshow": []string{"str"},
+		"expectrecv":  []string{"anotherstr"}, "onlyshow": []string{"str"},
 	}
 	rs := []res{
 		{Kind: "test", Name: "all", Params: params},

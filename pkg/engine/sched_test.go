@@ -100,6 +100,8 @@ func smGraph(seq int64, specs []string, edges ...string) *Graph {
 				r.Meta.Sema = []string{v}
 			case "realize":
 				r.Meta.Realize = true
+			case "reset":
+				r.Meta.Reset = true
 			default:
 				r.Params[k] = v
 			}
@@ -246,4 +248,26 @@ func TestSchedRealize(t *testing.T) {
 	m.step([]string{"watch a", "watch b"}, msg{kind: msgGraph, g: smGraph(1, []string{"a", "b realize"}, "a -> b")})
 	m.step([]string{"check a"}, m.running("a", "b")...)
 	m.step([]string{"finalize b realize=true"}, msg{kind: msgGraph, g: smGraph(2, []string{"a"})})
+}
+
+func TestSchedResetRetries(t *testing.T) {
+	for _, reset := range []string{"", " reset"} {
+		m := newMachine(t, Config{})
+		m.step([]string{"watch a"}, msg{kind: msgGraph, g: smGraph(1, []string{"a retry=1 delay=5" + reset})})
+		m.step([]string{"check a"}, m.running("a")...)
+		m.step([]string{"after 5ms a"}, m.done("a", false, errors.New("boom"))) // one retry used
+		old := m.vs("a")
+		m.step([]string{"finalize a realize=false"}, msg{kind: msgGraph, g: smGraph(2, []string{"a want=x retry=1 delay=5" + reset})})
+		m.step([]string{"watch a"}, msg{kind: msgStopped, vs: old})
+		m.step([]string{"check a"}, m.running("a")...)
+		if reset == "" {
+			// the changed resource kept its used-up retry count
+			m.step(nil, m.done("a", false, errors.New("boom")))
+			if m.s.snapshot().Failed != 1 {
+				t.Fatal("not failed without retries left")
+			}
+		} else {
+			m.step([]string{"after 5ms a"}, m.done("a", false, errors.New("boom")))
+		}
+	}
 }

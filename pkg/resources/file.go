@@ -91,7 +91,11 @@ func (obj *FileRes) Validate() error {
 		return fmt.Errorf("path %q is not clean (want %q)", p, c)
 	}
 	switch obj.State {
-	case "", FileStateExists, FileStateAbsent:
+	case FileStateAbsent:
+		if filepath.Clean(p) == "/" {
+			return fmt.Errorf("refusing to remove /")
+		}
+	case "", FileStateExists:
 	default:
 		return fmt.Errorf("state %q must be %q, %q or empty", obj.State, FileStateExists, FileStateAbsent)
 	}

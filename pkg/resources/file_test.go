@@ -326,6 +326,7 @@ func TestFileValidate(t *testing.T) {
 		{"/a/", &FileRes{Source: "/b"}, "source of a directory"},
 		{"/a", &FileRes{Source: "/b/"}, "source of a file"},
 		{"/a", &FileRes{Mode: "rwx"}, "mode"},
+		{"/", &FileRes{State: "absent", Recurse: true}, "refusing"},
 		{"/a", &FileRes{Fragments: []string{"rel"}}, "fragment"},
 	} {
 		f := tc.f

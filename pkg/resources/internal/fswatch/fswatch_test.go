@@ -210,3 +210,29 @@ func TestErrorSignalsAll(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDispatch measures routing one event among 10,000 subscriptions
+// in one directory: a few map look-ups, whatever their number.
+func BenchmarkDispatch(b *testing.B) {
+	w, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	dir := b.TempDir()
+	const n = 10000
+	for i := 0; i < n; i++ {
+		s, err := w.Subscribe(filepath.Join(dir, fmt.Sprint("f", i)), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+	}
+	ev := fsnotify.Event{Name: filepath.Join(dir, "f5000"), Op: fsnotify.Write}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.mu.Lock()
+		w.dispatchLocked(ev)
+		w.mu.Unlock()
+	}
+}

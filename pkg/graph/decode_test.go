@@ -140,6 +140,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"yaml scalar", "hello\n", "in:1:1: document: got string, want mapping"},
 		{"yaml binary", "\x01\x02\x03\n", "in:1: control characters are not allowed"},
 		{"yaml edge", "graph: g\nedges:\n- from: x\n", "in:3:9: edge from: got string, want mapping"},
+		{"yaml alias bomb", "graph: g\nresources:\n  file:\n  - name: a\n    x: &a [1,1,1,1,1,1,1,1,1,1]\n    y: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n    z: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n" +
+			"    w: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n    v: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n    u: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n    s: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n",
+			"in:5:12: value nested too deeply or too large"},
+		{"json deep", `{"mgmt":"graph/v1","resources":[{"kind":"a","name":"b","params":{"x":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}]}`, "in:1:1070: value nested too deeply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

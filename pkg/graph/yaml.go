@@ -163,11 +163,13 @@ func decodeYAMLFrame(frame []byte, start Position) (*Document, error) {
 
 // yconv converts a yaml.Node tree to a Document, collecting errors.
 type yconv struct {
-	file  string
-	shift int
-	seen  map[*yaml.Node]bool
-	errs  ErrorList
-	nodes int
+	file   string
+	shift  int
+	seen   map[*yaml.Node]bool
+	errs   ErrorList
+	size   int // nodes in the tree, each counted once
+	nodes  int // nodes visited converting values, aliases expanded
+	tooBig bool
 }
 
 func (c *yconv) shiftLines(n *yaml.Node) {
@@ -175,6 +177,7 @@ func (c *yconv) shiftLines(n *yaml.Node) {
 		return
 	}
 	c.seen[n] = true
+	c.size++
 	n.Line += c.shift
 	for _, k := range n.Content {
 		c.shiftLines(k)
@@ -359,9 +362,15 @@ func (c *yconv) resource(kind string, n *yaml.Node) *Resource {
 // becomes nil (the parameter is absent).
 func (c *yconv) value(n *yaml.Node, depth int) (any, bool) {
 	n = deref(n)
+	if c.tooBig {
+		return nil, false // already reported
+	}
 	c.nodes++
-	if depth > 100 || c.nodes > 10_000_000 {
+	// Aliases may repeat a subtree many times ("billion laughs"): the
+	// expanded values may hold at most a few times the document's nodes.
+	if depth > 100 || c.nodes > 4*c.size+10_000 {
 		c.errorf(n, "value nested too deeply or too large")
+		c.tooBig = true
 		return nil, false
 	}
 	switch n.Kind {
@@ -413,6 +422,9 @@ func (c *yconv) scalar(n *yaml.Node) (any, bool) {
 		}
 		return b, true
 	case "!!int":
+		if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+			return json.Number(strconv.FormatInt(i, 10)), true
+		}
 		var i int64
 		if err := n.Decode(&i); err == nil {
 			return json.Number(strconv.FormatInt(i, 10)), true

@@ -27,13 +27,19 @@ func TestNextMidnight(t *testing.T) {
 	}
 }
 
-// TestWeekdays drives the stream with a clock that is one millisecond
-// before midnight: it emits the day, then the next one once the timer
-// fires.
+// TestWeekdays drives the stream with a clock that reads 100 ms before
+// midnight on its first call and moves on with real time after: it emits
+// the day, then the next one once the timer fires.
 func TestWeekdays(t *testing.T) {
-	start := time.Now()
-	base := time.Date(2024, 6, 2, 23, 59, 59, 999_000_000, time.Local) // a Sunday
-	now := func() time.Time { return base.Add(time.Since(start)) }
+	base := time.Date(2024, 6, 2, 23, 59, 59, 900_000_000, time.Local) // a Sunday
+	var start time.Time
+	now := func() time.Time {
+		if start.IsZero() {
+			start = time.Now()
+			return base
+		}
+		return base.Add(time.Since(start))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan values.Value, 10)
 	done := make(chan error, 1)

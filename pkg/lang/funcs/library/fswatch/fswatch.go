@@ -74,9 +74,11 @@ type armer struct {
 	watched string
 }
 
-// arm moves the watch to the deepest existing directory above path. A
-// directory removed between the check and the watch is not an error: the
-// search starts again from the top.
+// arm moves the watch to the deepest existing directory above path. It
+// checks again after each move: a directory created between the check and
+// the watch sent its event to nobody, so the watch moves on down to it. A
+// directory removed in between is not an error either: the search starts
+// again from the top.
 func (a *armer) arm() error {
 	for {
 		dir := a.deepest()
@@ -87,14 +89,13 @@ func (a *armer) arm() error {
 			_ = a.w.Remove(a.watched) // gone already if the directory was removed
 			a.watched = ""
 		}
-		err := a.w.Add(dir)
-		if err == nil {
-			a.watched = dir
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if err := a.w.Add(dir); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
 			return err
 		}
+		a.watched = dir
 	}
 }
 

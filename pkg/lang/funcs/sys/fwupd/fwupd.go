@@ -55,20 +55,34 @@ func rebootNeeded(ctx context.Context, c *funcs.Call, emit func(values.Value)) e
 			return fmt.Errorf("sys/fwupd.reboot_needed: %v", err)
 		}
 		emit(values.Bool(need))
+		if !waitChange(ctx, signals) {
+			return nil
+		}
+	}
+}
+
+// waitChange waits for a signal of fwupd's (the bus's own, such as
+// NameAcquired, reach the connection too) and drains the burst that may
+// follow: one question answers them all. It returns false once ctx is done
+// or the connection is closed.
+func waitChange(ctx context.Context, signals <-chan *dbus.Signal) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case _, ok := <-signals:
+			return false
+		case sig, ok := <-signals:
 			if !ok {
-				return nil
+				return false
+			}
+			if !strings.HasPrefix(sig.Name, iface+".") {
+				continue
 			}
 		}
-	drain: // one question answers a burst of signals
 		for {
 			select {
 			case <-signals:
 			default:
-				break drain
+				return true
 			}
 		}
 	}

@@ -81,17 +81,25 @@ func TestRebootNeeded(t *testing.T) {
 	done := make(chan error, 1)
 	c := &funcs.Call{Type: types.MustParse("func() bool")}
 	go func() { done <- rebootNeeded(ctx, c, func(v values.Value) { ch <- v }) }()
+	first := true
 	want := func(w bool) {
 		t.Helper()
-		select {
-		case v := <-ch:
-			if v != values.Bool(w) {
-				t.Fatalf("got %s, want %v", v, w)
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case v := <-ch:
+				if first && v != values.Bool(w) {
+					t.Fatalf("first value %s, want %v", v, w)
+				}
+				first = false
+				if v == values.Bool(w) {
+					return
+				}
+			case err := <-done:
+				t.Fatalf("stream ended: %v", err)
+			case <-deadline:
+				t.Fatalf("timed out waiting for %v", w)
 			}
-		case err := <-done:
-			t.Fatalf("stream ended: %v", err)
-		case <-time.After(5 * time.Second):
-			t.Fatalf("timed out waiting for %v", w)
 		}
 	}
 	want(false) // no devices

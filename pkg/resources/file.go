@@ -183,11 +183,12 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 	for _, f := range obj.Fragments {
 		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
 	}
-	if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil && target != obj.cleanPath() {
-		// The path is (or goes through) a link when the watch starts:
-		// follow its target too. A link changed later is seen on the
-		// path itself.
-		list = append(list, follow{target, list[0].opts})
+	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// The path is a link when the watch starts: follow its target
+		// too. A link changed later is seen on the path itself.
+		if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil {
+			list = append(list, follow{target, list[0].opts})
+		}
 	}
 	var subs []*fswatch.Sub
 	defer func() {

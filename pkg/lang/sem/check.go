@@ -14,7 +14,12 @@ import (
 // errors abort at once (panic with *Error, recovered in Check); type
 // errors are recorded (the first is reported) so that scope errors found
 // later in the walk still win, as the stages run in that order.
+// maxCopies bounds the copies of func statements and classes (each use
+// site checks its own copy, so nesting multiplies them).
+const maxCopies = 100000
+
 type checker struct {
+	copies  int
 	global  *Scope
 	loader  *loader
 	cons    []*constraint
@@ -399,9 +404,42 @@ func (c *checker) callUserFunc(e *ast.Call, r ref, args []node) node {
 	if b.busy {
 		c.scopeErr(e.Pos, "recursive call of %s while setting scope: not a dag", b.name)
 	}
+	// A copy checked for the same concrete argument types is reused: its
+	// typing would be identical, and this keeps nested polymorphic calls
+	// linear instead of exponential.
+	key := ""
+	if len(args) == len(b.fn.Func.Params) {
+		ts := make([]*types.Type, len(args))
+		for i, a := range args {
+			ts[i] = a.typ()
+			if !ts[i].IsConcrete() {
+				ts = nil
+				break
+			}
+		}
+		if ts != nil {
+			key = strings.Join(types.StringAll(ts...), ",")
+			if lam, ok := b.instances[key]; ok {
+				return &callIR{fn: &instIR{r: r, lam: lam}, args: args, t: lam.t.Out, id: c.id(), pos: e.Pos}
+			}
+		}
+	}
+	c.copies++
+	if c.copies > maxCopies {
+		c.scopeErr(e.Pos, "more than %d copies of functions and classes: nested polymorphic calls grow too fast", maxCopies)
+	}
 	b.busy, b.used = true, true
 	lam := c.checkLambda(b.fn.Func, b.scope)
 	b.busy = false
+	if key != "" {
+		for i, a := range args {
+			c.unify(e.Args[i].Position(), a.typ(), lam.t.Fields[i].Type, fmt.Sprintf("argument %d of %s", i+1, e.Name))
+		}
+		if b.instances == nil {
+			b.instances = map[string]*lambdaIR{}
+		}
+		b.instances[key] = lam
+	}
 	if len(args) != lam.nparams {
 		c.typeErrf(e.Pos, "function %s takes %d arguments, got %d", e.Name, lam.nparams, len(args))
 		return &callIR{fn: &instIR{r: r, lam: lam}, args: args, t: types.NewVar(), id: c.id(), pos: e.Pos}

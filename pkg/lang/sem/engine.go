@@ -47,12 +47,12 @@ func (p *pass) env(m *module) *funcs.Env { return p.eng.prog.envOf(m) }
 type streamInst struct {
 	args    []values.Value
 	updates chan []values.Value
-	cancel context.CancelFunc
-	val    values.Value
-	has    bool
-	err    error
-	closed bool
-	gen    uint64
+	cancel  context.CancelFunc
+	val     values.Value
+	has     bool
+	err     error
+	closed  bool
+	gen     uint64
 }
 
 // Engine runs a checked Program.

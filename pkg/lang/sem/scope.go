@@ -31,7 +31,8 @@ type binding struct {
 	state uint8 // 0 unchecked, 1 checking, 2 done
 
 	// bkFunc
-	fn *ast.FuncStmt
+	fn        *ast.FuncStmt
+	instances map[string]*lambdaIR // checked copies by concrete argument types
 	// bkClass
 	class *ast.Class
 	// bkFunc, bkClass: set while an instance is being checked

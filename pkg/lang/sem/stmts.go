@@ -250,6 +250,10 @@ func (c *checker) instantiate(st *ast.Include, s *Scope) *includeIR {
 	if b.busy {
 		c.scopeErr(st.Pos, "recursive include of class %s while setting scope: not a dag", b.name)
 	}
+	c.copies++
+	if c.copies > maxCopies {
+		c.scopeErr(st.Pos, "more than %d copies of functions and classes: nested includes grow too fast", maxCopies)
+	}
 	cl := b.class
 	inst := &includeIR{r: r, pos: st.Pos, args: c.checkExprs(st.Args, s), name: st.Name, id: c.id()}
 	if len(st.Args) != len(cl.Params) {

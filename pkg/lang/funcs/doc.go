@@ -14,9 +14,13 @@
 //
 // # Adding a function
 //
-// Put it in the package of its module, pkg/lang/funcs/core<module> (module
-// "golang/strings" lives in coregolangstrings), register it from init, and
-// make sure pkg/lang/funcs/all imports the package.
+// The core modules the conformance corpus needs live in
+// pkg/lang/funcs/core<module> (builtin for the top-level ones) and are
+// imported by pkg/lang/funcs/all; the rest of the library lives in
+// pkg/lang/funcs/<module> and is imported by pkg/lang/funcs/library.
+// Register from init; a package adding to a core module imports the core
+// package first and skips names it already has (registering a name twice
+// panics).
 //
 // (a) A function with one fixed signature, in mcl type syntax:
 //
@@ -35,7 +39,9 @@
 // fmt.printf in corefmt is the example.
 //
 // (c) A streaming function emits values through a callback until its
-// context is cancelled (datetime.now in coredatetime):
+// context is cancelled (datetime.now in coredatetime). When its arguments
+// change, the engine restarts it, unless Func.Follow is set: then the new
+// arguments arrive on Call.Updates (history in builtin):
 //
 //	funcs.RegisterStream("datetime", "now", "func() int", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error { ... })
 //

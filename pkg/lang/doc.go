@@ -1,0 +1,30 @@
+// Package lang is the home of mcl, the language of mcl-compile. The
+// compiler is split in stages, each its own package importing only the
+// earlier ones:
+//
+//	parser   lexer (newlines are tokens), recursive-descent parser, string
+//	         interpolation; errors "FILE:LINE:COL: syntax error: ..."
+//	ast      the syntax tree and its printer (canonical mcl source)
+//	types    type terms, the type syntax, union-find unification
+//	values   runtime values
+//	funcs    the built-in function registry and API (see its doc.go);
+//	         funcs/all the core modules, funcs/library the rest
+//	sem      scope resolution, type checking with deferred constraints, the
+//	         typed IR, and the reactive engine that turns it into graph
+//	         documents (pkg/graph)
+//
+// A program flows as: sem.Check(path) parses the main file and its imports
+// (local files, module directories with metadata.yaml, git modules cached
+// under the prefix), resolves names and types everything, then
+// sem.NewEngine(prog).Run evaluates it, pass after pass, writing a graph
+// document each time the streams (timers, watched files, commands, the
+// world) change the output.
+//
+// Choices beyond the reference implementation: `else if`; precise error
+// positions with "did you mean"; type conflicts naming both sides; a func
+// statement's checked copy reused for equal concrete argument types;
+// streaming calls that follow their arguments (history). The default scope
+// holds $purpleidea = "hello world!" and $hostname = "" (what the
+// conformance corpus expects); mcl-compile --var name=value overrides or
+// adds str variables.
+package lang

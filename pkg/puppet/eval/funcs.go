@@ -14,6 +14,9 @@ func (e *evaluator) call(s *scope, c *syntax.Call) any {
 	for i, a := range c.Args {
 		args[i] = e.expr(s, a)
 	}
+	if c.Lambda != nil {
+		return e.iterate(s, c, args)
+	}
 	switch c.Name {
 	case "include", "require", "contain":
 		e.includeLike(s, c, args)
@@ -73,6 +76,92 @@ func (e *evaluator) call(s *scope, c *syntax.Call) any {
 		return nil
 	}
 	panic(syntax.Unsupported(c.P, "function "+c.Name+"()"))
+}
+
+// iterate implements each, map and filter with their lambda: one
+// parameter gets the element (a [key, value] pair for hashes), two get the
+// index or key and the value.
+func (e *evaluator) iterate(s *scope, c *syntax.Call, args []any) any {
+	switch c.Name {
+	case "each", "map", "filter":
+	default:
+		panic(syntax.Unsupported(c.P, "function "+c.Name+"() with a lambda"))
+	}
+	e.arity(c, args, 1, 1)
+	l := c.Lambda
+	if len(l.Params) < 1 || len(l.Params) > 2 {
+		e.fail(l.P, "%s() expects a lambda with 1 or 2 parameters, got %d", c.Name, len(l.Params))
+	}
+	type item struct{ key, val any }
+	var items []item
+	switch x := args[0].(type) {
+	case []any:
+		for i, v := range x {
+			items = append(items, item{int64(i), v})
+		}
+	case *hash:
+		for _, k := range x.keys {
+			items = append(items, item{k, x.m[k]})
+		}
+	case int64:
+		for i := int64(0); i < x; i++ {
+			items = append(items, item{i, i})
+		}
+	default:
+		e.fail(c.P, "%s() cannot iterate over %s", c.Name, typeName(args[0]))
+	}
+	_, isHash := args[0].(*hash)
+	var out []any
+	outHash := &hash{m: map[string]any{}}
+	for _, it := range items {
+		ls := newScope(s, s, s.container)
+		ls.depth = s.depth
+		if len(l.Params) == 2 {
+			ls.vars[l.Params[0].Name], ls.vars[l.Params[1].Name] = it.key, it.val
+		} else if isHash {
+			ls.vars[l.Params[0].Name] = []any{it.key, it.val}
+		} else {
+			ls.vars[l.Params[0].Name] = it.val
+		}
+		var last any
+		for _, st := range l.Body {
+			e.stmt(ls, st)
+			last = e.lastValue(ls, st)
+		}
+		switch c.Name {
+		case "map":
+			out = append(out, last)
+		case "filter":
+			if truthy(last) {
+				if isHash {
+					outHash.set(toString(it.key), it.val)
+				} else {
+					out = append(out, it.val)
+				}
+			}
+		}
+	}
+	switch {
+	case c.Name == "each":
+		return args[0]
+	case c.Name == "filter" && isHash:
+		return outHash
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out
+}
+
+// lastValue is the value of a lambda's last statement, for map and
+// filter: expressions are evaluated again (they have no side effects in
+// the subset, resource declarations aside, which map to their refs).
+func (e *evaluator) lastValue(s *scope, st syntax.Node) any {
+	switch st.(type) {
+	case *syntax.Resource, *syntax.Assign, *syntax.If, *syntax.Case, *syntax.Chain, *syntax.Defaults, *syntax.Call:
+		return nil
+	}
+	return e.expr(s, st)
 }
 
 func (e *evaluator) arity(c *syntax.Call, args []any, lo, hi int) {

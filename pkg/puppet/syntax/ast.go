@@ -74,10 +74,19 @@ type (
 		Matches []Node
 		Values  []Node
 	}
+	// Call is a function call; a method call x.f(a) has x as its first
+	// argument.
 	Call struct {
-		P    Pos
-		Name string
-		Args []Node
+		P      Pos
+		Name   string
+		Args   []Node
+		Lambda *Lambda
+	}
+	// Lambda is the block of an iterating call: |$a, $b| { ... }.
+	Lambda struct {
+		P      Pos
+		Params []*Param
+		Body   []Node
 	}
 	// Name is a bare word used as a value (a string in Puppet).
 	Name struct {
@@ -177,6 +186,7 @@ func (n *Binary) At() Pos    { return n.P }
 func (n *Selector) At() Pos  { return n.P }
 func (n *Call) At() Pos      { return n.P }
 func (n *Name) At() Pos      { return n.P }
+func (n *Lambda) At() Pos    { return n.P }
 func (n *Attr) At() Pos      { return n.P }
 func (n *ResBody) At() Pos   { return n.P }
 func (n *Resource) At() Pos  { return n.P }

@@ -397,7 +397,15 @@ func (p *parser) postfix(x Node) Node {
 			p.i++
 			x = p.selector(t.Pos, x)
 		case t.Kind == PUNCT && t.Text == ".":
-			panic(Unsupported(t.Pos, "method calls"))
+			p.i++
+			nt := p.expect(NAME, "")
+			c := &Call{P: nt.Pos, Name: nt.Text, Args: []Node{x}}
+			if p.at(PUNCT, "(") && !p.tok().Space {
+				p.i++
+				c.Args = append(c.Args, p.list(")")...)
+			}
+			c.Lambda = p.lambda()
+			x = c
 		default:
 			return x
 		}
@@ -512,12 +520,34 @@ func (p *parser) namePrimary(t Token) Node {
 	if p.at(PUNCT, "(") {
 		p.i++
 		c := &Call{P: t.Pos, Name: t.Text, Args: p.list(")")}
-		if p.at(PUNCT, "|") {
-			panic(Unsupported(p.tok().Pos, "lambdas"))
-		}
+		c.Lambda = p.lambda()
 		return c
 	}
 	return &Name{P: t.Pos, Value: t.Text}
+}
+
+// lambda parses an optional |params| { body } after a call.
+func (p *parser) lambda() *Lambda {
+	t := p.tok()
+	if !p.accept(PUNCT, "|") {
+		return nil
+	}
+	l := &Lambda{P: t.Pos}
+	for !p.accept(PUNCT, "|") {
+		p.skipType()
+		v := p.expect(VAR, "")
+		prm := &Param{P: v.Pos, Name: v.Text}
+		if p.accept(PUNCT, "=") {
+			prm.Default = p.expr()
+		}
+		l.Params = append(l.Params, prm)
+		if !p.accept(PUNCT, ",") {
+			p.expect(PUNCT, "|")
+			break
+		}
+	}
+	l.Body = p.block()
+	return l
 }
 
 func (p *parser) hash() Node {

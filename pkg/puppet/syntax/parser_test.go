@@ -30,7 +30,6 @@ func TestParseErrors(t *testing.T) {
 		{`File <| |>`, "x.pp:1:1: unsupported Puppet construct: resource collectors"},
 		{`File["/x"] { mode => "0644" }`, "x.pp:1:1: unsupported Puppet construct: resource overrides"},
 		{`$x = @("END")`, "x.pp:1:6: unsupported Puppet construct: heredoc"},
-		{`[1].each |$x| { }`, "x.pp:1:4: unsupported Puppet construct: method calls"},
 		{`file { "/x": ensure => file`, `x.pp:1:28: syntax error: expected "}", got end of file`},
 		{`"abc`, `x.pp:1:1: unterminated string`},
 		{`class foo { `, `x.pp:1:13: syntax error: unexpected end of file, expected "}"`},

@@ -77,7 +77,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	defer lock.Close()
-	if err := PublishURL(dir, a.cfg.Server.ClientURLs[0]); err != nil {
+	if err := PublishURL(dir, a.cfg.Server.advClient()[0]); err != nil {
 		return err
 	}
 	defer os.Remove(dir + ".url")
@@ -102,7 +102,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			return err
 		}
 		a.cfg.State("member")
-		a.cfg.Logf("running as member %s (%x), clients on %v", sc.Name, s.ID(), sc.ClientURLs)
+		a.cfg.Logf("running as member %s (%x), clients on %v", sc.Name, s.ID(), sc.advClient())
 		select {
 		case <-ctx.Done():
 			lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -163,7 +163,7 @@ func (a *Agent) isMember(ctx context.Context, sc ServerConfig) (bool, error) {
 		return false, err
 	}
 	for _, m := range list.Members {
-		if samePeers(m.PeerURLs, sc.PeerURLs) {
+		if samePeers(m.PeerURLs, sc.advPeer()) {
 			return true, nil
 		}
 	}
@@ -215,7 +215,7 @@ func (a *Agent) standby(ctx context.Context, seeds []string) ([]string, func(), 
 					c.Close()
 					return nil, nil, err
 				}
-				if err := c.setStandby(ctx, a.cfg.Server.ClientURLs); err != nil {
+				if err := c.setStandby(ctx, a.cfg.Server.advClient()); err != nil {
 					a.cfg.Logf("recording the standby: %v", err)
 				}
 				a.cfg.State("standby")

@@ -23,8 +23,13 @@ import (
 type ServerConfig struct {
 	Name       string   // member name: the hostname
 	DataDir    string   // the member's data; reused when it holds a member
-	ClientURLs []string // listened on and advertised to clients
-	PeerURLs   []string // listened on and advertised to peers
+	ClientURLs []string // listened on for clients
+	PeerURLs   []string // listened on for peers
+	// AdvertiseClientURLs and AdvertisePeerURLs are the URLs given to
+	// clients and peers; empty means the listen URLs (which then must not
+	// be wildcard addresses).
+	AdvertiseClientURLs []string
+	AdvertisePeerURLs   []string
 	Seeds      []string // client URLs of a cluster to join; none starts a new one
 	TLS        *TLSFiles
 	Insecure   bool      // allow plain http on non-loopback addresses
@@ -53,12 +58,28 @@ func (c *ServerConfig) Validate() error {
 			return err
 		}
 	}
-	for _, us := range [][]string{c.ClientURLs, c.PeerURLs, c.Seeds} {
+	for _, us := range [][]string{c.ClientURLs, c.PeerURLs, c.Seeds, c.AdvertiseClientURLs, c.AdvertisePeerURLs} {
 		if err := CheckURLs(us, c.TLS != nil, c.Insecure); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// advClient returns the client URLs advertised.
+func (c *ServerConfig) advClient() []string {
+	if len(c.AdvertiseClientURLs) > 0 {
+		return c.AdvertiseClientURLs
+	}
+	return c.ClientURLs
+}
+
+// advPeer returns the peer URLs advertised.
+func (c *ServerConfig) advPeer() []string {
+	if len(c.AdvertisePeerURLs) > 0 {
+		return c.AdvertisePeerURLs
+	}
+	return c.PeerURLs
 }
 
 // CheckURLs reports a URL that is not http(s)://host:port, https without
@@ -178,9 +199,13 @@ func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	if ec.ListenPeerUrls, err = parseURLs(c.PeerURLs); err != nil {
 		return nil, err
 	}
-	ec.AdvertiseClientUrls = ec.ListenClientUrls
-	ec.AdvertisePeerUrls = ec.ListenPeerUrls
-	ec.InitialCluster = c.Name + "=" + strings.Join(c.PeerURLs, ","+c.Name+"=")
+	if ec.AdvertiseClientUrls, err = parseURLs(c.advClient()); err != nil {
+		return nil, err
+	}
+	if ec.AdvertisePeerUrls, err = parseURLs(c.advPeer()); err != nil {
+		return nil, err
+	}
+	ec.InitialCluster = c.Name + "=" + strings.Join(c.advPeer(), ","+c.Name+"=")
 	ec.InitialClusterToken = "mgmt"
 	ec.AutoCompactionMode = embed.CompactorModePeriodic
 	ec.AutoCompactionRetention = "1h"
@@ -246,7 +271,7 @@ func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
 		return "", 0, fmt.Errorf("joining through %s: %v", strings.Join(c.Seeds, ","), err)
 	}
 	for _, m := range list.Members {
-		same := samePeers(m.PeerURLs, c.PeerURLs)
+		same := samePeers(m.PeerURLs, c.advPeer())
 		if m.Name == c.Name && !same {
 			return "", 0, fmt.Errorf("a member named %s already exists with peer URLs %s", c.Name, strings.Join(m.PeerURLs, ","))
 		}
@@ -262,7 +287,7 @@ func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
 	var add *clientv3.MemberAddResponse
 	err = retryUnhealthy(ctx, func(ctx context.Context) error {
 		var err error
-		add, err = cli.MemberAdd(ctx, c.PeerURLs)
+		add, err = cli.MemberAdd(ctx, c.advPeer())
 		return err
 	})
 	if err != nil {
@@ -318,7 +343,7 @@ func (s *Server) ID() uint64 { return uint64(s.etcd.Server.MemberID()) }
 func (s *Server) Name() string { return s.cfg.Name }
 
 // ClientURLs returns the URLs clients reach the member on.
-func (s *Server) ClientURLs() []string { return s.cfg.ClientURLs }
+func (s *Server) ClientURLs() []string { return s.cfg.advClient() }
 
 // Done is closed when the member stopped on its own: removed from the
 // cluster, or a fatal error.

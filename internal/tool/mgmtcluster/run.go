@@ -133,6 +133,8 @@ type runCmd struct {
 	DataDir          string   `help:"Member data directory (default: PREFIX/server)." type:"path"`
 	ClientURLs       []string `name:"client-urls" help:"URLs to serve clients on (default: http://127.0.0.1:2379)." placeholder:"URL"`
 	ServerURLs       []string `name:"server-urls" help:"URLs to serve peers on (default: http://127.0.0.1:2380)." placeholder:"URL"`
+	AdvClientURLs    []string `name:"advertise-client-urls" help:"Client URLs given to others (default: --client-urls)." placeholder:"URL"`
+	AdvServerURLs    []string `name:"advertise-server-urls" help:"Peer URLs given to others (default: --server-urls)." placeholder:"URL"`
 	IdealClusterSize int      `name:"ideal-cluster-size" help:"Voting members wanted; more hosts wait as standby proxies." default:"5"`
 	Debug            bool     `help:"Log etcd's own messages at info level."`
 }
@@ -156,15 +158,17 @@ func (r *runCmd) run(e *env) error {
 	}
 	a, err := world.NewAgent(world.AgentConfig{
 		Server: world.ServerConfig{
-			Name:       r.Name,
-			DataDir:    r.DataDir,
-			ClientURLs: r.ClientURLs,
-			PeerURLs:   r.ServerURLs,
-			Seeds:      e.conn.Seeds,
-			TLS:        e.conn.tls(),
-			Insecure:   e.conn.Insecure,
-			Log:        e.stderr,
-			Debug:      r.Debug,
+			Name:                r.Name,
+			DataDir:             r.DataDir,
+			ClientURLs:          r.ClientURLs,
+			PeerURLs:            r.ServerURLs,
+			AdvertiseClientURLs: r.AdvClientURLs,
+			AdvertisePeerURLs:   r.AdvServerURLs,
+			Seeds:               e.conn.Seeds,
+			TLS:                 e.conn.tls(),
+			Insecure:            e.conn.Insecure,
+			Log:                 e.stderr,
+			Debug:               r.Debug,
 		},
 		IdealSize: r.IdealClusterSize,
 		Namespace: e.conn.Namespace,

@@ -30,11 +30,11 @@ type ServerConfig struct {
 	// be wildcard addresses).
 	AdvertiseClientURLs []string
 	AdvertisePeerURLs   []string
-	Seeds      []string // client URLs of a cluster to join; none starts a new one
-	TLS        *TLSFiles
-	Insecure   bool      // allow plain http on non-loopback addresses
-	Log        io.Writer // etcd's own log; nil discards it
-	Debug      bool      // log etcd at info level instead of fatal errors only
+	Seeds               []string // client URLs of a cluster to join; none starts a new one
+	TLS                 *TLSFiles
+	Insecure            bool      // allow plain http on non-loopback addresses
+	Log                 io.Writer // etcd's own log; nil discards it
+	Debug               bool      // log etcd at info level instead of fatal errors only
 	// ForceNewCluster restarts a member from its data as the only member
 	// of its cluster, whatever the URLs it had: for private worlds, whose
 	// ports change from run to run.

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Tools some tests use when present: ip (network namespaces for the net
+# functions), dbus-daemon (a private bus for D-Bus clients), git (remote mcl
+# module imports). Idempotent and quiet.
+set -eu
+missing=""
+command -v ip >/dev/null 2>&1 || missing="$missing iproute2"
+command -v dbus-daemon >/dev/null 2>&1 || missing="$missing dbus-daemon"
+command -v git >/dev/null 2>&1 || missing="$missing git"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+[ -z "$missing" ] && exit 0
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -175,7 +175,8 @@ func testApplyPkg(t *testing.T, backend string) {
 	pkg := func(seq int64, states ...string) string {
 		var rs []*graph.Resource
 		for i, s := range states {
-			rs = append(rs, res("pkg", n(string(rune('a'+i))), map[string]any{"state": s}))
+			// local packages are unsupported for PackageKit: allow them
+			rs = append(rs, res("pkg", n(string(rune('a'+i))), map[string]any{"state": s, "allowunsupported": true}))
 		}
 		return doc(t, seq, rs)
 	}
@@ -301,7 +302,7 @@ func TestApplyPkgAutoEdges(t *testing.T) {
 		m.Command("apt-get", "remove", "-y", "-q", name).Run()
 	})
 	d := doc(t, 1, []*graph.Resource{
-		res("pkg", name, map[string]any{"state": "installed"}),
+		res("pkg", name, map[string]any{"state": "installed", "allowunsupported": true}),
 		res("svc", name, map[string]any{"state": "running"}),
 		res("file", "/etc/"+name+".conf", map[string]any{"path": "/etc/" + name + ".conf", "content": "managed\n", "state": "exists"}),
 	})

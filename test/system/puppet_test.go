@@ -47,7 +47,9 @@ user { "mgmtpp%[3]s": ensure => present, uid => 4501, gid => "mgmtppgrp%[3]s", g
 			t.Fatalf("puppet-graph produced no %s resource:\n%s\n%s", kind, res.Stdout, res.Stderr)
 		}
 	}
-	applyConverged(t, m, nil, strings.TrimSpace(res.Stdout))
+	// Puppet has no allowunsupported, and PackageKit refuses local
+	// packages without it: use the apt backend
+	applyConverged(t, m, []string{"MGMT_PKG_BACKEND=apt"}, strings.TrimSpace(res.Stdout))
 	if v := dpkgVersion(m, pkg); v != "1.0" {
 		t.Errorf("%s: version %q", pkg, v)
 	}

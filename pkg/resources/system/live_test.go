@@ -97,8 +97,10 @@ func TestLiveSvcMissingUnit(t *testing.T) {
 	}
 }
 
+// newPkg returns a pkg resource. The test packages come from a local
+// repository, which PackageKit reports as unsupported: allow them.
 func newPkg(name, state, backend string) *PkgRes {
-	r := &PkgRes{State: state, Backend: backend}
+	r := &PkgRes{State: state, Backend: backend, AllowUnsupported: true}
 	r.SetKind("pkg")
 	r.SetName(name)
 	return r
@@ -170,7 +172,41 @@ func testLivePkg(t *testing.T, backend string) {
 	gh.converge()
 }
 
-func TestLivePkgApt(t *testing.T)        { testLivePkg(t, "apt") }
+func TestLivePkgApt(t *testing.T) { testLivePkg(t, "apt") }
+
+// TestLivePkgRefused checks allowunsupported (PackageKit) and allownonfree
+// (apt): the packages are refused until the option allows them.
+func TestLivePkgRefused(t *testing.T) {
+	systemtest.Live(t)
+	id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	local, nonfree := "mgmt-local-"+id, "mgmt-nonfree-"+id
+	systemtest.Repo(t, "", systemtest.Deb{Name: local, Version: "1.0"},
+		systemtest.Deb{Name: nonfree, Version: "1.0", Section: "non-free/misc"})
+	for _, tc := range []struct {
+		r    *PkgRes
+		want string
+		set  func(*PkgRes)
+	}{
+		{newPkg(local, "installed", "packagekit"), "set allownonfree or allowunsupported",
+			func(r *PkgRes) { r.AllowUnsupported = true }},
+		{newPkg(nonfree, "installed", "apt"), "is non-free (section non-free/misc)",
+			func(r *PkgRes) { r.AllowNonFree = true }},
+	} {
+		tc.r.AllowUnsupported = false
+		h := newHarness(t, tc.r)
+		_, err := tc.r.CheckApply(t.Context(), true)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: got %v, want an error containing %q", tc.r, err, tc.want)
+		}
+		if dpkgVersion(tc.r.Name()) != "" {
+			t.Fatalf("%s was installed", tc.r.Name())
+		}
+		tc.set(tc.r)
+		h.converge()
+		tc.r.State = "uninstalled"
+		h.converge()
+	}
+}
 func TestLivePkgPackageKit(t *testing.T) { testLivePkg(t, "packagekit") }
 
 func u32(v uint32) *uint32 { return &v }

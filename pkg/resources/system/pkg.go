@@ -34,9 +34,12 @@ type PkgRes struct {
 	State string `lang:"state" yaml:"state"`
 	// AllowUntrusted allows packages that are not signed by a trusted key.
 	AllowUntrusted bool `lang:"allowuntrusted" yaml:"allowuntrusted"`
-	// AllowNonFree allows packages outside the free software sections.
+	// AllowNonFree allows installing non-free packages (PackageKit's free
+	// filter; with apt, a section starting with "non-free").
 	AllowNonFree bool `lang:"allownonfree" yaml:"allownonfree"`
-	// AllowUnsupported allows packages the distribution does not support.
+	// AllowUnsupported allows installing packages that PackageKit does not
+	// report as supported by the distribution (packages of local or
+	// third-party repositories). apt has no such notion and ignores it.
 	AllowUnsupported bool `lang:"allowunsupported" yaml:"allowunsupported"`
 
 	// Backend forces "apt" or "packagekit"; by default PackageKit is used
@@ -244,10 +247,8 @@ func (r *PkgRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if !apply {
 		return false, nil
 	}
-	opts := pkgOpts{untrusted: r.AllowUntrusted}
-	for _, m := range r.members() {
-		opts.untrusted = opts.untrusted && m.AllowUntrusted
-	}
+	// GroupCmp keeps the options of a group's members equal
+	opts := pkgOpts{untrusted: r.AllowUntrusted, nonFree: r.AllowNonFree, unsupported: r.AllowUnsupported}
 	start := time.Now()
 	if err := b.apply(ctx, acts, opts); err != nil {
 		return false, err

@@ -33,7 +33,9 @@ func (st pkgState) has(v string) bool {
 
 // pkgOpts are the options of one transaction.
 type pkgOpts struct {
-	untrusted bool
+	untrusted   bool // allow unauthenticated packages
+	nonFree     bool // allow installing non-free packages
+	unsupported bool // allow installing unsupported packages
 }
 
 // A pkgBackend is one way to query and change the installed packages.
@@ -139,6 +141,11 @@ func (b *aptBackend) apply(ctx context.Context, acts []pkgAction, opts pkgOpts) 
 	if opts.untrusted {
 		args = append(args, "--allow-unauthenticated")
 	}
+	if !opts.nonFree {
+		if err := b.checkFree(ctx, acts); err != nil {
+			return err
+		}
+	}
 	args = append(args, "--")
 	for _, a := range acts {
 		switch {
@@ -152,6 +159,38 @@ func (b *aptBackend) apply(ctx context.Context, acts []pkgAction, opts pkgOpts) 
 	}
 	_, err := runCmd(ctx, "apt-get", args...)
 	return err
+}
+
+// checkFree refuses to install packages of a non-free section.
+func (b *aptBackend) checkFree(ctx context.Context, acts []pkgAction) error {
+	var names []string
+	for _, a := range acts {
+		if a.remove {
+			continue
+		}
+		n := a.name
+		if a.version != "" {
+			n += "=" + a.version
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	out, err := runCmd(ctx, "apt-cache", append([]string{"show", "--no-all-versions", "--"}, names...)...)
+	if err != nil {
+		return err
+	}
+	pkg := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "Package: "); ok {
+			pkg = v
+		}
+		if v, ok := strings.CutPrefix(line, "Section: "); ok && strings.HasPrefix(v, "non-free") {
+			return fmt.Errorf("package %s is non-free (section %s): set allownonfree to install it", pkg, v)
+		}
+	}
+	return nil
 }
 
 // watch follows dpkg's status file (rewritten on every change) and the

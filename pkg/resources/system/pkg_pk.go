@@ -12,10 +12,12 @@ import (
 // PackageKit's D-Bus names and the enum values it uses (bitfields are
 // 1<<value).
 const (
-	pkName     = "org.freedesktop.PackageKit"
-	pkPath     = "/org/freedesktop/PackageKit"
-	pkTransIf  = "org.freedesktop.PackageKit.Transaction"
-	pkFilterNo = 1 << 1 // PK_FILTER_ENUM_NONE
+	pkName            = "org.freedesktop.PackageKit"
+	pkPath            = "/org/freedesktop/PackageKit"
+	pkTransIf         = "org.freedesktop.PackageKit.Transaction"
+	pkFilterNo        = 1 << 1  // PK_FILTER_ENUM_NONE
+	pkFilterFree      = 1 << 8  // PK_FILTER_ENUM_FREE
+	pkFilterSupported = 1 << 12 // PK_FILTER_ENUM_SUPPORTED
 
 	pkInfoInstalled = 1 // PK_INFO_ENUM_INSTALLED
 
@@ -194,6 +196,9 @@ func (b *pkBackend) apply(ctx context.Context, acts []pkgAction, opts pkgOpts) e
 	if err != nil {
 		return err
 	}
+	if err := b.checkAllowed(ctx, acts, opts); err != nil {
+		return err
+	}
 	var install, update, remove []string
 	for _, a := range acts {
 		st := states[a.name]
@@ -232,6 +237,41 @@ func (b *pkBackend) apply(ctx context.Context, acts []pkgAction, opts pkgOpts) e
 	if len(remove) > 0 {
 		if _, err := b.transaction(ctx, "RemovePackages", flags&^pkFlagAllowDowngrade, remove, false, false); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkAllowed refuses to install packages that PackageKit's free or
+// supported filters hide, unless the options allow them. The filters are
+// applied only here: the installed state is always read unfiltered, so that
+// an unsupported package can still be removed.
+func (b *pkBackend) checkAllowed(ctx context.Context, acts []pkgAction, opts pkgOpts) error {
+	var filter uint64
+	if !opts.nonFree {
+		filter |= pkFilterFree
+	}
+	if !opts.unsupported {
+		filter |= pkFilterSupported
+	}
+	var names []string
+	for _, a := range acts {
+		if !a.remove {
+			names = append(names, a.name)
+		}
+	}
+	if filter == 0 || len(names) == 0 {
+		return nil
+	}
+	pkgs, err := b.transaction(ctx, "Resolve", filter, names)
+	if err != nil {
+		return err
+	}
+	visible := pkStates(pkgs)
+	for _, n := range names {
+		if len(visible[n].versions) == 0 {
+			return fmt.Errorf("package %s is not free or not supported by the distribution: "+
+				"set allownonfree or allowunsupported to install it", n)
 		}
 	}
 	return nil

@@ -97,11 +97,11 @@ func Run(t testing.TB, args ...string) string {
 	return string(out)
 }
 
-// A Deb describes a tiny package: name, version and files (path inside
-// the package -> content).
+// A Deb describes a tiny package: name, version, section (default misc)
+// and files (path inside the package -> content).
 type Deb struct {
-	Name, Version string
-	Files         map[string]string
+	Name, Version, Section string
+	Files                  map[string]string
 }
 
 // RepoDir is where a Repo lives inside the system it serves.
@@ -144,7 +144,8 @@ func buildDeb(t testing.TB, dir string, d Deb) {
 		}
 	}
 	ctl := fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: mgmt tests <tests@example.invalid>\n"+
-		"Priority: optional\nSection: misc\nDescription: tiny package for the mgmt system tests\n", d.Name, d.Version)
+		"Priority: optional\nSection: %s\nDescription: tiny package for the mgmt system tests\n", d.Name, d.Version,
+		orMisc(d.Section))
 	if err := os.MkdirAll(tree+"/DEBIAN", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +154,13 @@ func buildDeb(t testing.TB, dir string, d Deb) {
 	}
 	deb := fmt.Sprintf("%s/%s_%s_all.deb", dir, d.Name, d.Version)
 	Run(t, "dpkg-deb", "--build", "--root-owner-group", "-Zgzip", tree, deb)
+}
+
+func orMisc(s string) string {
+	if s == "" {
+		return "misc"
+	}
+	return s
 }
 
 // writeIndex writes the Packages file of every .deb in dir.

@@ -45,20 +45,25 @@ func (f Format) String() string {
 }
 
 // Canonical returns a shallow copy of doc whose resources are sorted by
-// (kind, name) and edges by (from, to, send, recv), and where a meta that
-// holds only defaults is left out. doc is not changed.
+// (kind, name) and edges by (from, to, send, recv), without nil entries,
+// and where a meta that holds only defaults is left out. doc is not
+// changed.
 func Canonical(doc *Document) *Document {
 	c := *doc
 	c.checked = nil
-	c.Resources = slices.Clone(doc.Resources)
-	for i, r := range c.Resources {
-		if r != nil && r.Meta != nil && equalMeta(r.Meta, nil) {
+	c.Resources = make([]*Resource, 0, len(doc.Resources))
+	for _, r := range doc.Resources {
+		if r == nil {
+			continue
+		}
+		if r.Meta != nil && equalMeta(r.Meta, nil) {
 			rc := *r
 			rc.Meta = nil
-			c.Resources[i] = &rc
+			r = &rc
 		}
+		c.Resources = append(c.Resources, r)
 	}
-	c.Edges = slices.Clone(doc.Edges)
+	c.Edges = slices.DeleteFunc(slices.Clone(doc.Edges), func(e *Edge) bool { return e == nil })
 	SortResources(c.Resources)
 	SortEdges(c.Edges)
 	return &c

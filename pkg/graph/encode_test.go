@@ -113,3 +113,10 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("xml accepted")
 	}
 }
+
+func TestEncodeSkipsNil(t *testing.T) {
+	d := &Document{Mgmt: Version, Graph: "g", Resources: []*Resource{nil, {Kind: "a", Name: "b"}}, Edges: []*Edge{nil}}
+	if got := encode(t, d, JSON); got != `{"mgmt":"graph/v1","graph":"g","seq":0,"resources":[{"kind":"a","name":"b"}]}`+"\n" {
+		t.Errorf("got %s", got)
+	}
+}

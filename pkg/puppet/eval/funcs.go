@@ -75,6 +75,9 @@ func (e *evaluator) call(s *scope, c *syntax.Call) any {
 	case "tag":
 		return nil
 	}
+	if f := pureFuncs[c.Name]; f != nil {
+		return f(e, c, args)
+	}
 	panic(syntax.Unsupported(c.P, "function "+c.Name+"()"))
 }
 

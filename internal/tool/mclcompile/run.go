@@ -102,23 +102,20 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	w := bufio.NewWriter(stdout)
 	source := name + " " + f.Path
+	enc := json.NewEncoder(w) // one document per line, newline-terminated
+	enc.SetEscapeHTML(false)
 	err = sem.NewEngine(prog).Run(ctx, f.Once, func(doc *graph.Document) error {
 		doc.Graph, doc.Source = f.Graph, source
-		b, err := json.Marshal(doc)
-		if err != nil {
+		if err := enc.Encode(doc); err != nil {
 			return err
 		}
-		w.Write(b)
-		w.WriteByte('\n')
 		return w.Flush()
 	})
 	if err != nil {
 		var se *sem.Error
 		if errors.As(err, &se) {
-			b, _ := json.Marshal(&graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source,
+			enc.Encode(&graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source,
 				Error: &graph.Error{Message: se.Stage.String() + " error: " + se.Msg, Pos: posString(se.Pos)}})
-			w.Write(b)
-			w.WriteByte('\n')
 			w.Flush()
 		}
 		report(stderr, err)

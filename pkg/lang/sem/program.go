@@ -202,7 +202,7 @@ func (l *loader) loadMain(c *checker, path string, src []byte) (*module, error) 
 	dir := "."
 	file := path
 	if path == "-" {
-		file = "main.mcl"
+		file = "<stdin>"
 		if wd, err := os.Getwd(); err == nil {
 			dir = wd
 		}

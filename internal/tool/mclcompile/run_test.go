@@ -1,0 +1,52 @@
+package mclcompile
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRun runs the tool in-process on small programs.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.mcl"), []byte("test [$purpleidea] {}\n"), 0o644)
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		stdin      string
+		code       int
+		out, errs  string
+		outNotHave string
+	}{
+		{name: "file", args: []string{"--once", filepath.Join(dir, "main.mcl")}, out: `"name":"hello world!"`},
+		{name: "dir", args: []string{dir}, out: `"seq":1`},
+		{name: "var", args: []string{"--once", "--var", "purpleidea=x", "-"}, stdin: "test [$purpleidea] {}\n", out: `"name":"x"`},
+		{name: "check", args: []string{"--check", "-"}, stdin: "test \"a\" {}\n", outNotHave: "mgmt"},
+		{name: "print-ast", args: []string{"--print-ast", "-"}, stdin: "$a=1+2*3\n", out: "$a = 1 + (2 * 3)\n"},
+		{name: "syntax", args: []string{"-"}, stdin: "test \"a\" {\n", code: 1, errs: "<stdin>:2:1: syntax error:"},
+		{name: "scope", args: []string{"-"}, stdin: "test [$nope] {}\n", code: 1, errs: "<stdin>:1:7: scope error: variable $nope does not exist"},
+		{name: "type", args: []string{"-"}, stdin: "$x = 1 + \"a\"\n", code: 1, errs: "type error: operands of +"},
+		{name: "runtime", args: []string{"-"}, stdin: "panic(\"boom\")\n", code: 1, errs: "<stdin>:1:1: runtime error: panic: boom", out: `"error":{"message":"runtime error: panic: boom","pos":"<stdin>:1:1"}`},
+		{name: "usage", args: []string{}, code: 2, errs: "expected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			code := Run(context.Background(), tc.args, strings.NewReader(tc.stdin), &out, &errs)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, errs.String())
+			}
+			if !strings.Contains(out.String(), tc.out) {
+				t.Errorf("stdout %q lacks %q", out.String(), tc.out)
+			}
+			if !strings.Contains(errs.String(), tc.errs) {
+				t.Errorf("stderr %q lacks %q", errs.String(), tc.errs)
+			}
+			if tc.outNotHave != "" && strings.Contains(out.String(), tc.outNotHave) {
+				t.Errorf("stdout %q has %q", out.String(), tc.outNotHave)
+			}
+		})
+	}
+}

@@ -41,7 +41,11 @@ func (l *logger) line(s, colour string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tty {
-		fmt.Fprintf(l.w, "\r\x1b[K%s%s: %s%s\n", colour, name, s, colOff)
+		off := ""
+		if colour != "" {
+			off = colOff
+		}
+		fmt.Fprintf(l.w, "\r\x1b[K%s%s: %s%s\n", colour, name, s, off)
 		if l.status != "" {
 			fmt.Fprint(l.w, l.status)
 		}

@@ -223,7 +223,11 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 			}
 			want = t
 		}
-		c.unify(m.Pos, mn.val.typ(), want, "Meta:"+m.Prop)
+		what := "Meta"
+		if m.Prop != "" {
+			what += ":" + m.Prop
+		}
+		c.unify(m.Pos, mn.val.typ(), want, what)
 		n.metas = append(n.metas, mn)
 	}
 	for _, e := range st.Edges {

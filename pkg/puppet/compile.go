@@ -88,6 +88,23 @@ func Compile(ctx context.Context, src Source) (*catalog.Catalog, []string, error
 func compileNative(src Source) (*catalog.Catalog, []string, error) {
 	file, code := "<code>", src.Code
 	var read []string
+	if src.PuppetConf != "" {
+		conf, err := readPuppetConf(src.PuppetConf)
+		if err != nil {
+			return nil, nil, err
+		}
+		read = append(read, src.PuppetConf)
+		if src.Certname == "" {
+			src.Certname = conf["certname"]
+		}
+		if src.ModulePath == nil {
+			for _, k := range []string{"modulepath", "basemodulepath"} {
+				if v := conf[k]; v != "" {
+					src.ModulePath = append(src.ModulePath, filepath.SplitList(v)...)
+				}
+			}
+		}
+	}
 	if src.Manifest != "" {
 		b, err := os.ReadFile(src.Manifest)
 		if err != nil {
@@ -113,6 +130,32 @@ func compileNative(src Source) (*catalog.Catalog, []string, error) {
 		Read:        func(p string) { read = append(read, p) },
 	})
 	return cat, read, err
+}
+
+// readPuppetConf reads the settings of the [main], [server] and [agent]
+// sections of a puppet.conf (later sections win) that the native engine
+// uses: certname, modulepath, basemodulepath.
+func readPuppetConf(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	section := "main"
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";"):
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			section = strings.TrimSpace(line[1 : len(line)-1])
+		case section == "main" || section == "server" || section == "master" || section == "agent":
+			k, v, ok := strings.Cut(line, "=")
+			if ok {
+				out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return out, nil
 }
 
 // puppetArgs returns the arguments of the puppet command for src.

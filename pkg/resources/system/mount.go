@@ -86,10 +86,24 @@ func optionString(opts map[string]string) string {
 	return strings.Join(keys, ",")
 }
 
-// fstabEscape escapes a field the way fstab and mountinfo do (octal).
+// fstabEscape escapes a field the way fstab and mountinfo do: control
+// characters, space and backslash become octal escapes.
 func fstabEscape(s string) string {
-	r := strings.NewReplacer(" ", `\040`, "\t", `\011`, "\n", `\012`, `\`, `\134`)
-	return r.Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == '\\' || c == 0x7f {
+			fmt.Fprintf(&b, "\\%03o", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// fstabFields splits an fstab or mountinfo line on blanks (spaces and tabs
+// only, as libmount does).
+func fstabFields(l string) []string {
+	return strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == '\t' })
 }
 
 // fstabUnescape undoes fstabEscape.
@@ -127,14 +141,14 @@ func editFstab(text, mp, line string) (string, bool) {
 		lines = nil
 	}
 	for _, l := range lines {
-		f := strings.Fields(l)
+		f := fstabFields(l)
 		if len(f) >= 2 && !strings.HasPrefix(f[0], "#") && fstabUnescape(f[1]) == mp {
 			if found || line == "" {
 				changed = true
 				continue
 			}
 			found = true
-			if strings.Join(f, " ") != line {
+			if strings.Join(f, " ") != strings.Join(fstabFields(line), " ") {
 				changed = true
 				l = line
 			}
@@ -159,7 +173,7 @@ func parseMountinfo(text, mp string) (liveMount, bool) {
 	var m liveMount
 	found := false
 	for _, l := range strings.Split(text, "\n") {
-		f := strings.Fields(l)
+		f := fstabFields(l)
 		if len(f) < 10 || fstabUnescape(f[4]) != mp {
 			continue
 		}

@@ -17,7 +17,7 @@ import (
 type Exported struct {
 	From string          // the exporting host
 	To   string          // the host it was exported to, or "*"
-	Res  *graph.Resource // the resource, its Export metaparameter cleared
+	Res  *graph.Resource // the resource, its Export and Hidden metaparameters cleared
 }
 
 // ExportAll is the Meta:export host that means every host.
@@ -38,7 +38,9 @@ func (c *Client) ResExport(ctx context.Context, rs []*graph.Resource) error {
 		}
 		cp := *r
 		meta := *r.Meta
-		meta.Export = nil
+		// Hidden with export means "run it there, not here": the
+		// collecting hosts get it visible.
+		meta.Export, meta.Hidden = nil, false
 		cp.Meta = &meta
 		if reflect.DeepEqual(meta, graph.Meta{}) {
 			cp.Meta = nil

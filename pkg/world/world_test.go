@@ -181,7 +181,7 @@ func TestExport(t *testing.T) {
 	wait(t, ch)
 	rs := []*graph.Resource{
 		{Kind: "file", Name: "/tmp/for-h2", Params: map[string]any{"content": "hi\n"}, Meta: &graph.Meta{Export: []string{"h2"}}},
-		{Kind: "file", Name: "/tmp/for-all", Meta: &graph.Meta{Export: []string{"*", "h2"}, Noop: true}},
+		{Kind: "file", Name: "/tmp/for-all", Meta: &graph.Meta{Export: []string{"*", "h2"}, Noop: true, Hidden: true}},
 		{Kind: "exec", Name: "not-exported"},
 	}
 	if err := h1.ResExport(ctx, rs); err != nil {
@@ -195,7 +195,7 @@ func TestExport(t *testing.T) {
 	if len(got) != 2 || got[0].Res.Name != "/tmp/for-all" || got[1].Res.Name != "/tmp/for-h2" {
 		t.Fatalf("h2 collected %v", names(got))
 	}
-	if got[0].From != "h1" || got[0].Res.Meta == nil || !got[0].Res.Meta.Noop || len(got[0].Res.Meta.Export) != 0 {
+	if got[0].From != "h1" || got[0].Res.Meta == nil || !got[0].Res.Meta.Noop || len(got[0].Res.Meta.Export) != 0 || got[0].Res.Meta.Hidden {
 		t.Fatalf("collected resource: from %q meta %+v", got[0].From, got[0].Res.Meta)
 	}
 	if got[1].Res.Params["content"] != "hi\n" || got[1].Res.Meta != nil {

@@ -47,9 +47,10 @@ func (p *applyProc) wait(t *testing.T, timeout time.Duration) int {
 }
 
 // TestApplyWorld runs two mgmt-apply hosts on one cluster: h1 sets a kv
-// value and exports a file to h2, both exit through the cluster-wide
-// converged timeout, and the exports are withdrawn at exit. When mcl-compile
-// can reach the world, h2's program follows h1's value with world.getval.
+// value and exports files to h2 (one hidden: run there, not here), both
+// exit through the cluster-wide converged timeout, and the exports are
+// withdrawn at exit. Then h2's mcl program follows h1's value with
+// world.getval and applies h1's hidden file with a collect statement.
 func TestApplyWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an etcd member")
@@ -60,7 +61,8 @@ func TestApplyWorld(t *testing.T) {
 	dir := t.TempDir()
 	h1Graph := fmt.Sprintf(`{"mgmt":"graph/v1","graph":"h1","seq":1,"resources":[`+
 		`{"kind":"kv","name":"greeting","params":{"value":"hello from h1"}},`+
-		`{"kind":"file","name":"%s/exported","params":{"state":"exists","content":"x\n"},"meta":{"export":["h2"]}}]}`, dir)
+		`{"kind":"file","name":"%s/exported","params":{"state":"exists","content":"x\n"},"meta":{"export":["h2"]}},`+
+		`{"kind":"file","name":"%s/collected","params":{"state":"exists","content":"from h1\n"},"meta":{"export":["h2"],"hidden":true}}]}`, dir, dir)
 	h2Graph := `{"mgmt":"graph/v1","graph":"h2","seq":1,"resources":[` +
 		`{"kind":"kv","name":"up","params":{"key":"up","value":"yes","mapped":true}}]}`
 	common := []string{"--tmp-prefix", "--seeds", m.client, "--converged-timeout", "1"}
@@ -82,18 +84,26 @@ func TestApplyWorld(t *testing.T) {
 	if r := ctl(t, "", "get", "--prefix", "--seeds", m.client, "exported"); r.Code != 0 || r.Stdout != "" {
 		t.Fatalf("exports left after exit: %q %s", r.Stdout, r.Stderr)
 	}
-	testGetval(t, m, dir)
+	if _, err := os.Stat(filepath.Join(dir, "collected")); err == nil {
+		t.Fatal("h1 applied a hidden exported resource")
+	}
+	testGetval(t, m, dir, h1Graph)
 }
 
-// testGetval runs mcl-compile | mgmt-apply as h2 with a program that
-// writes world.getval("greeting") to a file, and changes the value.
-func testGetval(t *testing.T, m *host, dir string) {
+// testGetval runs h1 again (its exports live while it runs) and
+// mcl-compile | mgmt-apply as h2 with a program that writes
+// world.getval("greeting") to a file and collects the file h1 exported;
+// then it changes the value.
+func testGetval(t *testing.T, m *host, dir, h1Graph string) {
 	if r := testutil.Run(t, "", "mcl-compile", "--help"); !strings.Contains(r.Stdout, "--seeds") {
 		t.Log("mcl-compile has no --seeds yet: world.getval not tested end to end")
 		return
 	}
 	out := filepath.Join(dir, "greeting")
-	src := fmt.Sprintf("import \"world\"\n$g = world.getval(\"greeting\")\nfile %q { state => \"exists\", content => $g->value, }\n", out)
+	startApply(t, h1Graph, "--tmp-prefix", "--seeds", m.client, "--hostname", "h1")
+	collected := filepath.Join(dir, "collected")
+	src := fmt.Sprintf("import \"world\"\n$g = world.getval(\"greeting\")\nfile %q { state => \"exists\", content => $g->value, }\n"+
+		"collect file %q { mode => \"0600\", }\n", out, collected)
 	main := filepath.Join(dir, "main.mcl")
 	if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,6 +126,10 @@ func testGetval(t *testing.T, m *host, dir string) {
 	}
 	defer func() { apply.Process.Kill(); apply.Wait() }()
 	waitFile(t, out, "hello from h1", log)
+	waitFile(t, collected, "from h1\n", log)
+	if st, err := os.Stat(collected); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("collected file: %v, %v; want mode 0600 from the collect statement", st, err)
+	}
 	if r := ctl(t, "", "put", "--seeds", m.client, "strings/greeting", "changed"); r.Code != 0 {
 		t.Fatal(r.Stderr)
 	}

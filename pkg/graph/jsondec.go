@@ -195,7 +195,10 @@ func (p *jsonParser) object(field func(key string, keyOff int)) {
 			p.fail(p.i, "invalid character %s looking for beginning of object key string", describeByte(p.data[p.i]))
 		}
 		keyOff := p.i
-		key := p.str(true)
+		key, ok := p.knownKey()
+		if !ok {
+			key = p.str(true)
+		}
 		p.expect(':')
 		p.push(key, -1)
 		field(key, keyOff)
@@ -458,6 +461,49 @@ func (p *jsonParser) value(depth int) any {
 		p.fail(p.i, "invalid character %s looking for beginning of value", describeByte(c))
 	}
 	return nil
+}
+
+// knownKey reads an object key of the document format without hashing or
+// allocating: the switch compares bytes and returns a constant.
+func (p *jsonParser) knownKey() (string, bool) {
+	end := bytes.IndexByte(p.data[p.i+1:], '"')
+	if end < 0 || end > 12 {
+		return "", false
+	}
+	raw := p.data[p.i+1 : p.i+1+end]
+	var k string
+	switch string(raw) {
+	case "kind":
+		k = "kind"
+	case "name":
+		k = "name"
+	case "from":
+		k = "from"
+	case "to":
+		k = "to"
+	case "params":
+		k = "params"
+	case "meta":
+		k = "meta"
+	case "pos":
+		k = "pos"
+	case "origin":
+		k = "origin"
+	case "notify":
+		k = "notify"
+	case "send":
+		k = "send"
+	case "recv":
+		k = "recv"
+	case "resources":
+		k = "resources"
+	case "edges":
+		k = "edges"
+	default:
+		return "", false
+	}
+	p.i += end + 2
+	return k, true
 }
 
 // internStr returns the document's copy of s.

@@ -125,7 +125,7 @@ func (p *pass) stream(key string, n *builtinIR, call *funcs.Call) (values.Value,
 			e.poke()
 		}
 		go func() {
-			err := n.f.Stream(ctx, call, emit)
+			err := safeStream(n.f.Stream, ctx, call, emit)
 			e.mu.Lock()
 			inst.closed = true
 			if err != nil && ctx.Err() == nil {
@@ -148,8 +148,29 @@ func (p *pass) stream(key string, n *builtinIR, call *funcs.Call) (values.Value,
 	return inst.val, nil
 }
 
-// evaluate runs one pass.
-func (e *Engine) evaluate() (*graph.Document, error) {
+// safeStream runs a stream, turning a panic of its implementation into an
+// error of the program.
+func safeStream(s funcs.StreamImpl, ctx context.Context, c *funcs.Call, emit func(values.Value)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in a streaming function: %v", r)
+		}
+	}()
+	return s(ctx, c, emit)
+}
+
+// evaluate runs one pass. A panic (a bug in a function implementation or
+// in the evaluator) becomes a runtime error rather than a crash.
+func (e *Engine) evaluate() (doc *graph.Document, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return e.evaluatePass()
+}
+
+func (e *Engine) evaluatePass() (*graph.Document, error) {
 	e.gen++
 	p := &pass{eng: e, modules: map[*module]*rscope{}, walked: map[*module]bool{}, out: &output{res: map[graph.Ref]*outRes{}}, gen: e.gen}
 	p.ctx = context.WithValue(e.base, passKey{}, p)

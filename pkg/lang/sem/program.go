@@ -66,7 +66,7 @@ func Check(path string, src []byte, opts Options) (prog *Program, err error) {
 		if r := recover(); r != nil {
 			e, ok := r.(*Error)
 			if !ok {
-				panic(r)
+				e = errAt(ast.Pos{File: path}, StageRuntime, "internal error: %v", r)
 			}
 			prog, err = nil, e
 		}

@@ -90,7 +90,8 @@ type entry struct {
 }
 
 type defInst struct {
-	depth int
+	depth  int
+	parent *scope // lexical parent: the enclosing scope at declaration
 	def   *syntax.DefineDef
 	e     *entry
 	given map[string]any
@@ -113,6 +114,7 @@ type evaluator struct {
 	pending   []*defInst
 	relations []relation
 	top       *scope
+	node      *scope // the node block's scope, parent of later classes
 	loaded    map[string]bool
 	rubyTypes map[string]bool
 }
@@ -258,6 +260,7 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 	e.addResource(node, e.top, found.P)
 	e.contain(main, node)
 	ns := newScope(e.top, e.top, node)
+	e.node = ns
 	for i, g := range match {
 		ns.vars[strconv.Itoa(i)] = g
 	}

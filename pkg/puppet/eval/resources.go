@@ -25,6 +25,15 @@ func newScope(parent, dyn *scope, container *catalog.Resource) *scope {
 		defaults: map[string]map[string]any{}, container: container}
 }
 
+// enclosing is the lexical parent of class and define scopes: the node
+// scope once a node block is being evaluated, else top scope.
+func (e *evaluator) enclosing() *scope {
+	if e.node != nil {
+		return e.node
+	}
+	return e.top
+}
+
 // lookup finds a variable: qualified names in the named class's scope,
 // others along the lexical chain.
 func (e *evaluator) lookup(s *scope, p syntax.Pos, name string) any {
@@ -130,7 +139,7 @@ func (e *evaluator) declareOne(s *scope, stmt, p syntax.Pos, typ, title string, 
 		e.contain(s.container, r)
 	}
 	if def != nil {
-		e.pending = append(e.pending, &defInst{depth: s.depth + 1, def: def, e: en, given: given})
+		e.pending = append(e.pending, &defInst{depth: s.depth + 1, parent: e.enclosing(), def: def, e: en, given: given})
 	}
 	return ref{Type: r.Type, Title: title}
 }
@@ -143,7 +152,7 @@ var metaparams = map[string]bool{
 // evalDefine evaluates the body of a defined type's instance.
 func (e *evaluator) evalDefine(d *defInst) {
 	r := d.e.res
-	sc := newScope(e.top, d.e.scope, r)
+	sc := newScope(d.parent, d.e.scope, r)
 	sc.depth = d.depth
 	sc.vars["title"] = r.Title
 	sc.vars["name"] = r.Title
@@ -208,7 +217,7 @@ func (e *evaluator) declareClass(s *scope, p syntax.Pos, name string, given map[
 	if def == nil {
 		e.fail(p, "Could not find class ::%s", name)
 	}
-	parentScope := e.top
+	parentScope := e.enclosing()
 	if def.Parent != "" {
 		parentScope = e.declareClass(s, def.P, def.Parent, nil, false)
 	}

@@ -92,9 +92,9 @@ type entry struct {
 type defInst struct {
 	depth  int
 	parent *scope // lexical parent: the enclosing scope at declaration
-	def   *syntax.DefineDef
-	e     *entry
-	given map[string]any
+	def    *syntax.DefineDef
+	e      *entry
+	given  map[string]any
 }
 
 type relation struct {

@@ -192,6 +192,7 @@ type forIR struct {
 	kv     bool
 	body   *progIR
 	pos    ast.Pos
+	id     int
 }
 
 // includeIR is one class instance: the class body checked for this

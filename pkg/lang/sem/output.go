@@ -391,7 +391,7 @@ func (n *forIR) walk(p *pass, rs *rscope) error {
 		return err
 	}
 	iter := func(i int, a, b values.Value) error {
-		key := fmt.Sprintf("%s/f%d.%d", rs.key, n.pos.Line, i)
+		key := fmt.Sprintf("%s/f%d.%d", rs.key, n.id, i)
 		ps := newRScope(n.pscope, rs, key)
 		ps.cells[0] = cell{state: 2, v: a}
 		ps.cells[1] = cell{state: 2, v: b}

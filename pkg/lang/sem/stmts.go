@@ -85,7 +85,7 @@ func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 		return n
 	case *ast.For:
 		noImports(st.Body, st.Pos, "StmtFor")
-		n := &forIR{list: c.checkExpr(st.List, s), pos: st.Pos}
+		n := &forIR{list: c.checkExpr(st.List, s), pos: st.Pos, id: c.id()}
 		elem := types.NewVar()
 		c.unify(st.List.Position(), n.list.typ(), types.NewList(elem), "for loop over a list")
 		bs := newScope(s, s.mod)
@@ -95,7 +95,7 @@ func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 		return n
 	case *ast.ForKV:
 		noImports(st.Body, st.Pos, "StmtForKV")
-		n := &forIR{list: c.checkExpr(st.Map, s), kv: true, pos: st.Pos}
+		n := &forIR{list: c.checkExpr(st.Map, s), kv: true, pos: st.Pos, id: c.id()}
 		k, v := types.NewVar(), types.NewVar()
 		c.unify(st.Map.Position(), n.list.typ(), types.NewMap(k, v), "forkv loop over a map")
 		bs := newScope(s, s.mod)

@@ -154,13 +154,18 @@ func BenchmarkSubscribe(b *testing.B) {
 	}
 	defer w.Close()
 	dir := b.TempDir()
+	subs := make([]*Sub, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s, err := w.Subscribe(filepath.Join(dir, fmt.Sprint("f", i)), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer s.Close()
+		subs = append(subs, s)
+	}
+	b.StopTimer()
+	for _, s := range subs {
+		s.Close()
 	}
 }
 

@@ -43,11 +43,17 @@
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after
 // a refresh, after each line of watchcmd's output and, with Meta:poll, at
-// every poll.
-// ifcmd (run when exiting 0) and creates (run while the path is missing)
-// are checked at every CheckApply. Commands run in their own process group,
-// killed as a whole on timeout or cancellation. After a run, exec sends
-// output (stdout and stderr interleaved), stdout and stderr.
+// every poll; other CheckApply calls (a poke from a changed predecessor,
+// the second half of a paired execution) find the state right. ifcmd (run
+// when exiting 0) and creates (run while the path is missing) are checked
+// at every CheckApply. Commands run in their own process group, killed as
+// a whole on timeout or cancellation. After a run, exec sends output
+// (stdout and stderr, in the order the two pipes were read), stdout and
+// stderr. exec receives nothing (it is not Recvable).
+//
+// Sticky world-writable directories such as /tmp are not watched as
+// ancestors (see fswatch), so a file directly in /tmp still costs a watch
+// on /tmp, but files deeper below it do not wake on /tmp's traffic.
 //
 // # The value store
 //

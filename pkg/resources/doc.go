@@ -11,7 +11,9 @@
 // whole process, one kernel watch per directory whatever the number of
 // files in it, events routed to resources by path. A Watch subscribes
 // before calling Running, so no change after the first CheckApply is
-// missed.
+// missed. Each watched directory's ancestors are watched too, so renaming
+// any of them is seen, except sticky world-writable ones such as /tmp,
+// whose constant traffic would wake an idle process.
 //
 // # file
 //
@@ -50,10 +52,7 @@
 // a whole on timeout or cancellation. After a run, exec sends output
 // (stdout and stderr, in the order the two pipes were read), stdout and
 // stderr. exec receives nothing (it is not Recvable).
-//
-// Sticky world-writable directories such as /tmp are not watched as
-// ancestors (see fswatch), so a file directly in /tmp still costs a watch
-// on /tmp, but files deeper below it do not wake on /tmp's traffic.
+
 //
 // # The value store
 //

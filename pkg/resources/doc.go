@@ -53,7 +53,6 @@
 // (stdout and stderr, in the order the two pipes were read), stdout and
 // stderr. exec receives nothing (it is not Recvable).
 
-//
 // # The value store
 //
 // The value resource and mcl's value.get* functions share a local store

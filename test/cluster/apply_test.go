@@ -52,6 +52,7 @@ func (p *applyProc) wait(t *testing.T, timeout time.Duration) int {
 // withdrawn at exit. Then h2's mcl program follows h1's value with
 // world.getval and applies h1's hidden file with a collect statement.
 func TestApplyWorld(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts an etcd member")
 	}

@@ -16,6 +16,7 @@ const joinTimeout = 45 * time.Second
 // a standby beyond the ideal size and its promotion when a member dies, a
 // crashed member's restart with its data, and a clean leave.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts several etcd members")
 	}

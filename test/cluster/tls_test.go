@@ -10,6 +10,7 @@ import (
 // TestTLS runs a member that requires client certificates made by
 // `mgmt-cluster certs`, and checks who is let in.
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts an etcd member")
 	}
@@ -58,6 +59,7 @@ func TestTLS(t *testing.T) {
 
 // TestUsage checks the command-line errors that need no cluster.
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		code int

@@ -52,7 +52,7 @@
 // a whole on timeout or cancellation. After a run, exec sends output
 // (stdout and stderr, in the order the two pipes were read), stdout and
 // stderr. exec receives nothing (it is not Recvable).
-
+//
 // # The value store
 //
 // The value resource and mcl's value.get* functions share a local store

@@ -74,11 +74,49 @@ func (e *evaluator) call(s *scope, c *syntax.Call) any {
 		e.fail(c.P, "Evaluation Error: Error while evaluating a Function Call, could not find any files from %s", toString(args))
 	case "tag":
 		return nil
+	case "create_resources":
+		e.createResources(s, c, args)
+		return nil
 	}
 	if f := pureFuncs[c.Name]; f != nil {
 		return f(e, c, args)
 	}
 	panic(syntax.Unsupported(c.P, "function "+c.Name+"()"))
+}
+
+// createResources declares the resources of a hash (title => attributes)
+// with optional default attributes, like create_resources(type, h, d).
+func (e *evaluator) createResources(s *scope, c *syntax.Call, args []any) {
+	e.arity(c, args, 2, 3)
+	typ := strings.ToLower(strings.TrimPrefix(toString(args[0]), "::"))
+	titles := e.hashArg(c, args[1])
+	defaults := &hash{m: map[string]any{}}
+	if len(args) == 3 {
+		defaults = e.hashArg(c, args[2])
+	}
+	for _, title := range titles.keys {
+		attrs := map[string]any{}
+		var order []string
+		for _, k := range defaults.keys {
+			attrs[k] = defaults.m[k]
+			order = append(order, k)
+		}
+		if body, ok := titles.m[title].(*hash); ok {
+			for _, k := range body.keys {
+				if _, seen := attrs[k]; !seen {
+					order = append(order, k)
+				}
+				attrs[k] = body.m[k]
+			}
+		} else if titles.m[title] != nil {
+			e.fail(c.P, "create_resources(): the attributes of '%s' must be a Hash", title)
+		}
+		if typ == "class" {
+			e.declareClass(s, c.P, title, attrs, true)
+			continue
+		}
+		e.declareOne(s, c.P, c.P, typ, title, attrs, order)
+	}
 }
 
 // iterate implements each, map and filter with their lambda: one

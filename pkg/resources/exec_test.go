@@ -247,3 +247,22 @@ func TestExecPollRunsEachTime(t *testing.T) {
 		t.Fatalf("ran %d times in two polls, want 2", n)
 	}
 }
+
+func TestExecWatchCmdExit(t *testing.T) {
+	h := newHarness(t)
+	e := newExec(t, h, &ExecRes{Cmd: "true", WatchCmd: "echo once", WatchShell: "/bin/sh"})
+	err := e.Watch(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "watchcmd exited") {
+		t.Fatalf("got %v, want an error saying watchcmd exited", err)
+	}
+	select {
+	case <-h.running:
+	default:
+		t.Fatal("Running not called")
+	}
+	select {
+	case <-h.events:
+	default:
+		t.Fatal("the line printed before exiting made no event")
+	}
+}

@@ -541,3 +541,19 @@ func TestFileMissingParent(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestFileAbsentKindMismatch(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x")
+	mustWrite(t, p, "a file")
+	d := newFile(t, h, p+"/", &FileRes{State: "absent"})
+	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "force") {
+		t.Fatalf("removing a file through a directory resource without force: got %v", err)
+	}
+	d = newFile(t, h, p+"/", &FileRes{State: "absent", Force: true})
+	checkApply(t, d, true, false)
+	if exists(p) {
+		t.Fatal("not removed with force")
+	}
+}

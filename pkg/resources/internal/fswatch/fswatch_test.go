@@ -241,3 +241,20 @@ func BenchmarkDispatch(b *testing.B) {
 		w.mu.Unlock()
 	}
 }
+
+func TestRecursiveRenameInside(t *testing.T) {
+	w := newWatcher(t)
+	d := filepath.Join(t.TempDir(), "tree")
+	if err := os.MkdirAll(filepath.Join(d, "sub", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := subscribe(t, w, d, Options{Recursive: true})
+	expect(t, s, "rename subtree", func() error { return os.Rename(filepath.Join(d, "sub"), filepath.Join(d, "moved")) })
+	expect(t, s, "write in the renamed subtree", func() error {
+		return os.WriteFile(filepath.Join(d, "moved", "deep", "x"), nil, 0o644)
+	})
+	expect(t, s, "new subtree", func() error { return os.MkdirAll(filepath.Join(d, "sub", "a", "b"), 0o755) })
+	expect(t, s, "write in the new subtree", func() error {
+		return os.WriteFile(filepath.Join(d, "sub", "a", "b", "y"), nil, 0o644)
+	})
+}

@@ -22,7 +22,9 @@
 // Content is written atomically: a temporary file named
 // ".<name>.mgmt-tmp-<random>" in the same directory gets the data, the
 // permission bits and owner, and is renamed over the path; on an error or
-// cancellation it is removed. Without state "exists", a missing file is
+// cancellation it is removed. Temporary files more than ten minutes old
+// (left by a killed process) are swept from a directory the first time a
+// file resource in it starts. Without state "exists", a missing file is
 // never created (content and mode only apply to an existing file). The
 // mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X"). A
 // symbolic link at the path is followed: its target is managed and

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
@@ -150,6 +151,7 @@ func (obj *FileRes) Init(init *engine.Init) error {
 		}
 		obj.mode = m
 	}
+	sweepStaleTemps(filepath.Dir(obj.cleanPath()), time.Now())
 	if obj.MetaParams().Reverse {
 		o, err := obj.loadOrig()
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
@@ -555,5 +556,24 @@ func TestFileAbsentKindMismatch(t *testing.T) {
 	checkApply(t, d, true, false)
 	if exists(p) {
 		t.Fatal("not removed with force")
+	}
+}
+
+func TestFileSweepsStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".f"+tmpMarker+"123")
+	fresh := filepath.Join(dir, ".f"+tmpMarker+"456")
+	mustWrite(t, stale, "left by a killed process")
+	mustWrite(t, fresh, "a write in progress")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	newFile(t, newHarness(t), filepath.Join(dir, "f"), &FileRes{State: "exists"})
+	if exists(stale) {
+		t.Fatal("stale temporary file kept")
+	}
+	if !exists(fresh) {
+		t.Fatal("recent temporary file removed")
 	}
 }

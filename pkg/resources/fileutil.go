@@ -10,13 +10,45 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // tmpMarker is part of the name of every temporary file written before an
 // atomic rename, so that stray ones are easy to recognise.
 const tmpMarker = ".mgmt-tmp-"
+
+// staleTempAge is how old a temporary file must be before it is taken for
+// the leftover of a killed process rather than a write in progress.
+const staleTempAge = 10 * time.Minute
+
+// cleanedDirs holds the directories already swept for stale temporary
+// files by this process.
+var cleanedDirs sync.Map
+
+// sweepStaleTemps removes, once per directory and process, the temporary
+// files of atomic writes that a killed process left in dir. It costs one
+// directory read; errors are ignored (the sweep is only tidying).
+func sweepStaleTemps(dir string, now time.Time) {
+	if _, done := cleanedDirs.LoadOrStore(dir, true); done {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, ".") || !strings.Contains(n, tmpMarker) || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
 
 // writeAtomic replaces path with data: it writes a temporary file in the
 // same directory, sets its permission bits and owner, and renames it over

@@ -250,12 +250,12 @@ func (m *merger) handover() {
 	slices.Sort(left)
 	for _, id := range left {
 		x := strings.TrimPrefix(m.order[id].Name, MclMergePrefix)
-		m.unmatched(id, "noop %s has no partner: no class %s%s in any input", m.order[id].Ref(), PuppetMergePrefix, x)
+		m.unmatched(id, "unmatched noop %s: no class %s%s in any input", m.order[id].Ref(), PuppetMergePrefix, x)
 	}
 }
 
 func (m *merger) unmatched(id int32, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...) + " (from " + m.inputOf(id) + ")"
+	msg := fmt.Sprintf(format, args...) + " (" + m.order[id].Ref().String() + " from " + m.inputOf(id) + ")"
 	pos := m.order[id].Where()
 	if m.opts.AllowUnmatched {
 		m.warnings = append(m.warnings, (&PosError{Pos: pos, Msg: msg}).Error())

@@ -154,8 +154,8 @@ func TestMergeErrors(t *testing.T) {
 		want  string
 		warns string
 	}{
-		{"unmatched class", MergeOptions{}, []string{lang("other"), puppetSide}, "b.json:6:5: unmatched class mgmt_x::y: no noop[puppet_x::y] in any input (from b.json)", ""},
-		{"unmatched noop", MergeOptions{}, []string{lang("puppet_x::y", "puppet_extra"), puppetSide}, "a.json:1:94: noop noop[puppet_extra] has no partner: no class mgmt_extra in any input (from a.json)", ""},
+		{"unmatched class", MergeOptions{}, []string{lang("other"), puppetSide}, "b.json:6:5: unmatched class mgmt_x::y: no noop[puppet_x::y] in any input (noop[admissible_Class[Mgmt_x::Y]] from b.json)", ""},
+		{"unmatched noop", MergeOptions{}, []string{lang("puppet_x::y", "puppet_extra"), puppetSide}, "a.json:1:94: unmatched noop noop[puppet_extra]: no class mgmt_extra in any input (noop[puppet_extra] from a.json)", ""},
 		{"allow unmatched", MergeOptions{AllowUnmatched: true}, []string{lang("puppet_extra"), puppetSide}, "", "unmatched class mgmt_x::y"},
 		{"not empty", MergeOptions{}, []string{lang("puppet_x::y"), nonEmpty}, "class mgmt_x::y is not empty, start is followed by file[/inside] (from b.json)", ""},
 		{"conflict", MergeOptions{}, []string{doc(`"graph":"a","resources":[{"kind":"file","name":"/f","params":{"mode":1},"pos":"a.mcl:1:2"}]`), doc(`"graph":"b","resources":[{"kind":"file","name":"/f","params":{"mode":2}}]`)},

@@ -298,7 +298,7 @@ func TestUnmatched(t *testing.T) {
 	lang := filepath.Join(t.TempDir(), "lang.json")
 	os.WriteFile(lang, []byte(`{"mgmt":"graph/v1","graph":"lang","seq":1,"resources":[{"kind":"noop","name":"puppet_other","pos":"main.mcl:3:1"}]}`+"\n"), 0o644)
 	r := testutil.Run(t, "", "graph-merge", lang, testdata("ex2.mgmtgraph.yaml"))
-	if r.Code != 1 || !strings.Contains(r.Stderr, "unmatched class mgmt_handover_to_mgmt") || !strings.Contains(r.Stderr, "main.mcl:3:1: noop noop[puppet_other] has no partner") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "unmatched class mgmt_handover_to_mgmt") || !strings.Contains(r.Stderr, "main.mcl:3:1: unmatched noop noop[puppet_other]: no class mgmt_other in any input (noop[puppet_other] from ") {
 		t.Errorf("exit %d: %s", r.Code, r.Stderr)
 	}
 	r = testutil.Run(t, "", "graph-merge", "--allow-unmatched", lang, testdata("ex2.mgmtgraph.yaml"))

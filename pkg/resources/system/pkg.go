@@ -49,7 +49,8 @@ type PkgRes struct {
 	// Bus is the D-Bus address of the system bus PackageKit is on.
 	Bus string `yaml:"-"`
 
-	init *engine.Init
+	init  *engine.Init
+	files *[]string // pkgFiles of the package, once looked up
 }
 
 // Default returns a new pkg resource wanting the package installed.
@@ -357,12 +358,25 @@ func (u *PkgFileUID) IFF(uid engine.ResUID) bool {
 	return ok && o.Path == u.Path
 }
 
+// shippedFiles returns the files the package ships, looked up once, or
+// nil when it is to be removed (nothing needs to come after it then).
+func (r *PkgRes) shippedFiles() []string {
+	if r.State == "uninstalled" {
+		return nil
+	}
+	if r.files == nil {
+		fs := pkgFiles(r.Name())
+		r.files = &fs
+	}
+	return *r.files
+}
+
 // UIDs identifies the packages of the group and every file they ship.
 func (r *PkgRes) UIDs() []engine.ResUID {
 	var out []engine.ResUID
 	for _, m := range r.members() {
 		out = append(out, &engine.BaseUID{Kind: "pkg", Name: m.Name()})
-		for _, f := range pkgFiles(m.Name()) {
+		for _, f := range m.shippedFiles() {
 			out = append(out, newPkgFileUID(f))
 		}
 	}
@@ -375,10 +389,7 @@ func (r *PkgRes) AutoEdges() (engine.AutoEdge, error) {
 	rev := true
 	var files []engine.ResUID
 	for _, m := range r.members() {
-		if m.State == "uninstalled" {
-			continue
-		}
-		for _, f := range pkgFiles(m.Name()) {
+		for _, f := range m.shippedFiles() {
 			files = append(files, &engine.BaseUID{Kind: "file", Name: f, Reversed: &rev})
 		}
 	}

@@ -94,7 +94,7 @@ func isWord(c byte) bool  { return isLower(c) || isDigit(c) || c == '_' }
 // lex returns all tokens of src (ending with tEOF).
 func lex(file, src string) []token {
 	l := &lexer{file: file, src: src, line: 1, col: 1}
-	var toks []token
+	toks := make([]token, 0, len(src)/4+16) // about one token per 4 bytes
 	for {
 		t := l.next()
 		toks = append(toks, t)

@@ -60,3 +60,21 @@ func BenchmarkFirstGraph(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheck measures parsing, scope and type checking alone.
+func BenchmarkCheck(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "main.mcl")
+			if err := os.WriteFile(path, []byte(genProgram(n)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := sem.Check(path, nil, sem.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -22,7 +22,9 @@ type AgentConfig struct {
 	// Interval between health checks of a standby; zero means 1s.
 	Interval time.Duration
 	// DeadAfter is the number of failed health checks in a row after which
-	// a standby removes a member and takes its place; zero means 3.
+	// a standby removes a member and takes its place; zero means 5. Each
+	// check waits up to 2s (or Interval) for an answer, so that a busy
+	// member is not taken for a dead one.
 	DeadAfter int
 	// Logf receives one line per state change; nil discards them.
 	Logf func(format string, v ...any)
@@ -49,7 +51,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 		cfg.Interval = time.Second
 	}
 	if cfg.DeadAfter <= 0 {
-		cfg.DeadAfter = 3
+		cfg.DeadAfter = 5
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -191,7 +193,7 @@ func (a *Agent) standby(ctx context.Context, seeds []string) ([]string, func(), 
 	tick := time.NewTicker(a.cfg.Interval)
 	defer tick.Stop()
 	for {
-		ms, err := c.Status(ctx, a.cfg.Interval)
+		ms, err := c.Status(ctx, max(2*time.Second, a.cfg.Interval))
 		if err == nil {
 			endpoints, healthy := a.observe(ms, fails)
 			c.cli.SetEndpoints(endpoints...)

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -29,10 +30,11 @@ func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.
 
 // A Token is one lexical token.
 type Token struct {
-	Kind  string
-	Text  string
-	Pos   Pos
-	Space bool // white space or a comment precedes the token
+	Kind    string
+	Text    string
+	Pos     Pos
+	Space   bool // white space or a comment precedes the token
+	Heredoc bool // the string came from a heredoc: no escapes
 }
 
 // An Error is a positioned syntax or evaluation error.
@@ -93,6 +95,8 @@ type lexer struct {
 	src       string
 	off       int
 	line, col int
+	// a heredoc body the lexer jumps over when it reaches skipFrom
+	skipFrom, skipTo, skipLines int
 }
 
 // spaceAt reports whether the byte at off is white space or a comment.
@@ -111,6 +115,10 @@ func (l *lexer) advance(n int) {
 			l.col++
 		}
 		l.off++
+		if l.skipTo > 0 && l.off == l.skipFrom {
+			l.off, l.line = l.skipTo, l.line+l.skipLines
+			l.skipFrom, l.skipTo = 0, 0
+		}
 	}
 }
 
@@ -204,7 +212,7 @@ func (l *lexer) next(prev []Token) (Token, error) {
 		}
 		return tok(NAME, w, end-l.off)
 	case strings.HasPrefix(s, "@("):
-		return Token{}, Unsupported(p, "heredoc")
+		return l.heredoc(p)
 	case c == '@':
 		return Token{}, Unsupported(p, "virtual and exported resources")
 	case c == '/' && (len(prev) == 0 || !valueEnd(prev[len(prev)-1])):
@@ -226,6 +234,92 @@ func (l *lexer) next(prev []Token) (Token, error) {
 		}
 	}
 	return Token{}, &Error{p, fmt.Sprintf("unexpected character %q", c)}
+}
+
+var heredocEnd = regexp.MustCompile(`^[ \t]*(\|)?[ \t]*(-)?[ \t]*(.*?)[ \t]*$`)
+
+// heredoc scans @(TAG) or @("TAG") (interpolated), with an optional
+// :syntax; escape flags are outside the subset. The body is the lines after
+// the current one up to the end line `[|][-] TAG`; '|' strips its column of
+// indentation from every line, '-' the last line break.
+func (l *lexer) heredoc(p Pos) (Token, error) {
+	s := l.src[l.off:]
+	end := strings.IndexByte(s, ')')
+	if end < 0 || strings.ContainsAny(s[:end], "\n") {
+		return Token{}, &Error{p, "syntax error: unterminated heredoc tag"}
+	}
+	spec := s[2:end]
+	spec, _, _ = strings.Cut(spec, ":")
+	if strings.Contains(spec, "/") {
+		return Token{}, Unsupported(p, "heredoc escape flags")
+	}
+	tag := strings.TrimSpace(spec)
+	interp := strings.HasPrefix(tag, `"`) && strings.HasSuffix(tag, `"`) && len(tag) > 1
+	tag = strings.Trim(tag, `"`)
+	if tag == "" {
+		return Token{}, &Error{p, "syntax error: heredoc without a tag"}
+	}
+	start := l.skipTo
+	if start == 0 {
+		nl := strings.IndexByte(s, '\n')
+		if nl < 0 {
+			return Token{}, &Error{p, "syntax error: heredoc without a body"}
+		}
+		start = l.off + nl + 1
+	}
+	var lines []string
+	i := start
+	for {
+		if i >= len(l.src) {
+			return Token{}, &Error{p, "syntax error: heredoc has no end line '" + tag + "'"}
+		}
+		j := strings.IndexByte(l.src[i:], '\n')
+		line := l.src[i:]
+		next := len(l.src)
+		if j >= 0 {
+			line, next = l.src[i:i+j], i+j+1
+		}
+		if m := heredocEnd.FindStringSubmatch(line); m != nil && m[3] == tag {
+			margin := -1
+			if m[1] != "" {
+				margin = strings.IndexByte(line, '|')
+			}
+			body := heredocBody(lines, margin, m[2] != "")
+			if l.skipTo == 0 {
+				l.skipFrom = start
+			}
+			l.skipTo = next
+			l.skipLines = strings.Count(l.src[l.skipFrom:next], "\n")
+			kind := STRING
+			if interp {
+				kind = DQSTRING
+			}
+			l.advance(end + 1)
+			return Token{Kind: kind, Text: body, Pos: p, Heredoc: true}, nil
+		}
+		lines = append(lines, line)
+		i = next
+	}
+}
+
+func heredocBody(lines []string, margin int, trim bool) string {
+	var b strings.Builder
+	for _, line := range lines {
+		if margin > 0 {
+			k := 0
+			for k < margin && k < len(line) && (line[k] == ' ' || line[k] == '\t') {
+				k++
+			}
+			line = line[k:]
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	out := b.String()
+	if trim {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	return out
 }
 
 func (l *lexer) single(p Pos) (Token, error) {

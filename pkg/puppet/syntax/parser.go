@@ -579,7 +579,7 @@ func (p *parser) interpolate(t Token) Node {
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch {
-		case c == '\\' && i+1 < len(raw):
+		case c == '\\' && i+1 < len(raw) && !t.Heredoc:
 			i++
 			switch raw[i] {
 			case 'n':

@@ -247,15 +247,47 @@ func (d *Decoder) nextJSON() (*Document, error) {
 		d.skipLine()
 		return nil, &PosError{Pos: start.String(), Msg: fmt.Sprintf("expected '{' to start a JSON graph document, got %s", quoteByte(c))}
 	}
+	// Fast path, for JSON lines: parse the line as the document.
+	line, nl, err := d.peekLine()
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if doc, eof, err := tryDecodeJSON(line, start); !eof {
+		d.src.discard(len(line))
+		if nl {
+			d.src.discard(1)
+			d.line++
+			d.col = 0
+		}
+		return doc, err
+	}
+	// The document goes on after the line (pretty-printed JSON) or ends
+	// early: frame it by counting brackets.
 	frame, complete, err := d.frameJSON()
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
 	if !complete {
 		end := posIn(frame, start, len(bytes.TrimRight(frame, " \t\r\n")))
-		return nil, &PosError{Pos: end.String(), Msg: "unexpected end of JSON document (truncated?)"}
+		return nil, &PosError{Pos: end.String(), Msg: msgTruncated}
 	}
 	return decodeJSON(frame, start)
+}
+
+// peekLine returns the unread data up to the next newline, without
+// consuming it; nl tells whether a newline follows.
+func (d *Decoder) peekLine() (line []byte, nl bool, err error) {
+	j := 0
+	for {
+		data := d.src.unread()
+		if i := bytes.IndexByte(data[j:], '\n'); i >= 0 {
+			return data[:j+i], true, nil
+		}
+		j = len(data)
+		if err := d.src.more(); err != nil {
+			return d.src.unread(), false, err
+		}
+	}
 }
 
 // posIn returns the position of byte off of frame, which starts at start.

@@ -131,7 +131,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"missing mgmt tag", `{"graph":"g"}` + "\n" + good, `in:1:1: missing mgmt tag, want "mgmt": "graph/v1"`},
 		{"garbage line", good + "\nhello\n" + good, `in:2:1: expected '{' to start a JSON graph document, got 'h'`},
 		{"binary", good + "\n\x00\x01\x02\n" + good, `in:2:1: expected '{' to start a JSON graph document, got byte 0x00`},
-		{"trailing", good + ` 5` + "\n" + good, `in:1:42: expected '{' to start a JSON graph document, got '5'`},
+		{"trailing", good + ` 5` + "\n" + good, `in:1:42: unexpected data after the document`},
 		{"yaml syntax", "graph: g\nresources: [\n", "in:3: did not find expected node content"},
 		{"yaml type", "graph: g\nresources:\n  file:\n  - name: a\n    meta:\n      retry: lots\n", "in:6:14: meta.retry: got string, want integer (int16)"},
 		{"yaml unknown meta", "graph: g\nresources:\n  file:\n  - name: a\n    meta:\n      retyr: 1\n", `in:6:7: meta: unknown metaparameter "retyr"`},

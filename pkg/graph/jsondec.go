@@ -38,20 +38,34 @@ type jsonParser struct {
 type jsonErr struct {
 	off int
 	msg string
+	eof bool // the data ended inside the document
+}
+
+const msgTruncated = "unexpected end of JSON document (truncated?)"
+
+func (p *jsonParser) failEOF(off int) {
+	panic(jsonErr{off, msgTruncated, true})
 }
 
 const maxJSONDepth = 1000
 
 // decodeJSON parses one framed document.
 func decodeJSON(frame []byte, start Position) (doc *Document, err error) {
-	p := &jsonParser{data: frame, start: start, intern: map[string]string{}, values: map[string]any{}, posLine: start.Line, posLineStart: -(start.Col - 1)}
+	doc, _, err = tryDecodeJSON(frame, start)
+	return doc, err
+}
+
+// tryDecodeJSON parses one document from data; eof reports that the data
+// ended inside the document.
+func tryDecodeJSON(data []byte, start Position) (doc *Document, eof bool, err error) {
+	p := &jsonParser{data: data, start: start, intern: map[string]string{}, values: map[string]any{}, posLine: start.Line, posLineStart: -(start.Col - 1)}
 	defer func() {
 		if r := recover(); r != nil {
 			je, ok := r.(jsonErr)
 			if !ok {
 				panic(r)
 			}
-			doc, err = nil, &PosError{Pos: p.pos(je.off).String(), Msg: je.msg}
+			doc, eof, err = nil, je.eof, &PosError{Pos: p.pos(je.off).String(), Msg: je.msg}
 		}
 	}()
 	doc = &Document{}
@@ -62,9 +76,9 @@ func decodeJSON(frame []byte, start Position) (doc *Document, err error) {
 		p.fail(p.i, "unexpected data after the document")
 	}
 	if err := doc.finish(start); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return doc, nil
+	return doc, false, nil
 }
 
 // pos converts a byte offset to a position; offsets must not decrease
@@ -121,7 +135,7 @@ func (p *jsonParser) wrongType(want string) {
 }
 
 func (p *jsonParser) fail(off int, format string, args ...any) {
-	panic(jsonErr{off, fmt.Sprintf(format, args...)})
+	panic(jsonErr{off: off, msg: fmt.Sprintf(format, args...)})
 }
 
 func (p *jsonParser) ws() {
@@ -139,7 +153,7 @@ func (p *jsonParser) ws() {
 func (p *jsonParser) peek() byte {
 	p.ws()
 	if p.i >= len(p.data) {
-		p.fail(p.i, "unexpected end of JSON document (truncated?)")
+		p.failEOF(p.i)
 	}
 	return p.data[p.i]
 }
@@ -253,7 +267,7 @@ func (p *jsonParser) null() bool {
 func (p *jsonParser) literal(word string) {
 	if !bytes.HasPrefix(p.data[p.i:], []byte(word)) {
 		if len(p.data)-p.i < len(word) && bytes.HasPrefix([]byte(word), p.data[p.i:]) {
-			p.fail(len(p.data), "unexpected end of JSON document (truncated?)")
+			p.failEOF(len(p.data))
 		}
 		p.fail(p.i, "invalid character %s in literal %s", describeByte(p.data[p.i]), word)
 	}
@@ -291,7 +305,7 @@ func (p *jsonParser) str(intern bool) string {
 			ascii = false
 		}
 	}
-	p.fail(len(p.data), "unexpected end of JSON document (truncated?)")
+	p.failEOF(len(p.data))
 	return ""
 }
 
@@ -372,7 +386,7 @@ func (p *jsonParser) slowStr(start int) string {
 			p.fail(j-1, "invalid escape character %s in string literal", describeByte(e))
 		}
 	}
-	p.fail(len(p.data), "unexpected end of JSON document (truncated?)")
+	p.failEOF(len(p.data))
 	return ""
 }
 
@@ -425,7 +439,7 @@ func (p *jsonParser) number() json.Number {
 
 func (p *jsonParser) failNumber(j int) {
 	if j >= len(p.data) {
-		p.fail(j, "unexpected end of JSON document (truncated?)")
+		p.failEOF(j)
 	}
 	p.fail(j, "invalid character %s in numeric literal", describeByte(p.data[j]))
 }

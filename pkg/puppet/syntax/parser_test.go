@@ -45,7 +45,8 @@ func TestParseErrors(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`file { "/x": ensure => file }`, `class a($b = 1) { notify { "${b}": } }`,
-		`$x = $y ? { /a/ => 1, default => 2 }`, `case $x { "a", "b": {} default: {} }`} {
+		`$x = $y ? { /a/ => 1, default => 2 }`, `case $x { "a", "b": {} default: {} }`,
+		"$a = @(X) + @(\"Y\")\n a\n | X\nb ${c}\n-Y\n", `[1].each |$x| { notice($x) }`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

@@ -16,7 +16,18 @@ var levels = [][]string{
 	{"*", "/"},
 }
 
-func (p *parser) expr() ast.Expr { return p.binary(0) }
+// maxDepth bounds the nesting of expressions and types, so that hostile
+// input gets an error instead of exhausting the stack.
+const maxDepth = 500
+
+func (p *parser) expr() ast.Expr {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		p.failAt(p.peek().pos, "expressions nested more than %d deep", maxDepth)
+	}
+	return p.binary(0)
+}
 
 func (p *parser) opAt(level int) (token, bool) {
 	t := p.peek()
@@ -61,6 +72,11 @@ func (p *parser) binary(level int) ast.Expr {
 func (p *parser) unary() ast.Expr {
 	if p.isKw("not") {
 		t := p.adv()
+		p.depth++
+		defer func() { p.depth-- }()
+		if p.depth > maxDepth {
+			p.failAt(t.pos, "expressions nested more than %d deep", maxDepth)
+		}
 		return &ast.Not{Pos: t.pos, X: p.unary()}
 	}
 	return p.postfix(p.primary())

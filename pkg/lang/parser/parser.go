@@ -55,8 +55,9 @@ func ParseExpr(file, src string) (e ast.Expr, err error) {
 }
 
 type parser struct {
-	toks []token
-	i    int
+	toks  []token
+	i     int
+	depth int
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -132,6 +133,11 @@ func (p *parser) prog(top bool) *ast.Prog {
 }
 
 func (p *parser) block() *ast.Prog {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		p.failAt(p.peek().pos, "blocks nested more than %d deep", maxDepth)
+	}
 	p.expectPunct("{")
 	b := p.prog(false)
 	p.expectPunct("}")
@@ -532,6 +538,11 @@ func (p *parser) exprList(end string) []ast.Expr {
 // typ parses a type written with tokens.
 func (p *parser) typ() *types.Type {
 	t := p.peek()
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		p.failAt(t.pos, "types nested more than %d deep", maxDepth)
+	}
 	switch {
 	case t.kind == tPunct && t.text == "[":
 		p.adv()

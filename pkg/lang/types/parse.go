@@ -36,9 +36,10 @@ func ParseWith(s string, vars map[string]*Type) (*Type, error) {
 }
 
 type typeParser struct {
-	s    string
-	i    int
-	vars map[string]*Type
+	s     string
+	i     int
+	depth int
+	vars  map[string]*Type
 }
 
 func (p *typeParser) space() {
@@ -83,6 +84,11 @@ func (p *typeParser) word() string {
 }
 
 func (p *typeParser) parse() (*Type, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > 500 {
+		return nil, p.errf("type nested too deep")
+	}
 	p.space()
 	if p.eat("[]") {
 		e, err := p.parse()

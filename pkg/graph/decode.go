@@ -15,9 +15,11 @@ import (
 //
 // The decoder frames documents itself before parsing them, so a bad
 // document costs only itself: Next returns its error and the following call
-// carries on with the next document. JSON framing counts braces outside
-// strings; a line starting with '{' while a document is still open ends that
-// document as truncated. YAML framing splits on separator lines.
+// carries on with the next document. A JSON document is first parsed as
+// the line it starts on; if it runs past that line, framing counts
+// brackets outside strings, and a line starting with '{' while a document
+// is still open ends that document as truncated. YAML framing splits on
+// separator lines.
 type Decoder struct {
 	src  *source
 	name string

@@ -9,10 +9,12 @@
 // # Reading
 //
 // NewDecoder(r, name).Next() returns one document at a time. The decoder
-// first cuts the stream into frames (source.go, decode.go): for JSON, from a
-// '{' to its matching '}' counting brackets outside strings, with a line
-// that starts with '{' ending a frame left open (a truncated document); for
-// YAML, the lines between "---" or "..." separators. A frame is then parsed
+// first cuts the stream into frames (source.go, decode.go). For JSON, the
+// frame is the line holding the document's '{' (JSON lines); when the
+// document does not end on that line, the decoder counts brackets outside
+// strings from the '{' to its matching '}' instead, a line that starts with
+// '{' ending a frame left open (a truncated document). For YAML, a frame is
+// the lines between "---" or "..." separators. A frame is then parsed
 // on its own, so a bad document yields one positioned error and the next
 // call goes on with the next document. JSON frames go through a small
 // recursive-descent parser (jsondec.go) that knows the document's fields:

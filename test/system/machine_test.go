@@ -8,6 +8,13 @@
 // container through /proc/PID/root and run them there with nsenter, so that
 // mgmt-apply manages the container's packages, units, accounts and
 // hostname, never the host's.
+//
+// To run them by hand (as root, as .ci/check.d/30-system-tests.sh does):
+//
+//	scripts/systemd-container/build.sh
+//	export MGMT_E2E_MACHINE=$(scripts/systemd-container/boot.sh)
+//	go test -p 1 ./test/system/ ./pkg/resources/system/...
+//	scripts/systemd-container/stop.sh
 package system
 
 import (

@@ -421,6 +421,14 @@ func (c *yconv) scalar(n *yaml.Node) (any, bool) {
 			return nil, false
 		}
 		return b, true
+	case "!!int", "!!float":
+		// A number already in JSON syntax keeps its text, so that JSON
+		// and YAML carry the same json.Number.
+		if isJSONNumber(n.Value) {
+			return json.Number(n.Value), true
+		}
+	}
+	switch n.ShortTag() {
 	case "!!int":
 		if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
 			return json.Number(strconv.FormatInt(i, 10)), true
@@ -444,6 +452,43 @@ func (c *yconv) scalar(n *yaml.Node) (any, bool) {
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), true
 	}
 	return n.Value, true
+}
+
+// isJSONNumber reports whether s is a number in JSON syntax.
+func isJSONNumber(s string) bool {
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // metaFields maps the yaml names of Meta's fields to their index.

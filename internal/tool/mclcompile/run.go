@@ -173,7 +173,10 @@ func printAST(path string, src []byte, stdout, stderr io.Writer) int {
 	if path != "-" {
 		st, err := os.Stat(path)
 		if err == nil && st.IsDir() {
-			file = strings.TrimSuffix(path, "/") + "/main.mcl"
+			if file, err = sem.ModuleMain(path); err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				return cli.ExitFail
+			}
 		}
 		b, err := os.ReadFile(file)
 		if err != nil {

@@ -253,8 +253,10 @@ func displayName(file string) string {
 	return file
 }
 
-// moduleMain returns the entry file of a module directory: metadata.yaml's
+// ModuleMain returns the entry file of a module directory: metadata.yaml's
 // main (default main.mcl), under its path if set.
+func ModuleMain(dir string) (string, error) { return moduleMain(dir) }
+
 func moduleMain(dir string) (string, error) {
 	md := readMetadata(dir)
 	main := filepath.Join(dir, md.Path, md.Main)

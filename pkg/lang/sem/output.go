@@ -473,12 +473,12 @@ func (o *output) document() (*graph.Document, error) {
 		}
 		return a.Name < b.Name
 	})
-	seen := map[string]bool{}
+	merged := map[string]*graph.Edge{}
 	recvs := map[string]bool{}
 	for _, e := range o.edges {
 		if e.e.Recv != "" {
 			k := e.e.To.String() + "." + e.e.Recv
-			if recvs[k] && !seen[fmt.Sprintf("%v|%v|%s|%s|%v", e.e.From, e.e.To, e.e.Send, e.e.Recv, e.e.Notify)] {
+			if recvs[k] && merged[fmt.Sprintf("%v|%v|%s|%s", e.e.From, e.e.To, e.e.Send, e.e.Recv)] == nil {
 				return nil, at(e.pos, fmt.Errorf("resource: `%s` has duplicate receive on: `%s` param", e.e.To, e.e.Recv))
 			}
 			recvs[k] = true
@@ -493,12 +493,15 @@ func (o *output) document() (*graph.Document, error) {
 				return nil, err
 			}
 		}
-		k := fmt.Sprintf("%v|%v|%s|%s|%v", e.e.From, e.e.To, e.e.Send, e.e.Recv, e.e.Notify)
-		if seen[k] {
+		// Edges between the same two resources merge; the merged one
+		// notifies if any of them does.
+		k := fmt.Sprintf("%v|%v|%s|%s", e.e.From, e.e.To, e.e.Send, e.e.Recv)
+		if old, ok := merged[k]; ok {
+			old.Notify = old.Notify || e.e.Notify
 			continue
 		}
-		seen[k] = true
 		ec := e.e
+		merged[k] = &ec
 		doc.Edges = append(doc.Edges, &ec)
 	}
 	sort.Slice(doc.Edges, func(i, j int) bool {

@@ -100,6 +100,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		s, err := a.startMember(ctx, sc)
 		release()
+		if errors.Is(err, errRejoin) {
+			continue // no data any more: stand by or join as a new member
+		}
 		if err != nil {
 			return err
 		}
@@ -133,8 +136,12 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 }
 
+// errRejoin reports that the member's old data was set aside: the host
+// starts over as a newcomer.
+var errRejoin = errors.New("rejoin")
+
 // startMember starts the member; when its old data belongs to a member that
-// was removed meanwhile, the data is set aside and the host joins afresh.
+// was removed meanwhile, the data is set aside and it returns errRejoin.
 func (a *Agent) startMember(ctx context.Context, sc ServerConfig) (*Server, error) {
 	s, err := StartServer(ctx, sc)
 	if err == nil || len(sc.Seeds) == 0 || !HasData(sc.DataDir) || ctx.Err() != nil {
@@ -149,7 +156,7 @@ func (a *Agent) startMember(ctx context.Context, sc ServerConfig) (*Server, erro
 	if err := os.Rename(sc.DataDir, old); err != nil {
 		return nil, err
 	}
-	return StartServer(ctx, sc)
+	return nil, errRejoin
 }
 
 // isMember reports whether the seeds' cluster lists a member with our

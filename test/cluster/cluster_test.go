@@ -13,8 +13,9 @@ import (
 const joinTimeout = 45 * time.Second
 
 // TestCluster forms a 3-member cluster from one seed, checks replication,
-// a standby beyond the ideal size and its promotion when a member dies, a
-// crashed member's restart with its data, and a clean leave.
+// a standby beyond the ideal size and its promotion when a member dies, the
+// dead member's return as a standby, a crashed member's restart with its
+// data, and a clean leave that promotes the standby.
 func TestCluster(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -86,6 +87,11 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("the promoted member lacks the data: %q %s", r.Stdout, r.Stderr)
 	}
 
+	t.Log("the killed member, removed meanwhile, comes back as a standby")
+	h1.start(h2.client)
+	h1.waitLog("removed from the cluster while down", joinTimeout)
+	h1.waitLog("standing by", joinTimeout)
+
 	t.Log("a crashed member restarts from its data directory")
 	h3.kill()
 	if r := ctl(t, "", "put", "--seeds", h2.client, "strings/while-down", "x"); r.Code != 0 {
@@ -120,10 +126,11 @@ func TestCluster(t *testing.T) {
 	if _, err := os.Stat(h2.dir); !os.IsNotExist(err) {
 		t.Fatalf("h2's data directory remains: %v", err)
 	}
+	h1.waitLog("running as member h1", joinTimeout)
 	eventually(t, 20*time.Second, func() error {
 		ms, err := members(t, h3.client)
-		if err == nil && names(ms) != "h3,h4" {
-			err = fmt.Errorf("members %s, want h3,h4", names(ms))
+		if err == nil && names(ms) != "h1,h3,h4" {
+			err = fmt.Errorf("members %s, want h1,h3,h4 (the standby replaced h2)", names(ms))
 		}
 		return err
 	})

@@ -25,6 +25,28 @@
 // one arrives as soon as the watch is established, so a consumer reads the
 // initial state and every later change with one loop.
 //
+// Automatic clustering (Agent, behind mgmt-cluster run): a host without
+// data and with seeds asks the cluster for its members. Below the ideal
+// size it adds itself and starts its member; at the ideal size it stands
+// by: it records itself under cluster/standby/<host> on its lease, serves
+// its client URLs as a raw TCP proxy to healthy members, and checks their
+// health every second. When a member left, or failed five checks in a row
+// and removing it keeps a quorum, the standby takes a promotion lock,
+// removes the dead member, adds itself and starts. SIGTERM makes a member
+// leave (remove itself, delete its data); a killed member restarts from its
+// data, or, if it was removed meanwhile, sets the data aside and goes
+// through the same decision as a newcomer.
+//
+// Tools without seeds use Open's private world: the first use starts a
+// single-member etcd in <prefix>/server (locked by <prefix>/server.lock,
+// its URL published in <prefix>/server.url). Another tool on the same
+// prefix, or mgmt-cluster run on that data directory, is found through
+// these files and shared instead of started twice.
+//
+// Security: peer and client traffic can use TLS with client certificates
+// (GenerateCerts makes a CA and host certificates); plain http is refused
+// on non-loopback addresses unless explicitly allowed.
+//
 // The scheduler needs no leader: every reader computes the schedule of a
 // namespace from the live volunteers with a deterministic strategy, so all
 // hosts agree on it; volunteers also store the result under

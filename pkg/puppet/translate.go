@@ -48,9 +48,10 @@ func (s *Stats) Summary() string {
 }
 
 // Translate builds the relationship graph of c and maps every vertex to a
-// resource of our kinds, every relationship edge to a graph edge. Edges
-// that carry refresh events in Puppet (notify, subscribe, containment)
-// get notify: true. The document is in canonical order.
+// resource of our kinds, every relationship edge to a graph edge. Refresh
+// events keep Puppet's meaning (see refreshPairs): a resource notifies
+// every resource Puppet would refresh after it changes. The document is in
+// canonical order.
 func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error) {
 	g, err := BuildRelGraph(c)
 	if err != nil {
@@ -82,10 +83,56 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 			edges[p] = ge
 			doc.Edges = append(doc.Edges, ge)
 		}
-		ge.Notify = ge.Notify || e.Callback == "refresh"
+	}
+	for _, rp := range refreshPairs(g) {
+		p := pair{refs[rp[0]], refs[rp[1]]}
+		ge := edges[p]
+		if ge == nil {
+			ge = &graph.Edge{From: p.from, To: p.to}
+			edges[p] = ge
+			doc.Edges = append(doc.Edges, ge)
+		}
+		ge.Notify = true
 	}
 	Canonicalize(doc)
 	return doc, st, nil
+}
+
+// refreshPairs returns the pairs of resources (whits excluded) between
+// which Puppet passes refresh events: a path of refresh-labelled edges
+// whose inner vertices are all whits, which relay the events they get.
+// Our noop resources do not relay notifications, so each such pair gets
+// its own notify edge (parallel to the path, so ordering is unchanged),
+// and the edges to and from whits carry none.
+func refreshPairs(g *RelGraph) [][2]*Vertex {
+	out := map[*Vertex][]*Vertex{}
+	for _, e := range g.Edges {
+		if e.Callback == "refresh" {
+			out[e.Source] = append(out[e.Source], e.Target)
+		}
+	}
+	var pairs [][2]*Vertex
+	for _, v := range g.Vertices {
+		if v.Res == nil || len(out[v]) == 0 {
+			continue
+		}
+		seen := map[*Vertex]bool{v: true}
+		stack := append([]*Vertex(nil), out[v]...)
+		for len(stack) > 0 {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			if w.Res != nil {
+				pairs = append(pairs, [2]*Vertex{v, w})
+				continue
+			}
+			stack = append(stack, out[w]...)
+		}
+	}
+	return pairs
 }
 
 // Canonicalize sorts resources by (kind, name) and edges by (from, to).

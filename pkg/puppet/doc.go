@@ -26,8 +26,11 @@
 //     package versions, Debian services). A parameter a target kind lacks
 //     (checked against the schema registry of pkg/graph), or a value the
 //     table cannot map, makes the resource fall back to pippet, which
-//     mgmt-apply hands to Puppet. Edges that carry refresh events in Puppet
-//     get notify: true. Messages are written in the reference's style
+//     mgmt-apply hands to Puppet. Refresh events keep Puppet's meaning:
+//     Puppet's whits relay them, our noops do not, so every resource gets a
+//     notify edge to each resource Puppet would refresh after it (through
+//     notify/subscribe on classes and defines too). Messages are written in
+//     the reference's style
 //     ("Warning: File[/x] ..."); conservative mode falls back on warnings
 //     too.
 package puppet

@@ -41,9 +41,21 @@ func (ic *InferCtx) UnifySig(sig *types.Type) error {
 		return fmt.Errorf("got %d args, want %d", len(ic.Args), len(sig.Fields))
 	}
 	for i, a := range ic.Args {
-		if err := types.Unify(sig.Fields[i].Type, a); err != nil {
-			return fmt.Errorf("arg %d: %v", i+1, err)
+		if !types.TryUnify(sig.Fields[i].Type, a) {
+			s := types.StringAll(a.Resolve(), sig.Fields[i].Type.Resolve())
+			name := ""
+			if n := sig.Fields[i].Name; n != "" {
+				name = " (" + n + ")"
+			}
+			return fmt.Errorf("argument %d%s: got %s, want %s", i+1, name, s[0], s[1])
 		}
+		if err := types.Unify(sig.Fields[i].Type, a); err != nil {
+			return fmt.Errorf("argument %d: %v", i+1, err)
+		}
+	}
+	if !types.TryUnify(sig.Out, ic.Out) {
+		s := types.StringAll(sig.Out.Resolve(), ic.Out.Resolve())
+		return fmt.Errorf("it returns %s, but %s is needed here", s[0], s[1])
 	}
 	return types.Unify(sig.Out, ic.Out)
 }

@@ -470,7 +470,7 @@ func (c *checker) callBuiltin(e *ast.Call, f *funcs.Func, args []node) node {
 			if err == funcs.ErrDefer {
 				return err
 			}
-			return fmt.Errorf("func `%s` infer error: %v", f.Name, err)
+			return fmt.Errorf("call of %s: %v", e.Name, err)
 		}
 		return nil
 	})

@@ -137,7 +137,10 @@ func (c *checker) checkBind(b *binding, usePos ast.Pos) {
 	b.state = 1
 	b.ir = c.checkExpr(b.expr, b.scope)
 	b.typ = b.ir.typ()
-	if b.annot != nil {
+	if b.annot != nil && !types.TryUnify(b.annot, b.typ) {
+		s := types.StringAll(b.annot, b.typ.Resolve())
+		c.typeErrf(b.pos, "$%s is annotated %s, but its value (%s at %s) is %s", b.name, s[0], ast.PrintExpr(b.expr), b.expr.Position(), s[1])
+	} else if b.annot != nil {
 		c.unify(b.pos, b.annot, b.typ, fmt.Sprintf("$%s", b.name))
 	}
 	b.state = 2

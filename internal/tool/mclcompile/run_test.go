@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 		{name: "runtime", args: []string{"-"}, stdin: "panic(\"boom\")\n", code: 1, errs: "<stdin>:1:1: runtime error: panic: boom", out: `"error":{"message":"runtime error: panic: boom","pos":"<stdin>:1:1"}`},
 		{name: "usage", args: []string{}, code: 2, errs: "expected"},
 		{name: "unknown-kind", args: []string{"-"}, stdin: "nosuchkind \"x\" {}\n", code: 1, errs: "<stdin>:1:1: runtime error: cannot create resource kind `nosuchkind`"},
-		{name: "schema-type", args: []string{"-"}, stdin: "file \"/x\" {\n\tmode => 644,\n}\n", code: 1, errs: "<stdin>:2:2: type error: parameter mode of file: int does not match str"},
+		{name: "schema-type", args: []string{"-"}, stdin: "file \"/x\" {\n\tmode => 644,\n}\n", code: 1, errs: "<stdin>:2:2: type error: parameter mode of file wants str, got int (644 at <stdin>:2:10)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer

@@ -198,7 +198,12 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 				}
 				c.typeErrf(f.Pos, "resource kind %s has no parameter %q%s", st.Kind, f.Key, suggest(f.Key, names))
 			} else if t, err := types.Parse(ts); err == nil {
-				c.unify(f.Pos, fn.val.typ(), t, fmt.Sprintf("parameter %s of %s", f.Key, st.Kind))
+				if !types.TryUnify(fn.val.typ(), t) {
+					s := types.StringAll(t, fn.val.typ().Resolve())
+					c.typeErrf(f.Pos, "parameter %s of %s wants %s, got %s (%s at %s)", f.Key, st.Kind, s[0], s[1], ast.PrintExpr(f.Value), f.Value.Position())
+				} else {
+					c.unify(f.Pos, fn.val.typ(), t, fmt.Sprintf("parameter %s of %s", f.Key, st.Kind))
+				}
 			}
 		}
 		c.needConcrete(f.Pos, "parameter", fn.val.typ(), &fn.rt)

@@ -77,3 +77,36 @@ func readMerged(t *testing.T, path string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestMergedExample1 is the guide's example 1: no hand-over vertices, so
+// the merged graph is the union of the two graphs, each keeping its edges.
+func TestMergedExample1(t *testing.T) {
+	shared := testutil.Shared()
+	if shared == "" {
+		t.Skip("../shared is not there")
+	}
+	p := testutil.Run(t, "", "puppet-graph", "--catalog", filepath.Join(shared, "puppet", "examples", "ex1.catalog.json"))
+	if p.Code != 0 {
+		t.Fatalf("puppet-graph: %s", p.Stderr)
+	}
+	dir := t.TempDir()
+	pj, lj := filepath.Join(dir, "p.json"), filepath.Join(dir, "lang.json")
+	os.WriteFile(pj, []byte(p.Stdout), 0o644)
+	os.WriteFile(lj, []byte(`{"mgmt":"graph/v1","graph":"lang","seq":1,"resources":[`+
+		`{"kind":"file","name":"/tmp/mgmt_dir/","params":{"state":"exists"}},`+
+		`{"kind":"file","name":"/tmp/mgmt_dir/a","params":{"state":"exists"}}],`+
+		`"edges":[{"from":{"kind":"file","name":"/tmp/mgmt_dir/"},"to":{"kind":"file","name":"/tmp/mgmt_dir/a"}}]}`+"\n"), 0o644)
+	g := testutil.Run(t, "", "graph-merge", lj, pj)
+	if g.Code != 0 {
+		t.Fatalf("graph-merge: %s", g.Stderr)
+	}
+	for _, want := range []string{
+		`{"from":{"kind":"file","name":"/tmp/mgmt_dir/"},"to":{"kind":"file","name":"/tmp/mgmt_dir/a"}}`,
+		`{"from":{"kind":"file","name":"/tmp/puppet_dir"},"to":{"kind":"file","name":"/tmp/puppet_dir/a"}}`,
+		`"name":"admissible_Stage[main]"`,
+	} {
+		if !strings.Contains(g.Stdout, want) {
+			t.Errorf("merged graph lacks %s:\n%s", want, g.Stdout)
+		}
+	}
+}

@@ -26,7 +26,13 @@ func (e *MismatchError) Error() string {
 // *MismatchError. On error, bindings made before the conflict are kept (use
 // TryUnify to test without effect).
 func Unify(a, b *Type) error {
-	return unify(a, b, nil)
+	if err := unifyRec(a, b, 0); err != nil {
+		if m, ok := err.(*MismatchError); ok {
+			m.A, m.B = a.Resolve(), b.Resolve()
+		}
+		return err
+	}
+	return nil
 }
 
 // TryUnify reports whether a and b unify, leaving no binding behind: it
@@ -116,24 +122,11 @@ func tryRec(a, b *Type, m map[*Type]*Type, depth int) bool {
 	return true
 }
 
-func unify(a, b *Type, trail *[]*Type) error {
-	if err := unifyRec(a, b, trail, 0); err != nil {
-		if m, ok := err.(*MismatchError); ok {
-			m.A, m.B = a.Resolve(), b.Resolve()
-		}
-		return err
-	}
-	return nil
-}
-
-func bind(v, t *Type, trail *[]*Type) error {
+func bind(v, t *Type) error {
 	if t.Kind != KindVar && occurs(v, t, 0) {
 		return &MismatchError{InnerA: v, InnerB: t, Reason: "recursive type"}
 	}
 	v.link = t
-	if trail != nil {
-		*trail = append(*trail, v)
-	}
 	return nil
 }
 
@@ -161,7 +154,7 @@ func occurs(v, t *Type, depth int) bool {
 	return false
 }
 
-func unifyRec(a, b *Type, trail *[]*Type, depth int) error {
+func unifyRec(a, b *Type, depth int) error {
 	a, b = a.Prune(), b.Prune()
 	if a == b {
 		return nil
@@ -170,22 +163,22 @@ func unifyRec(a, b *Type, trail *[]*Type, depth int) error {
 		return &MismatchError{InnerA: a, InnerB: b, Reason: "type too deep"}
 	}
 	if a.Kind == KindVar {
-		return bind(a, b, trail)
+		return bind(a, b)
 	}
 	if b.Kind == KindVar {
-		return bind(b, a, trail)
+		return bind(b, a)
 	}
 	if a.Kind != b.Kind {
 		return &MismatchError{InnerA: a, InnerB: b}
 	}
 	switch a.Kind {
 	case KindList:
-		return unifyRec(a.Elem, b.Elem, trail, depth+1)
+		return unifyRec(a.Elem, b.Elem, depth+1)
 	case KindMap:
-		if err := unifyRec(a.Key, b.Key, trail, depth+1); err != nil {
+		if err := unifyRec(a.Key, b.Key, depth+1); err != nil {
 			return err
 		}
-		return unifyRec(a.Val, b.Val, trail, depth+1)
+		return unifyRec(a.Val, b.Val, depth+1)
 	case KindStruct, KindFunc:
 		if len(a.Fields) != len(b.Fields) {
 			reason := "different number of fields"
@@ -198,12 +191,12 @@ func unifyRec(a, b *Type, trail *[]*Type, depth int) error {
 			if a.Kind == KindStruct && a.Fields[i].Name != b.Fields[i].Name {
 				return &MismatchError{InnerA: a, InnerB: b, Reason: fmt.Sprintf("field %q vs %q", a.Fields[i].Name, b.Fields[i].Name)}
 			}
-			if err := unifyRec(a.Fields[i].Type, b.Fields[i].Type, trail, depth+1); err != nil {
+			if err := unifyRec(a.Fields[i].Type, b.Fields[i].Type, depth+1); err != nil {
 				return err
 			}
 		}
 		if a.Kind == KindFunc {
-			return unifyRec(a.Out, b.Out, trail, depth+1)
+			return unifyRec(a.Out, b.Out, depth+1)
 		}
 	}
 	return nil

@@ -273,3 +273,35 @@ func RunInterval(ctx context.Context, puppetConf string) int {
 	}
 	return n
 }
+
+// ConfRunInterval returns the runinterval of a puppet.conf in seconds, or
+// 0 when it sets none. Puppet durations are numbers of seconds or carry a
+// unit: 30m, 1h, 2d.
+func ConfRunInterval(path string) int {
+	conf, err := readPuppetConf(path)
+	if err != nil {
+		return 0
+	}
+	v := strings.TrimSpace(conf["runinterval"])
+	if v == "" {
+		return 0
+	}
+	unit := 1
+	switch v[len(v)-1] {
+	case 's':
+		v = v[:len(v)-1]
+	case 'm':
+		unit, v = 60, v[:len(v)-1]
+	case 'h':
+		unit, v = 3600, v[:len(v)-1]
+	case 'd':
+		unit, v = 86400, v[:len(v)-1]
+	case 'y':
+		unit, v = 365*86400, v[:len(v)-1]
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n * unit
+}

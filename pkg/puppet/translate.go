@@ -22,6 +22,21 @@ type Options struct {
 	// graph.LookupKind. Parameters a registered kind does not have make
 	// the translation fail (fallback to pippet).
 	Schema func(kind string) (*graph.KindSchema, bool)
+	// RunInterval is Puppet's runinterval in seconds (0: 1800). Puppet
+	// runs every exec and checks every resource once per run: translated
+	// execs rerun on a watchcmd tick and pippet resources poll at this
+	// interval.
+	RunInterval int
+}
+
+// DefaultRunInterval is Puppet's default runinterval, in seconds.
+const DefaultRunInterval = 1800
+
+func (o Options) runInterval() int {
+	if o.RunInterval > 0 {
+		return o.RunInterval
+	}
+	return DefaultRunInterval
 }
 
 // Stats counts what a translation did, like the reference's `stats`.
@@ -152,7 +167,7 @@ func translateVertex(v *Vertex, opts Options, st *Stats) *graph.Resource {
 		msg := "cannot be translated natively, falling back to pippet"
 		logf(opts, st, "Error", v, msg)
 		st.Unsupported++
-		return pippet(v)
+		return pippet(v, opts)
 	}
 	t := &tr{v: v, opts: opts, st: st, params: realParams(v.Res), used: map[string]bool{},
 		out: map[string]any{}, meta: &graph.Meta{}}
@@ -167,7 +182,7 @@ func translateVertex(v *Vertex, opts Options, st *Stats) *graph.Resource {
 	if t.unclean {
 		logf(opts, nil, "Warning", v, "emitting a pippet node because of the errors above.")
 		st.Failed++
-		return pippet(v)
+		return pippet(v, opts)
 	}
 	st.Native++
 	r := &graph.Resource{Kind: t.kind, Name: v.Res.Title, Params: t.out, Origin: "puppet", Pos: pos(v)}
@@ -245,7 +260,7 @@ func inspect(v any) string {
 }
 
 // pippet is the catch-all translation: the resource is handed to Puppet.
-func pippet(v *Vertex) *graph.Resource {
+func pippet(v *Vertex, opts Options) *graph.Resource {
 	p := map[string]any{}
 	for k, val := range v.Res.Params {
 		switch k {
@@ -266,6 +281,7 @@ func pippet(v *Vertex) *graph.Resource {
 			"title":  v.Res.Title,
 			"params": string(js),
 		},
+		Meta:   &graph.Meta{Poll: int32(opts.runInterval())},
 		Origin: "puppet",
 		Pos:    v.Res.Pos(),
 	}

@@ -13,6 +13,9 @@ func trExec(t *tr) {
 	t.out["cmd"] = t.v.Name
 	t.out["shell"] = "/bin/sh"
 	t.out["timeout"] = int64(300)
+	// Puppet runs an exec at every run: a tick per runinterval reruns it
+	t.out["watchcmd"] = fmt.Sprintf("while sleep %d; do echo puppet run interval passed; done", t.opts.runInterval())
+	t.out["watchshell"] = "/bin/sh"
 	if v, ok := t.get("timeout"); ok {
 		switch x := v.(type) {
 		case int64:

@@ -164,6 +164,9 @@ func (t *tool) once(ctx context.Context) ([]string, error) {
 func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	f := t.f
 	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine}
+	if f.PuppetConf != "" {
+		opts.RunInterval = puppet.ConfRunInterval(f.PuppetConf)
+	}
 	if f.Mgmtgraph != "" {
 		r, err := os.Open(f.Mgmtgraph)
 		if err != nil {

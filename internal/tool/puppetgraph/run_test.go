@@ -340,18 +340,21 @@ func toJSON(v any) string {
 // TestPuppetConf passes a puppet.conf naming the node: both engines use it.
 func TestPuppetConf(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "puppet.conf")
-	os.WriteFile(conf, []byte("[main]\ncertname = confnode\n"), 0o644)
+	os.WriteFile(conf, []byte("[main]\ncertname = confnode\n[agent]\nruninterval = 5m\n"), 0o644)
 	engines := []string{"native"}
 	if _, err := exec.LookPath("puppet"); err == nil && !testing.Short() {
 		engines = append(engines, "puppet")
 	}
 	for _, engine := range engines {
-		out, errs, code := run(t, "--engine", engine, "--puppet-conf", conf, "--code", `notify { "x": }`)
+		out, errs, code := run(t, "--engine", engine, "--puppet-conf", conf, "--code", `notify { "x": } exec { "/bin/true": }`)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", engine, code, errs)
 		}
 		if d := decode(t, out); d.Graph != "confnode" {
 			t.Errorf("%s: graph %q, want confnode (the certname of puppet.conf)", engine, d.Graph)
+		}
+		if !strings.Contains(out, "while sleep 300; do") {
+			t.Errorf("%s: the exec does not rerun every runinterval (5m):\n%s", engine, out)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -95,13 +94,12 @@ func Encode(w io.Writer, doc *Document, f Format) error {
 }
 
 func encodeJSON(w io.Writer, doc *Document) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	b, err := appendJSON(make([]byte, 0, 256+160*(len(doc.Resources)+len(doc.Edges))), doc)
+	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	_, err = w.Write(b)
+	return err
 }
 
 // dotQuote quotes s as a dot ID.

@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"fmt"
 	"os"
+	"regexp"
 	"path/filepath"
 	"strings"
 
@@ -77,11 +79,97 @@ func (e *evaluator) call(s *scope, c *syntax.Call) any {
 	case "create_resources":
 		e.createResources(s, c, args)
 		return nil
+	case "defined":
+		return e.defined(s, c, args)
+	case "sprintf":
+		return e.sprintf(c, args)
 	}
 	if f := pureFuncs[c.Name]; f != nil {
 		return f(e, c, args)
 	}
 	panic(syntax.Unsupported(c.P, "function "+c.Name+"()"))
+}
+
+// defined reports whether every argument exists so far: a resource
+// reference (declared), a "$var" (set), or the name of a class, defined
+// type or resource type.
+func (e *evaluator) defined(s *scope, c *syntax.Call, args []any) bool {
+	if len(args) == 0 {
+		e.fail(c.P, "defined() expects at least one argument")
+	}
+	for _, a := range args {
+		switch x := a.(type) {
+		case ref:
+			if e.entries[x.String()] == nil {
+				return false
+			}
+		case string:
+			if v, ok := strings.CutPrefix(x, "$"); ok {
+				found := false
+				for sc := s; sc != nil; sc = sc.parent {
+					if _, ok := sc.vars[v]; ok {
+						found = true
+					}
+				}
+				if !found {
+					return false
+				}
+				continue
+			}
+			name := strings.ToLower(strings.TrimPrefix(x, "::"))
+			if e.classes[name] == nil && e.defines[name] == nil && !e.knownType(name) {
+				e.loadModule(name)
+				if e.classes[name] == nil && e.defines[name] == nil {
+					return false
+				}
+			}
+		default:
+			panic(syntax.Unsupported(c.P, "defined() of "+typeName(a)))
+		}
+	}
+	return true
+}
+
+// sprintf formats with the %s, %d, %f, %x, %o and %% verbs (with flags,
+// width and precision).
+func (e *evaluator) sprintf(c *syntax.Call, args []any) string {
+	if len(args) == 0 {
+		e.fail(c.P, "sprintf() expects a format")
+	}
+	format := toString(args[0])
+	verbs := regexp.MustCompile(`%[-+ 0#]*[0-9]*(?:\.[0-9]+)?[a-zA-Z%]`).FindAllString(format, -1)
+	var vals []any
+	i := 1
+	for _, v := range verbs {
+		verb := v[len(v)-1]
+		if verb == '%' {
+			continue
+		}
+		if i >= len(args) {
+			e.fail(c.P, "sprintf(): too few arguments for %q", format)
+		}
+		a := args[i]
+		i++
+		switch verb {
+		case 's':
+			vals = append(vals, toString(a))
+		case 'd', 'x', 'o', 'X':
+			f, ok := toFloat(a)
+			if !ok {
+				e.fail(c.P, "sprintf(): %%%c needs a number, got %s", verb, typeName(a))
+			}
+			vals = append(vals, int64(f))
+		case 'f', 'e', 'g':
+			f, ok := toFloat(a)
+			if !ok {
+				e.fail(c.P, "sprintf(): %%%c needs a number, got %s", verb, typeName(a))
+			}
+			vals = append(vals, f)
+		default:
+			panic(syntax.Unsupported(c.P, "sprintf verb "+v))
+		}
+	}
+	return fmt.Sprintf(format, vals...)
 }
 
 // createResources declares the resources of a hash (title => attributes)

@@ -3,8 +3,8 @@ package eval
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"

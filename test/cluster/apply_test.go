@@ -88,20 +88,23 @@ func TestApplyWorld(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "collected")); err == nil {
 		t.Fatal("h1 applied a hidden exported resource")
 	}
-	testGetval(t, m, dir, h1Graph)
+	testGetval(t, m, dir)
 }
 
 // testGetval runs h1 again (its exports live while it runs) and
 // mcl-compile | mgmt-apply as h2 with a program that writes
 // world.getval("greeting") to a file and collects the file h1 exported;
 // then it changes the value.
-func testGetval(t *testing.T, m *host, dir, h1Graph string) {
+func testGetval(t *testing.T, m *host, dir string) {
 	if r := testutil.Run(t, "", "mcl-compile", "--help"); !strings.Contains(r.Stdout, "--seeds") {
 		t.Log("mcl-compile has no --seeds yet: world.getval not tested end to end")
 		return
 	}
 	out := filepath.Join(dir, "greeting")
-	startApply(t, h1Graph, "--tmp-prefix", "--seeds", m.client, "--hostname", "h1")
+	// This h1 only exports: a kv resource would put its value back.
+	h1Export := fmt.Sprintf(`{"mgmt":"graph/v1","graph":"h1","seq":1,"resources":[`+
+		`{"kind":"file","name":"%s/collected","params":{"state":"exists","content":"from h1\n"},"meta":{"export":["h2"],"hidden":true}}]}`, dir)
+	startApply(t, h1Export, "--tmp-prefix", "--seeds", m.client, "--hostname", "h1")
 	collected := filepath.Join(dir, "collected")
 	src := fmt.Sprintf("import \"world\"\n$g = world.getval(\"greeting\")\nfile %q { state => \"exists\", content => $g->value, }\n"+
 		"collect file %q { mode => \"0600\", }\n", out, collected)

@@ -23,9 +23,8 @@ type Options struct {
 	// the translation fail (fallback to pippet).
 	Schema func(kind string) (*graph.KindSchema, bool)
 	// RunInterval is Puppet's runinterval in seconds (0: 1800). Puppet
-	// runs every exec and checks every resource once per run: translated
-	// execs rerun on a watchcmd tick and pippet resources poll at this
-	// interval.
+	// runs every exec once per run: translated execs rerun on a watchcmd
+	// tick at this interval.
 	RunInterval int
 }
 
@@ -260,7 +259,7 @@ func inspect(v any) string {
 }
 
 // pippet is the catch-all translation: the resource is handed to Puppet.
-func pippet(v *Vertex, opts Options) *graph.Resource {
+func pippet(v *Vertex, _ Options) *graph.Resource {
 	p := map[string]any{}
 	for k, val := range v.Res.Params {
 		switch k {
@@ -281,7 +280,6 @@ func pippet(v *Vertex, opts Options) *graph.Resource {
 			"title":  v.Res.Title,
 			"params": string(js),
 		},
-		Meta:   &graph.Meta{Poll: int32(opts.runInterval())},
 		Origin: "puppet",
 		Pos:    v.Res.Pos(),
 	}

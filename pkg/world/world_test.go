@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func client(t *testing.T, host string) *Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: "/test/" + t.Name(), Hostname: host, LeaseTTL: 5})
+	c, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: nsOf(t), Hostname: host, LeaseTTL: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestStrings(t *testing.T) {
 	if err != nil || !ok || v != "v1" {
 		t.Fatalf("StrGet = %q, %v, %v; want v1, true, nil", v, ok, err)
 	}
-	raw, ok, _ := c.Get(ctx, "/test/TestStrings/strings/a/b")
+	raw, ok, _ := c.Get(ctx, nsOf(t)+"/strings/a/b")
 	if !ok || raw != "v1" {
 		t.Fatalf("raw key layout: got %q, %v", raw, ok)
 	}
@@ -441,4 +442,13 @@ func BenchmarkResExport(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// testNS returns the namespace of the running test: fresh for every run of
+// it, so -count=N starts from an empty world each time.
+var testNS sync.Map
+
+func nsOf(t *testing.T) string {
+	ns, _ := testNS.LoadOrStore(t, fmt.Sprintf("/test/%s/%d", t.Name(), time.Now().UnixNano()))
+	return ns.(string)
 }

@@ -53,7 +53,7 @@ func connect(t *testing.T, host string) *world.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := world.Connect(ctx, world.Config{Endpoints: endpoints, Namespace: "/test/" + t.Name(), Hostname: host})
+	c, err := world.Connect(ctx, world.Config{Endpoints: endpoints, Namespace: nsOf(t), Hostname: host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,4 +281,13 @@ func TestSchedule(t *testing.T) {
 	if err := bad.Validate(); err == nil {
 		t.Fatal("unknown strategy accepted")
 	}
+}
+
+// testNS returns the namespace of the running test: fresh for every run of
+// it, so -count=N starts from an empty world each time.
+var testNS sync.Map
+
+func nsOf(t *testing.T) string {
+	ns, _ := testNS.LoadOrStore(t, fmt.Sprintf("/test/%s/%d", t.Name(), time.Now().UnixNano()))
+	return ns.(string)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func connect(t *testing.T, host string) *pw.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := pw.Connect(ctx, pw.Config{Endpoints: endpoints, Namespace: "/test/" + t.Name(), Hostname: host})
+	c, err := pw.Connect(ctx, pw.Config{Endpoints: endpoints, Namespace: nsOf(t), Hostname: host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,4 +185,13 @@ func TestRegistered(t *testing.T) {
 			t.Errorf("%s without a world: %v", name, err)
 		}
 	}
+}
+
+// testNS returns the namespace of the running test: fresh for every run of
+// it, so -count=N starts from an empty world each time.
+var testNS sync.Map
+
+func nsOf(t *testing.T) string {
+	ns, _ := testNS.LoadOrStore(t, fmt.Sprintf("/test/%s/%d", t.Name(), time.Now().UnixNano()))
+	return ns.(string)
 }

@@ -358,3 +358,20 @@ func TestPuppetConf(t *testing.T) {
 		}
 	}
 }
+
+func TestFactsFile(t *testing.T) {
+	facts := filepath.Join(t.TempDir(), "facts.json")
+	os.WriteFile(facts, []byte(`{"fqdn": "web1.example.com", "os": {"family": "RedHat"}}`), 0o644)
+	out, errs, code := run(t, "--engine", "native", "--facts", facts, "--code",
+		`$p = $facts['os']['family'] ? { "RedHat" => "httpd", default => "apache2" } package { $p: }`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	d := decode(t, out)
+	if d.Graph != "web1.example.com" || !strings.Contains(out, `"kind":"pkg","name":"httpd"`) {
+		t.Errorf("facts not used: %s", out)
+	}
+	if _, errs, code := run(t, "--engine", "native", "--facts", "/nonexistent.json", "--code", "notice(1)"); code != 1 || !strings.Contains(errs, "nonexistent") {
+		t.Errorf("missing facts file: exit %d, %s", code, errs)
+	}
+}

@@ -70,9 +70,6 @@ func TestApplyWorld(t *testing.T) {
 	h1 := startApply(t, h1Graph, append(common, "--hostname", "h1")...)
 	h2 := startApply(t, h2Graph, append(common, "--hostname", "h2")...)
 	c1, c2 := h1.wait(t, 60*time.Second), h2.wait(t, 60*time.Second)
-	if strings.Contains(h1.err.String(), "needs the world") {
-		t.Skip("mgmt-apply does not give its resources the world yet")
-	}
 	if c1 != 0 || c2 != 0 {
 		t.Fatalf("exit codes %d, %d:\n%s\n%s", c1, c2, h1.err.String(), h2.err.String())
 	}
@@ -96,10 +93,6 @@ func TestApplyWorld(t *testing.T) {
 // world.getval("greeting") to a file and collects the file h1 exported;
 // then it changes the value.
 func testGetval(t *testing.T, m *host, dir string) {
-	if r := testutil.Run(t, "", "mcl-compile", "--help"); !strings.Contains(r.Stdout, "--seeds") {
-		t.Log("mcl-compile has no --seeds yet: world.getval not tested end to end")
-		return
-	}
 	out := filepath.Join(dir, "greeting")
 	// This h1 only exports: a kv resource would put its value back.
 	h1Export := fmt.Sprintf(`{"mgmt":"graph/v1","graph":"h1","seq":1,"resources":[`+

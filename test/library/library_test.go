@@ -17,15 +17,10 @@ import (
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
-// requireLibrary skips when mcl-compile is built without the library
-// modules (pkg/lang/funcs/all not importing pkg/lang/funcs/library yet).
-// It looks at the source first, to skip without building the tools.
+// requireLibrary fails when mcl-compile is built without the library
+// modules (internal/tool/mclcompile imports pkg/lang/funcs/library).
 func requireLibrary(t *testing.T) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(testutil.Root(), "pkg", "lang", "funcs", "all", "all.go"))
-	if err != nil || !strings.Contains(string(src), "pkg/lang/funcs/library\"") {
-		t.Skip("pkg/lang/funcs/all does not import pkg/lang/funcs/library: mcl-compile lacks the library modules")
-	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "probe.mcl")
 	if err := os.WriteFile(p, []byte("import \"regexp\"\n$x = regexp.match(\"a\", \"a\")\n"), 0o644); err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 var fieldIndexCache sync.Map // reflect.Type -> map[string]int
@@ -79,7 +81,7 @@ func DecodeParams(r any, params map[string]any) error {
 func didYouMean(k string, idx map[string]int) string {
 	best, bestD := "", 3
 	for n := range idx {
-		if d := editDistance(k, n); d < bestD || (d == bestD && n < best) {
+		if d := graph.EditDistance(k, n); d < bestD || (d == bestD && n < best) {
 			best, bestD = n, d
 		}
 	}
@@ -87,26 +89,6 @@ func didYouMean(k string, idx map[string]int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // jsonKind names the type of a decoded JSON/YAML value as mcl would.

@@ -471,7 +471,7 @@ func keysOf(m map[string]string) []string {
 func suggest(name string, candidates []string) string {
 	best, bestD := "", len(name)/2+1
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
+		if d := EditDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -481,7 +481,9 @@ func suggest(name string, candidates []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-func editDistance(a, b string) int {
+// EditDistance returns the Levenshtein distance between a and b (bytes),
+// used to suggest the closest known name in error messages.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 )
 
@@ -45,7 +46,7 @@ func suggest(name string, names []string) string {
 		if strings.HasPrefix(n, "_") {
 			continue
 		}
-		d := levenshtein(name, n)
+		d := graph.EditDistance(name, n)
 		if d < bestD {
 			best, bestD = n, d
 		}
@@ -54,26 +55,6 @@ func suggest(name string, names []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func (s Stage) String() string { return string(s) }

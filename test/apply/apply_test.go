@@ -56,27 +56,27 @@ func TestDriftRepaired(t *testing.T) {
 	d := t.TempDir()
 	path := d + "/f.txt"
 	p := startApply(t, "--tmp-prefix")
-	p.write(gdoc(1, []res{file(path, P{"content": "managed\n", "mode": "0644"})}))
+	p.Write(gdoc(1, []res{file(path, P{"content": "managed\n", "mode": "0644"})}))
 	changed := `file\[` + regexp.QuoteMeta(path) + `\]: changed`
-	p.waitLines(changed, 1)
+	p.WaitLines(changed, 1)
 
 	os.WriteFile(path, []byte("edited\n"), 0o644)
-	p.waitLines(changed, 2)
+	p.WaitLines(changed, 2)
 	if got := readFile(t, path); got != "managed\n" {
 		t.Fatalf("after edit: %q", got)
 	}
 	os.Remove(path)
-	p.waitLines(changed, 3)
+	p.WaitLines(changed, 3)
 	if got := readFile(t, path); got != "managed\n" {
 		t.Fatalf("after delete: %q", got)
 	}
 	os.Chmod(path, 0o600)
-	p.waitLines(changed, 4)
+	p.WaitLines(changed, 4)
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
 		t.Fatalf("after chmod: %v", fi.Mode())
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(); code != 0 {
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
 		t.Fatalf("exit %d after SIGTERM", code)
 	}
 	leftovers, _ := filepath.Glob(d + "/.*")
@@ -108,13 +108,13 @@ func TestSwapKeepsUnchanged(t *testing.T) {
 	counter := d + "/count"
 	keep := ex("keep", "echo run >> "+counter, nil)
 	p := startApply(t, "--tmp-prefix")
-	p.write(gdoc(1, []res{keep, file(d+"/old", P{"content": "1"}), file(d+"/same", P{"content": "s"})}))
-	p.waitLines(`graph seq 1 converged in`, 1)
-	p.write(gdoc(2, []res{keep, file(d+"/new", P{"content": "2"}), file(d+"/same", P{"content": "s2"})}))
-	p.waitLines(`graph seq 2 converged in`, 1)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.log())
+	p.Write(gdoc(1, []res{keep, file(d+"/old", P{"content": "1"}), file(d+"/same", P{"content": "s"})}))
+	p.WaitLines(`graph seq 1 converged in`, 1)
+	p.Write(gdoc(2, []res{keep, file(d+"/new", P{"content": "2"}), file(d+"/same", P{"content": "s2"})}))
+	p.WaitLines(`graph seq 2 converged in`, 1)
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Log())
 	}
 	if got := readFile(t, counter); got != "run\n" {
 		t.Errorf("the unchanged exec ran again: %q", got)
@@ -125,8 +125,8 @@ func TestSwapKeepsUnchanged(t *testing.T) {
 	if got := readFile(t, d+"/new"); got != "2" {
 		t.Errorf("added file: %q", got)
 	}
-	if !strings.Contains(p.log(), "1 added, 1 removed, 1 changed, 1 unchanged") {
-		t.Errorf("swap line missing:\n%s", p.log())
+	if !strings.Contains(p.Log(), "1 added, 1 removed, 1 changed, 1 unchanged") {
+		t.Errorf("swap line missing:\n%s", p.Log())
 	}
 }
 
@@ -140,15 +140,15 @@ func TestNotifyRefresh(t *testing.T) {
 	}, edge{From: ref{"file", d + "/conf"}, To: ref{"exec", "reload"}, Notify: true},
 		e("file", d+"/conf", "exec", "other"))
 	p := startApply(t, "--tmp-prefix")
-	p.write(g)
-	p.waitLines(`exec\[reload\]: changed`, 1)
-	p.waitLines(`exec\[other\]: changed`, 1)
+	p.Write(g)
+	p.WaitLines(`exec\[reload\]: changed`, 1)
+	p.WaitLines(`exec\[other\]: changed`, 1)
 	// Drift: the repair of conf notifies reload (which runs again) and
 	// pokes other (which has nothing to do).
 	os.WriteFile(d+"/conf", []byte("drift"), 0o644)
-	p.waitLines(`exec\[reload\]: changed`, 2)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.wait()
+	p.WaitLines(`exec\[reload\]: changed`, 2)
+	p.Signal(syscall.SIGTERM)
+	p.Wait()
 	lines := strings.Fields(readFile(t, log))
 	n := map[string]int{}
 	for _, l := range lines {
@@ -211,14 +211,14 @@ func TestSemaphore(t *testing.T) {
 func TestConvergedTimeoutExit(t *testing.T) {
 	d := t.TempDir()
 	p := startApply(t, "--tmp-prefix", "--converged-timeout", "0.3")
-	p.write(gdoc(1, []res{file(d+"/f", P{"content": "x"})}))
-	p.waitLines(`converged for`, 1)
+	p.Write(gdoc(1, []res{file(d+"/f", P{"content": "x"})}))
+	p.WaitLines(`converged for`, 1)
 	fired := time.Now()
-	if code := p.wait(); code != 0 {
+	if code := p.Wait(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	// The process exits right after the line; allow for a loaded machine.
-	if lag := p.ended.Sub(fired); lag > 2*time.Second {
+	if lag := p.Ended().Sub(fired); lag > 2*time.Second {
 		t.Fatalf("exit %s after convergence was declared", lag)
 	}
 }
@@ -226,22 +226,22 @@ func TestConvergedTimeoutExit(t *testing.T) {
 func TestBadInputKeepsLastGraph(t *testing.T) {
 	d := t.TempDir()
 	p := startApply(t, "--tmp-prefix", "--debug")
-	p.write(gdoc(1, []res{file(d+"/f", P{"content": "x"})}))
-	p.waitLines(`file\[.*/f\]: changed`, 1)
-	p.write(`{"mgmt":"graph/v1","graph":"test","seq":2,"error":{"message":"upstream broke","pos":"m.mcl:2:3"}}` + "\n")
-	p.write(`{"mgmt":"graph/v1","graph":"test","seq":3,"resources":[{"kind":"file","name":"rel","pos":"m.mcl:9:1"}]}` + "\n")
-	p.stdin.Close()
-	p.waitLines(`end of input`, 1)
+	p.Write(gdoc(1, []res{file(d+"/f", P{"content": "x"})}))
+	p.WaitLines(`file\[.*/f\]: changed`, 1)
+	p.Write(`{"mgmt":"graph/v1","graph":"test","seq":2,"error":{"message":"upstream broke","pos":"m.mcl:2:3"}}` + "\n")
+	p.Write(`{"mgmt":"graph/v1","graph":"test","seq":3,"resources":[{"kind":"file","name":"rel","pos":"m.mcl:9:1"}]}` + "\n")
+	p.CloseStdin()
+	p.WaitLines(`end of input`, 1)
 	// The first graph is still enforced.
 	os.Remove(d + "/f")
-	p.waitLines(`file\[.*/f\]: changed`, 2)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.log())
+	p.WaitLines(`file\[.*/f\]: changed`, 2)
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Log())
 	}
 	for _, want := range []string{"m.mcl:2:3: upstream broke", "m.mcl:9:1: runtime error: file[rel]"} {
-		if !strings.Contains(p.log(), want) {
-			t.Errorf("log lacks %q:\n%s", want, p.log())
+		if !strings.Contains(p.Log(), want) {
+			t.Errorf("log lacks %q:\n%s", want, p.Log())
 		}
 	}
 }
@@ -284,10 +284,10 @@ func TestPrintGraph(t *testing.T) {
 func TestPrometheus(t *testing.T) {
 	d := t.TempDir()
 	p := startApply(t, "--tmp-prefix", "--prometheus", "--prometheus-listen", "127.0.0.1:0")
-	p.write(gdoc(1, []res{file(d+"/f", P{"content": "x"}), file(d+"/g", P{"content": "y"})}))
-	p.waitLines(`file\[.*/g\]: changed`, 1)
-	p.waitLines(`prometheus metrics on`, 1)
-	addr := regexp.MustCompile(`http://\S+/metrics`).FindString(p.log())
+	p.Write(gdoc(1, []res{file(d+"/f", P{"content": "x"}), file(d+"/g", P{"content": "y"})}))
+	p.WaitLines(`file\[.*/g\]: changed`, 1)
+	p.WaitLines(`prometheus metrics on`, 1)
+	addr := regexp.MustCompile(`http://\S+/metrics`).FindString(p.Log())
 	resp, err := http.Get(addr)
 	if err != nil {
 		t.Fatal(err)
@@ -333,16 +333,16 @@ func TestReverseFile(t *testing.T) {
 	}
 	// Within one run: the swap that drops the resource reverses it.
 	p := startApply(t, "--prefix", prefix)
-	p.write(gdoc(1, []res{made, keep}))
-	p.waitLines(`graph seq 1 converged in`, 1)
-	p.write(gdoc(2, []res{keep}))
-	p.waitLines(`graph seq 2 converged in`, 1)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.log())
+	p.Write(gdoc(1, []res{made, keep}))
+	p.WaitLines(`graph seq 1 converged in`, 1)
+	p.Write(gdoc(2, []res{keep}))
+	p.WaitLines(`graph seq 2 converged in`, 1)
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.Log())
 	}
 	if _, err := os.Stat(d + "/made"); !os.IsNotExist(err) {
-		t.Fatalf("the reversed file is still there (%v):\n%s", err, p.log())
+		t.Fatalf("the reversed file is still there (%v):\n%s", err, p.Log())
 	}
 }
 
@@ -350,11 +350,11 @@ func TestPoll(t *testing.T) {
 	d := t.TempDir()
 	path := d + "/polled"
 	p := startApply(t, "--tmp-prefix")
-	p.write(gdoc(1, []res{{Kind: "file", Name: path, Params: P{"state": "exists", "content": "p"}, Meta: P{"poll": 1}}}))
+	p.Write(gdoc(1, []res{{Kind: "file", Name: path, Params: P{"state": "exists", "content": "p"}, Meta: P{"poll": 1}}}))
 	changed := `file\[.*/polled\]: changed`
-	p.waitLines(changed, 1)
+	p.WaitLines(changed, 1)
 	os.WriteFile(path, []byte("drift"), 0o644)
-	p.waitLines(changed, 2) // repaired by the next poll, within a second
+	p.WaitLines(changed, 2) // repaired by the next poll, within a second
 	if got := readFile(t, path); got != "p" {
 		t.Fatalf("content %q", got)
 	}
@@ -365,12 +365,12 @@ func TestLimitBurst(t *testing.T) {
 	log := d + "/log"
 	watch := "for i in 1 2 3 4 5 6; do echo $i; sleep 0.05; done; sleep 60"
 	p := startApply(t, "--tmp-prefix")
-	p.write(gdoc(1, []res{{Kind: "exec", Name: "limited",
+	p.Write(gdoc(1, []res{{Kind: "exec", Name: "limited",
 		Params: P{"cmd": "date +%s%N >> " + log, "shell": "/bin/sh", "watchcmd": watch, "watchshell": "/bin/sh"},
 		Meta:   P{"limit": 4.0, "burst": 1}}}))
-	p.waitLines(`exec\[limited\]: changed`, 3)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.wait()
+	p.WaitLines(`exec\[limited\]: changed`, 3)
+	p.Signal(syscall.SIGTERM)
+	p.Wait()
 	var prev int64
 	for i, f := range strings.Fields(readFile(t, log)) {
 		var ns int64
@@ -427,8 +427,8 @@ func TestClusterConvergedTimeout(t *testing.T) {
 	}
 	client := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	peer := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	c := startTool(t, "mgmt-cluster", "run", "--data-dir", t.TempDir(), "--client-urls", client, "--server-urls", peer)
-	c.waitLines(`running as member`, 1)
+	c := testutil.Start(t, "mgmt-cluster", "run", "--data-dir", t.TempDir(), "--client-urls", client, "--server-urls", peer)
+	c.WaitLines(`running as member`, 1)
 	g := gdoc(1, []res{{Kind: "kv", Name: "greeting", Params: P{"value": "hi"}}})
 	r := testutil.Run(t, g, "mgmt-apply", "--seeds", client, "--tmp-prefix", "--converged-timeout", "0.3")
 	if r.Code != 0 || !strings.Contains(r.Stderr, "the cluster converged") {
@@ -438,8 +438,8 @@ func TestClusterConvergedTimeout(t *testing.T) {
 	if strings.TrimSpace(got.Stdout) != "hi" {
 		t.Fatalf("world value %q (%s)", got.Stdout, got.Stderr)
 	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	c.wait()
+	c.Signal(syscall.SIGTERM)
+	c.Wait()
 }
 
 func TestFileYAMLGraphvizMaxRuntime(t *testing.T) {

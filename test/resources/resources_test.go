@@ -3,18 +3,13 @@
 package resources_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
@@ -49,145 +44,9 @@ func doc(t testing.TB, seq int, rs []res, es []edge) string {
 	return string(b) + "\n"
 }
 
-// proc is a running mgmt-apply whose stderr lines are collected.
-type proc struct {
-	t     testing.TB
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	mu    sync.Mutex
-	lines []string
-	cond  chan struct{} // closed and replaced on each new line
-	done  chan struct{}
-	err   error
-}
-
-func start(t testing.TB, args ...string) *proc {
+func start(t testing.TB, args ...string) *testutil.Proc {
 	t.Helper()
-	cmd := exec.Command(testutil.Bin(t, "mgmt-apply"), args...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, cond: make(chan struct{}), done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.lines = append(p.lines, sc.Text())
-			close(p.cond)
-			p.cond = make(chan struct{})
-			p.mu.Unlock()
-		}
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			t.Logf("mgmt-apply stderr:\n%s", p.log())
-		}
-	})
-	return p
-}
-
-func (p *proc) send(s string) {
-	p.t.Helper()
-	if _, err := io.WriteString(p.stdin, s); err != nil {
-		p.t.Fatal(err)
-	}
-}
-
-func (p *proc) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return strings.Join(p.lines, "\n")
-}
-
-// waitLog waits until stderr has a line containing s, after the first
-// skip lines, and returns the number of lines seen.
-func (p *proc) waitLog(s string, skip int) int {
-	p.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		p.mu.Lock()
-		for i := skip; i < len(p.lines); i++ {
-			if strings.Contains(p.lines[i], s) {
-				p.mu.Unlock()
-				return i + 1
-			}
-		}
-		cond := p.cond
-		p.mu.Unlock()
-		select {
-		case <-cond:
-		case <-p.done:
-			p.t.Fatalf("mgmt-apply exited (%v) before logging %q", p.err, s)
-		case <-deadline:
-			p.t.Fatalf("no log line containing %q", s)
-		}
-	}
-}
-
-func (p *proc) lineCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.lines)
-}
-
-// wait waits for the process to exit and returns its exit code.
-func (p *proc) wait() int {
-	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		p.t.Fatal("mgmt-apply did not exit")
-	}
-	if p.err == nil {
-		return 0
-	}
-	if ee, ok := p.err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	p.t.Fatal(p.err)
-	return -1
-}
-
-// until waits for cond to hold, checking it now and after each new line
-// on stderr: the engine logs every change after making it, so a change
-// made by the engine is visible by the time its line arrives.
-func (p *proc) until(what string, cond func() bool) {
-	p.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		p.mu.Lock()
-		next := p.cond
-		p.mu.Unlock()
-		if cond() {
-			return
-		}
-		select {
-		case <-next:
-		case <-p.done:
-			if !cond() {
-				p.t.Fatalf("mgmt-apply exited (%v) before %s", p.err, what)
-			}
-			return
-		case <-deadline:
-			p.t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	return testutil.Start(t, "mgmt-apply", args...)
 }
 
 func read(p string) string {
@@ -260,10 +119,10 @@ func TestDriftRepaired(t *testing.T) {
 	dir := t.TempDir()
 	rs, es := sampleGraph(dir)
 	p := start(t, "--tmp-prefix")
-	p.send(doc(t, 1, rs, es))
+	p.Write(doc(t, 1, rs, es))
 	conf := dir + "/etc/app.conf"
-	p.until("app.conf written", func() bool { return read(conf) == "port = 80\n" })
-	p.waitLog("exec[reload]: changed", 0)
+	p.Until("app.conf written", func() bool { return read(conf) == "port = 80\n" })
+	p.WaitLog("exec[reload]: changed", 0)
 
 	for _, drift := range []struct {
 		what string
@@ -282,13 +141,13 @@ func TestDriftRepaired(t *testing.T) {
 		if err := drift.do(); err != nil {
 			t.Fatal(err)
 		}
-		p.until("repair after "+drift.what, drift.ok)
+		p.Until("repair after "+drift.what, drift.ok)
 	}
 	// Each content repair of app.conf refreshed the reload exec.
-	p.until("reloads", func() bool { return strings.Count(read(dir+"/reloads"), "\n") >= 3 })
-	p.stdin.Close()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(); code != 0 {
+	p.Until("reloads", func() bool { return strings.Count(read(dir+"/reloads"), "\n") >= 3 })
+	p.CloseStdin()
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
 		t.Fatalf("exit %d after SIGTERM", code)
 	}
 }
@@ -326,21 +185,21 @@ func TestSwapKeepsUnchanged(t *testing.T) {
 	p := start(t, "--tmp-prefix")
 	a := res{Kind: "file", Name: dir + "/a", Params: map[string]any{"state": "exists", "content": "a"}}
 	b := res{Kind: "exec", Name: "b", Params: map[string]any{"cmd": "echo b >> " + dir + "/runs", "shell": "/bin/sh"}}
-	p.send(doc(t, 1, []res{a, b}, nil))
-	n := p.waitLog("exec[b]: changed", 0)
+	p.Write(doc(t, 1, []res{a, b}, nil))
+	n := p.WaitLog("exec[b]: changed", 0)
 	c := res{Kind: "file", Name: dir + "/c", Params: map[string]any{"state": "exists", "content": "c"}}
-	p.send(doc(t, 2, []res{a, b, c}, nil))
-	p.waitLog("file["+dir+"/c]: changed", n)
+	p.Write(doc(t, 2, []res{a, b, c}, nil))
+	p.WaitLog("file["+dir+"/c]: changed", n)
 	if got := read(dir + "/runs"); got != "b\n" {
 		t.Fatalf("the unchanged exec ran again: %q", got)
 	}
 	// Removing a resource stops it: a later edit of a is no longer repaired.
-	m := p.waitLog("seq 2", 0)
-	p.send(doc(t, 3, []res{b, c}, nil))
-	p.waitLog("seq 3", m)
+	m := p.WaitLog("seq 2", 0)
+	p.Write(doc(t, 3, []res{b, c}, nil))
+	p.WaitLog("seq 3", m)
 	os.WriteFile(dir+"/a", []byte("edited"), 0o644)
 	os.WriteFile(dir+"/c", []byte("edited"), 0o644)
-	p.until("c repaired", func() bool { return read(dir+"/c") == "c" })
+	p.Until("c repaired", func() bool { return read(dir+"/c") == "c" })
 	if read(dir+"/a") != "edited" {
 		t.Fatal("a removed resource still repairs its file")
 	}
@@ -367,10 +226,10 @@ func TestSIGTERMLeavesNoTempFiles(t *testing.T) {
 		rs = append(rs, res{Kind: "file", Name: fmt.Sprintf("%s/f%02d", out, i), Params: map[string]any{"state": "exists", "source": src}})
 	}
 	p := start(t, "--tmp-prefix")
-	p.send(doc(t, 1, rs, nil))
-	p.waitLog(": changed: created", 0)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(); code != 0 {
+	p.Write(doc(t, 1, rs, nil))
+	p.WaitLog(": changed: created", 0)
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
 		t.Fatalf("exit %d after SIGTERM", code)
 	}
 	ents, err := os.ReadDir(out)
@@ -425,11 +284,11 @@ func TestTimerRefreshesExec(t *testing.T) {
 	}
 	es := []edge{{From: ref{"timer", "tick"}, To: ref{"exec", "count"}, Notify: true}}
 	p := start(t, "--tmp-prefix")
-	p.send(doc(t, 1, rs, es))
-	p.waitLog("hello from print", 0)
-	n := p.waitLog("exec[count]: changed", 0) // the first run
-	n = p.waitLog("exec[count]: changed", n)  // a tick's refresh
-	p.waitLog("exec[count]: changed", n)      // and another
+	p.Write(doc(t, 1, rs, es))
+	p.WaitLog("hello from print", 0)
+	n := p.WaitLog("exec[count]: changed", 0) // the first run
+	n = p.WaitLog("exec[count]: changed", n)  // a tick's refresh
+	p.WaitLog("exec[count]: changed", n)      // and another
 	if got := strings.Count(read(ticks), "tick"); got < 3 {
 		t.Fatalf("exec ran %d times, want at least 3", got)
 	}
@@ -448,10 +307,10 @@ func TestReverse(t *testing.T) {
 		{Kind: "noop", Name: "keep"},
 	}
 	p := start(t, "--tmp-prefix")
-	p.send(doc(t, 1, rs, nil))
-	p.until("files managed", func() bool { return read(made) == "ours\n" && read(edited) == "managed\n" && perm(edited) == 0o644 })
-	p.send(doc(t, 2, rs[2:], nil))
-	p.until("reversals applied", func() bool {
+	p.Write(doc(t, 1, rs, nil))
+	p.Until("files managed", func() bool { return read(made) == "ours\n" && read(edited) == "managed\n" && perm(edited) == 0o644 })
+	p.Write(doc(t, 2, rs[2:], nil))
+	p.Until("reversals applied", func() bool {
 		_, err := os.Stat(made)
 		return os.IsNotExist(err) && read(edited) == "original\n" && perm(edited) == 0o600
 	})

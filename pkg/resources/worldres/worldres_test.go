@@ -2,10 +2,6 @@ package worldres
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,53 +9,12 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldtest"
 )
-
-var endpoints []string
 
 // TestMain runs one embedded etcd member for the package's tests; each
 // test uses its own namespace.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "worldres-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cu, pu := freeURL(), freeURL()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	s, err := world.StartServer(ctx, world.ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	endpoints = []string{cu}
-	code := m.Run()
-	s.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func freeURL() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return "http://" + ln.Addr().String()
-}
-
-func connect(t *testing.T, host string) *world.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := world.Connect(ctx, world.Config{Endpoints: endpoints, Namespace: nsOf(t), Hostname: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+func TestMain(m *testing.M) { worldtest.Main(m) }
 
 // harness is the engine's side of the Init handle.
 type harness struct {
@@ -132,7 +87,7 @@ func newKV(t *testing.T, w engine.World, k *KVRes) (*KVRes, *harness) {
 
 func TestKV(t *testing.T) {
 	ctx := context.Background()
-	c := connect(t, "h1")
+	c := worldtest.Connect(t, "h1")
 	k, _ := newKV(t, c, &KVRes{Value: str("v1")})
 	checkApply(t, k, false, false)
 	checkApply(t, k, true, false)
@@ -151,7 +106,7 @@ func TestKV(t *testing.T) {
 
 func TestKVMapped(t *testing.T) {
 	ctx := context.Background()
-	a, b := connect(t, "a"), connect(t, "b")
+	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
 	ka, _ := newKV(t, a, &KVRes{Key: "ns", Value: str("1"), Mapped: true})
 	kb, _ := newKV(t, b, &KVRes{Key: "ns", Value: str("2"), Mapped: true})
 	checkApply(t, ka, true, false)
@@ -165,7 +120,7 @@ func TestKVMapped(t *testing.T) {
 
 func TestKVSkipLessThan(t *testing.T) {
 	ctx := context.Background()
-	c := connect(t, "h1")
+	c := worldtest.Connect(t, "h1")
 	k, h := newKV(t, c, &KVRes{Value: str("10"), SkipLessThan: true})
 	c.StrSet(ctx, "k", "9")
 	checkApply(t, k, true, false) // 9 < 10: updated
@@ -193,7 +148,7 @@ func TestKVSkipLessThan(t *testing.T) {
 
 func TestKVWatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c, other := connect(t, "h1"), connect(t, "h2")
+	c, other := worldtest.Connect(t, "h1"), worldtest.Connect(t, "h2")
 	k, h := newKV(t, c, &KVRes{Value: str("v")})
 	done := make(chan error, 1)
 	go func() { done <- k.Watch(ctx) }()
@@ -242,7 +197,7 @@ func TestKVValidate(t *testing.T) {
 func TestSchedule(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a, b := connect(t, "a"), connect(t, "b")
+	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
 	mk := func(w engine.World) (*ScheduleRes, *harness) {
 		s := &ScheduleRes{Namespace: "db", Max: 1, Strategy: world.StrategyAlpha}
 		s.SetKind("schedule")
@@ -281,13 +236,4 @@ func TestSchedule(t *testing.T) {
 	if err := bad.Validate(); err == nil {
 		t.Fatal("unknown strategy accepted")
 	}
-}
-
-// testNS returns the namespace of the running test: fresh for every run of
-// it, so -count=N starts from an empty world each time.
-var testNS sync.Map
-
-func nsOf(t *testing.T) string {
-	ns, _ := testNS.LoadOrStore(t, fmt.Sprintf("/test/%s/%d", t.Name(), time.Now().UnixNano()))
-	return ns.(string)
 }

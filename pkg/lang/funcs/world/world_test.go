@@ -2,12 +2,7 @@ package world
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,51 +11,12 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 	pw "github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldtest"
 )
 
-var endpoints []string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "worldfuncs-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cu, pu := freeURL(), freeURL()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	s, err := pw.StartServer(ctx, pw.ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	endpoints = []string{cu}
-	code := m.Run()
-	s.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func freeURL() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return "http://" + ln.Addr().String()
-}
-
-func connect(t *testing.T, host string) *pw.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := pw.Connect(ctx, pw.Config{Endpoints: endpoints, Namespace: nsOf(t), Hostname: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+// TestMain runs one embedded etcd member for the package's tests; each
+// test uses its own namespace.
+func TestMain(m *testing.M) { worldtest.Main(m) }
 
 // run starts a stream in the background and returns the channel of its
 // values.
@@ -102,7 +58,7 @@ func typ(t *testing.T, s string) *types.Type {
 
 func TestGetval(t *testing.T) {
 	ctx := context.Background()
-	h1, h2 := connect(t, "h1"), connect(t, "h2")
+	h1, h2 := worldtest.Connect(t, "h1"), worldtest.Connect(t, "h2")
 	out := typ(t, "struct{value str; exists bool}")
 	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
 		return Getval(ctx, h2, "flag", out, emit)
@@ -117,7 +73,7 @@ func TestGetval(t *testing.T) {
 
 func TestKVLookup(t *testing.T) {
 	ctx := context.Background()
-	a, b := connect(t, "a"), connect(t, "b")
+	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
 	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
 		return KVLookup(ctx, a, "ns", typ(t, "map{str: str}"), emit)
 	})
@@ -130,7 +86,7 @@ func TestKVLookup(t *testing.T) {
 
 func TestSchedule(t *testing.T) {
 	ctx := context.Background()
-	a, b := connect(t, "a"), connect(t, "b")
+	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
 	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
 		return Schedule(ctx, a, "web", typ(t, "[]str"), emit)
 	})
@@ -144,7 +100,7 @@ func TestSchedule(t *testing.T) {
 
 func TestCollect(t *testing.T) {
 	ctx := context.Background()
-	h1, h2 := connect(t, "h1"), connect(t, "h2")
+	h1, h2 := worldtest.Connect(t, "h1"), worldtest.Connect(t, "h2")
 	res := run(t, func(ctx context.Context, emit func(values.Value)) error {
 		return Collect(ctx, h2, "file", nil, false, typ(t, "[]struct{name str; host str}"), emit)
 	})
@@ -185,13 +141,4 @@ func TestRegistered(t *testing.T) {
 			t.Errorf("%s without a world: %v", name, err)
 		}
 	}
-}
-
-// testNS returns the namespace of the running test: fresh for every run of
-// it, so -count=N starts from an empty world each time.
-var testNS sync.Map
-
-func nsOf(t *testing.T) string {
-	ns, _ := testNS.LoadOrStore(t, fmt.Sprintf("/test/%s/%d", t.Name(), time.Now().UnixNano()))
-	return ns.(string)
 }

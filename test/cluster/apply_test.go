@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -112,7 +111,7 @@ func testGetval(t *testing.T, m *host, dir string) {
 		t.Fatal(err)
 	}
 	apply.Stdin = pipe
-	log := &syncBuffer{}
+	log := &testutil.SyncBuffer{}
 	mcl.Stderr, apply.Stderr = log, log
 	if err := mcl.Start(); err != nil {
 		t.Fatal(err)
@@ -134,7 +133,7 @@ func testGetval(t *testing.T, m *host, dir string) {
 }
 
 // waitFile waits until path holds want.
-func waitFile(t *testing.T, path, want string, log *syncBuffer) {
+func waitFile(t *testing.T, path, want string, log *testutil.SyncBuffer) {
 	t.Helper()
 	eventually(t, 30*time.Second, func() error {
 		b, err := os.ReadFile(path)
@@ -143,22 +142,4 @@ func waitFile(t *testing.T, path, want string, log *syncBuffer) {
 		}
 		return nil
 	})
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

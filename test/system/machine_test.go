@@ -102,26 +102,9 @@ type applyProc struct {
 	m      *systemtest.Machine
 	cmd    *exec.Cmd
 	stdin  interface{ Write([]byte) (int, error) }
-	stderr *syncBuffer
+	stderr *testutil.SyncBuffer
 	done   chan error
 	pidf   string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startApply runs mgmt-apply in the container with env (KEY=VALUE) and
@@ -129,7 +112,7 @@ func (s *syncBuffer) String() string {
 func startApply(t *testing.T, m *systemtest.Machine, env []string, doc string, args ...string) *applyProc {
 	t.Helper()
 	bin := mgmtApply(t, m)
-	p := &applyProc{t: t, m: m, stderr: &syncBuffer{}, done: make(chan error, 1),
+	p := &applyProc{t: t, m: m, stderr: &testutil.SyncBuffer{}, done: make(chan error, 1),
 		pidf: fmt.Sprintf("/run/mgmt-apply-%d.pid", time.Now().UnixNano())}
 	script := "echo $$ > " + p.pidf + "; exec env " + strings.Join(env, " ") + " " + bin + " " + strings.Join(args, " ")
 	p.cmd = m.Command("sh", "-c", script)

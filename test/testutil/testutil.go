@@ -83,3 +83,22 @@ func Run(t testing.TB, stdin string, tool string, args ...string) Result {
 	}
 	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writers and readers,
+// for a running process's output.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -30,9 +30,7 @@ bench: build
 	@for s in bench/*.sh; do [ -x "$$s" ] || continue; echo "== $$s"; "$$s" || exit 1; done
 
 conformance: build
-	@if [ -d $(SHARED)/conformance/mcl ]; then \
-		python3 $(SHARED)/conformance/run-mcl.py --bin bin $(SHARED)/conformance/mcl; \
-	else echo "conformance: $(SHARED)/conformance not found, skipped"; fi
+	@bash .ci/check.d/10-conformance.sh
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

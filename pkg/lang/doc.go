@@ -24,7 +24,6 @@
 // positions with "did you mean"; type conflicts naming both sides; a func
 // statement's checked copy reused for equal concrete argument types;
 // streaming calls that follow their arguments (history). The default scope
-// holds $purpleidea = "hello world!" and $hostname = "" (what the
-// conformance corpus expects); mcl-compile --var name=value overrides or
-// adds str variables.
+// holds $hostname; mcl-compile --var name=value overrides or adds str
+// variables (the conformance corpus's $purpleidea comes that way).
 package lang

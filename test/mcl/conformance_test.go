@@ -82,7 +82,7 @@ func conformanceCase(bin, path string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	compile := exec.CommandContext(ctx, filepath.Join(bin, "mcl-compile"), "--once", dir+"/")
+	compile := exec.CommandContext(ctx, filepath.Join(bin, "mcl-compile"), "--once", "--var", "purpleidea=hello world!", dir+"/")
 	apply := exec.CommandContext(ctx, filepath.Join(bin, "mgmt-apply"), "--print-graph", "--tmp-prefix")
 	compile.Dir, apply.Dir = dir, dir
 	var cerr, aerr, aout bytes.Buffer

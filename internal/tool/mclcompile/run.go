@@ -1,9 +1,11 @@
 // Package mclcompile implements the mcl-compile tool: compile an mcl
 // program into a stream of resource graph documents (JSON lines on stdout).
 //
-// The default scope holds $purpleidea = "hello world!" and $hostname = ""
-// (the values the conformance corpus expects); --var name=value adds or
-// overrides a str variable of that scope.
+// The default scope holds $hostname (the host name the program sees:
+// --hostname, or the system's); --var name=value (or MGMT_VAR for one
+// variable) adds or overrides a str variable of that scope. The conformance
+// corpus expects $purpleidea = "hello world!", which its runners pass as
+// MGMT_VAR.
 package mclcompile
 
 import (

@@ -12,7 +12,7 @@ import (
 // TestRun runs the tool in-process on small programs.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.mcl"), []byte("test [$purpleidea] {}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.mcl"), []byte("test [$hostname] {}\n"), 0o644)
 	for _, tc := range []struct {
 		name       string
 		args       []string
@@ -21,9 +21,10 @@ func TestRun(t *testing.T) {
 		out, errs  string
 		outNotHave string
 	}{
-		{name: "file", args: []string{"--once", filepath.Join(dir, "main.mcl")}, out: `"name":"hello world!"`},
+		{name: "file", args: []string{"--once", "--hostname", "h1", filepath.Join(dir, "main.mcl")}, out: `"name":"h1"`},
 		{name: "dir", args: []string{dir}, out: `"seq":1`},
 		{name: "var", args: []string{"--once", "--var", "purpleidea=x", "-"}, stdin: "test [$purpleidea] {}\n", out: `"name":"x"`},
+		{name: "var-hostname", args: []string{"--once", "--hostname", "h1", "--var", "hostname=", "-"}, stdin: "test [\"<${hostname}>\"] {}\n", out: `"name":"<>"`},
 		{name: "check", args: []string{"--check", "-"}, stdin: "test \"a\" {}\n", outNotHave: "mgmt"},
 		{name: "print-ast", args: []string{"--print-ast", "-"}, stdin: "$a=1+2*3\n", out: "$a = 1 + (2 * 3)\n"},
 		{name: "syntax", args: []string{"-"}, stdin: "test \"a\" {\n", code: 1, errs: "<stdin>:2:1: syntax error:"},

@@ -56,9 +56,6 @@ type Program struct {
 	root   string
 }
 
-// DefaultVars are the variables of the default scope unless overridden.
-var DefaultVars = map[string]string{"purpleidea": "hello world!", "hostname": ""}
-
 // Check loads the program at path (a .mcl file, a module directory, or "-"
 // with src given) and checks it. Errors are *Error or *parser.SyntaxError.
 func Check(path string, src []byte, opts Options) (prog *Program, err error) {
@@ -75,10 +72,8 @@ func Check(path string, src []byte, opts Options) (prog *Program, err error) {
 		opts.Logf = func(string, ...any) {}
 	}
 	global := newScope(nil, nil)
-	vars := map[string]string{}
-	for k, v := range DefaultVars {
-		vars[k] = v
-	}
+	// The default scope: $hostname, then the caller's variables.
+	vars := map[string]string{"hostname": opts.Hostname}
 	for k, v := range opts.Vars {
 		vars[k] = v
 	}

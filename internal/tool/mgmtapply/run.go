@@ -33,8 +33,8 @@ import (
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
-	_ "github.com/mgmtpipe/mgmt/pkg/resources/all"
-	"github.com/mgmtpipe/mgmt/pkg/world" // every resource kind
+	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // every resource kind
+	"github.com/mgmtpipe/mgmt/pkg/world"
 )
 
 const name = "mgmt-apply"

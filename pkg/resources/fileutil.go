@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
+	"math/rand/v2"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -55,52 +55,83 @@ func sweepStaleTemps(dir string, now time.Time) {
 // path. On any error, or when ctx is done before the rename, the temporary
 // file is removed and path is left as it was. uid or gid -1 leave the
 // temporary file's owner as created.
+//
+// It uses raw system calls, as sameContent does: an *os.File would add
+// fcntl and epoll_ctl calls for a descriptor that is never polled, and
+// os.Rename an lstat of path, on the path of every repair.
 func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
 	}
-	f, err := os.CreateTemp(dir, "."+base+tmpMarker)
+	fd, tmp, err := createTemp(dir, "."+base+tmpMarker)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	defer func() {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
 		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+			syscall.Unlink(tmp)
 		}
 	}()
-	if err = writeAll(ctx, f, data); err != nil {
+	if err = writeAll(ctx, fd, tmp, data); err != nil {
 		return err
 	}
-	if err = syscall.Fchmod(int(f.Fd()), perm); err != nil {
-		return err
+	if err = syscall.Fchmod(fd, perm); err != nil {
+		return &os.PathError{Op: "chmod", Path: tmp, Err: err}
 	}
 	if uid >= 0 || gid >= 0 {
-		if err = f.Chown(uid, gid); err != nil {
-			return err
+		if err = syscall.Fchown(fd, uid, gid); err != nil {
+			return &os.PathError{Op: "chown", Path: tmp, Err: err}
 		}
 	}
-	if err = f.Close(); err != nil {
-		return err
+	err = syscall.Close(fd)
+	fd = -1
+	if err != nil {
+		return &os.PathError{Op: "close", Path: tmp, Err: err}
 	}
 	if err = ctx.Err(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err = syscall.Rename(tmp, path); err != nil {
+		return &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
+	}
+	return nil
 }
 
-// writeAll writes data in chunks, giving up when ctx is done.
-func writeAll(ctx context.Context, w io.Writer, data []byte) error {
+// createTemp creates a new file, readable and writable by its owner only,
+// named prefix followed by a random number in dir, and returns its
+// descriptor and path.
+func createTemp(dir, prefix string) (int, string, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		fd, err := syscall.Open(name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
+		if err == syscall.EINTR || err == syscall.EEXIST && try < 10000 {
+			continue
+		}
+		if err != nil {
+			return -1, "", &os.PathError{Op: "open", Path: name, Err: err}
+		}
+		return fd, name, nil
+	}
+}
+
+// writeAll writes data to fd (open on path) in chunks, giving up when ctx
+// is done.
+func writeAll(ctx context.Context, fd int, path string, data []byte) error {
 	const chunk = 1 << 20
 	for len(data) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(len(data), chunk)
-		if _, err := w.Write(data[:n]); err != nil {
-			return err
+		n, err := syscall.Write(fd, data[:min(len(data), chunk)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "write", Path: path, Err: err}
 		}
 		data = data[n:]
 	}

@@ -113,20 +113,9 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 	if n.unknown {
 		return at(n.pos, fmt.Errorf("cannot create resource kind `%s` with name `%s`: no resource kind `%s` available", n.kind, ns[0], n.kind))
 	}
-	params := map[string]any{}
-	for _, f := range n.fields {
-		ok, err := cond(p, rs, f.cond)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		v, err := f.val.eval(p, rs)
-		if err != nil {
-			return err
-		}
-		params[f.key] = values.ToGo(v)
+	params, err := n.params(p, rs)
+	if err != nil {
+		return err
 	}
 	meta, err := n.meta(p, rs)
 	if err != nil {
@@ -136,17 +125,47 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 		if name == "" {
 			return at(n.pos, fmt.Errorf("resource %s has an empty name", n.kind))
 		}
-		r := &graph.Resource{Kind: n.kind, Name: name, Params: params, Meta: meta, Pos: n.pos.String(), Origin: "mcl"}
+		r := &graph.Resource{Kind: n.kind, Name: name, Params: params, Meta: meta}
 		if len(params) == 0 {
 			r.Params = nil
 		}
-		if err := p.out.addRes(r, n.pos); err != nil {
+		if err := n.emit(p, rs, r); err != nil {
 			return err
 		}
-		for _, e := range n.edges {
-			if err := n.walkEdge(p, rs, e, r.Ref()); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// params evaluates the statement's fields whose condition holds.
+func (n *resIR) params(p *pass, rs *rscope) (map[string]any, error) {
+	params := map[string]any{}
+	for _, f := range n.fields {
+		ok, err := cond(p, rs, f.cond)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, err := f.val.eval(p, rs)
+		if err != nil {
+			return nil, err
+		}
+		params[f.key] = values.ToGo(v)
+	}
+	return params, nil
+}
+
+// emit adds r to the output, positioned at the statement, with the
+// statement's edges.
+func (n *resIR) emit(p *pass, rs *rscope, r *graph.Resource) error {
+	r.Pos, r.Origin = n.pos.String(), "mcl"
+	if err := p.out.addRes(r, n.pos); err != nil {
+		return err
+	}
+	for _, e := range n.edges {
+		if err := n.walkEdge(p, rs, e, r.Ref()); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -159,39 +178,29 @@ func (n *resIR) walkCollect(p *pass, rs *rscope) error {
 	if err != nil {
 		return err
 	}
+	if len(got) == 0 {
+		return nil
+	}
+	params, err := n.params(p, rs)
+	if err != nil {
+		return err
+	}
+	meta, err := n.meta(p, rs)
+	if err != nil {
+		return err
+	}
 	for _, r := range got {
-		for _, f := range n.fields {
-			ok, err := cond(p, rs, f.cond)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			v, err := f.val.eval(p, rs)
-			if err != nil {
-				return err
-			}
-			if r.Params == nil {
-				r.Params = map[string]any{}
-			}
-			r.Params[f.key] = values.ToGo(v)
+		if len(params) > 0 && r.Params == nil {
+			r.Params = map[string]any{}
 		}
-		meta, err := n.meta(p, rs)
-		if err != nil {
-			return err
+		for k, v := range params {
+			r.Params[k] = v
 		}
 		if meta != nil {
 			r.Meta = meta
 		}
-		r.Pos, r.Origin = n.pos.String(), "mcl"
-		if err := p.out.addRes(r, n.pos); err != nil {
+		if err := n.emit(p, rs, r); err != nil {
 			return err
-		}
-		for _, e := range n.edges {
-			if err := n.walkEdge(p, rs, e, r.Ref()); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -2,8 +2,6 @@ package parser
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,47 +15,19 @@ var update = flag.Bool("update", false, "rewrite the OUTPUT sections of testdata
 // compares the printed tree (canonical source, with parentheses showing
 // how operators grouped) or the positioned error with OUTPUT.
 func TestParseGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/parse/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
+	txtar.Golden(t, "testdata/parse/*.txtar", *update, func(t *testing.T, fs []txtar.File) string {
+		var src string
+		for _, f := range fs {
+			if f.Name == "main.mcl" {
+				src = f.Data
 			}
-			comment, fs := txtar.Parse(string(data))
-			var src, want string
-			wi := -1
-			for i, f := range fs {
-				switch f.Name {
-				case "main.mcl":
-					src = f.Data
-				case "OUTPUT":
-					want, wi = f.Data, i
-				}
-			}
-			var got string
-			if prog, err := Parse("main.mcl", src); err != nil {
-				got = "# err: " + err.Error() + "\n"
-			} else {
-				got = ast.Print(prog)
-			}
-			if *update {
-				if wi < 0 {
-					fs = append(fs, txtar.File{Name: "OUTPUT"})
-					wi = len(fs) - 1
-				}
-				fs[wi].Data = got
-				os.WriteFile(file, []byte(txtar.Format(comment, fs)), 0o644)
-				return
-			}
-			if got != want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+		}
+		prog, err := Parse("main.mcl", src)
+		if err != nil {
+			return "# err: " + err.Error() + "\n"
+		}
+		return ast.Print(prog)
+	})
 }
 
 // TestDeepNesting: hostile nesting is a syntax error, not a stack overflow.

@@ -65,43 +65,15 @@ func run(t *testing.T, dir string) string {
 // TestGolden runs every testdata/*.txtar program and compares the first
 // graph (or the error, with its position and stage) with OUTPUT.
 func TestGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
+	txtar.Golden(t, "testdata/*.txtar", *update, func(t *testing.T, fs []txtar.File) string {
+		dir := t.TempDir()
+		for _, f := range fs {
+			p := filepath.Join(dir, f.Name)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(f.Data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			comment, fs := txtar.Parse(string(data))
-			dir := t.TempDir()
-			want, wi := "", -1
-			for i, f := range fs {
-				if f.Name == "OUTPUT" {
-					want, wi = f.Data, i
-					continue
-				}
-				p := filepath.Join(dir, f.Name)
-				os.MkdirAll(filepath.Dir(p), 0o755)
-				if err := os.WriteFile(p, []byte(f.Data), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got := run(t, dir)
-			if *update {
-				if wi < 0 {
-					fs = append(fs, txtar.File{Name: "OUTPUT"})
-					wi = len(fs) - 1
-				}
-				fs[wi].Data = got
-				os.WriteFile(file, []byte(txtar.Format(comment, fs)), 0o644)
-				return
-			}
-			if got != want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
+		}
+		return run(t, dir)
+	})
 }

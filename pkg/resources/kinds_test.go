@@ -182,6 +182,11 @@ func TestTimer(t *testing.T) {
 	checkApply(t, tm, false, false)
 	checkApply(t, tm, true, false)
 	checkApply(t, tm, true, true)
+	// Without a Watch (as under Meta:poll) the schedule alone decides: a
+	// CheckApply after the next tick reports it once.
+	tm.start = tm.start.Add(-2 * time.Second)
+	checkApply(t, tm, true, false)
+	checkApply(t, tm, true, true)
 	if (&TimerRes{}).Validate() == nil {
 		t.Fatal("interval 0 accepted")
 	}

@@ -275,22 +275,26 @@ func TestValueAndPassword(t *testing.T) {
 }
 
 func TestTimerRefreshesExec(t *testing.T) {
-	dir := t.TempDir()
-	ticks := filepath.Join(dir, "ticks")
-	rs := []res{
-		{Kind: "timer", Name: "tick", Params: map[string]any{"interval": 1}},
-		{Kind: "exec", Name: "count", Params: map[string]any{"cmd": "echo tick >> " + ticks, "shell": "/bin/sh"}},
-		{Kind: "print", Name: "hello", Params: map[string]any{"msg": "hello from print"}},
-	}
-	es := []edge{{From: ref{"timer", "tick"}, To: ref{"exec", "count"}, Notify: true}}
-	p := start(t, "--tmp-prefix")
-	p.Write(doc(t, 1, rs, es))
-	p.WaitLog("hello from print", 0)
-	n := p.WaitLog("exec[count]: changed", 0) // the first run
-	n = p.WaitLog("exec[count]: changed", n)  // a tick's refresh
-	p.WaitLog("exec[count]: changed", n)      // and another
-	if got := strings.Count(read(ticks), "tick"); got < 3 {
-		t.Fatalf("exec ran %d times, want at least 3", got)
+	for _, meta := range []map[string]any{nil, {"poll": 1}} {
+		t.Run(fmt.Sprintf("meta=%v", meta), func(t *testing.T) {
+			dir := t.TempDir()
+			ticks := filepath.Join(dir, "ticks")
+			rs := []res{
+				{Kind: "timer", Name: "tick", Params: map[string]any{"interval": 1}, Meta: meta},
+				{Kind: "exec", Name: "count", Params: map[string]any{"cmd": "echo tick >> " + ticks, "shell": "/bin/sh"}},
+				{Kind: "print", Name: "hello", Params: map[string]any{"msg": "hello from print"}},
+			}
+			es := []edge{{From: ref{"timer", "tick"}, To: ref{"exec", "count"}, Notify: true}}
+			p := start(t, "--tmp-prefix")
+			p.Write(doc(t, 1, rs, es))
+			p.WaitLog("hello from print", 0)
+			n := p.WaitLog("exec[count]: changed", 0) // the first run
+			n = p.WaitLog("exec[count]: changed", n)  // a tick's refresh
+			p.WaitLog("exec[count]: changed", n)      // and another
+			if got := strings.Count(read(ticks), "tick"); got < 3 {
+				t.Fatalf("exec ran %d times, want at least 3", got)
+			}
+		})
 	}
 }
 

@@ -48,8 +48,10 @@ type FileRes struct {
 	// order) whose contents, concatenated, make the wanted content.
 	Fragments []string `lang:"fragments" yaml:"fragments"`
 	// Recurse copies a source directory at every depth (otherwise only its
-	// top-level entries), and lets state absent remove a non-empty
-	// directory.
+	// top-level entries), gives every entry below the directory the mode,
+	// owner and group (an octal mode gives directories search where it
+	// gives read, as in Puppet; without a mode, copies keep the source's
+	// bits), and lets state absent remove a non-empty directory.
 	Recurse bool `lang:"recurse" yaml:"recurse"`
 	// Force allows replacing a file by a directory or the reverse.
 	Force bool `lang:"force" yaml:"force"`
@@ -178,8 +180,10 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 	}
 	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
 	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
-	if obj.Source != "" {
+	if obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "") {
 		list[0].opts = dirTree
+	}
+	if obj.Source != "" {
 		list = append(list, follow{filepath.Clean(obj.Source), dirTree})
 	}
 	for _, f := range obj.Fragments {
@@ -312,19 +316,47 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		}
 	}
 	if obj.isDir() {
-		if obj.Source != "" {
-			changed, err := syncTree(c.ctx, obj.Source, c.path, obj.Recurse, c.apply)
-			if len(changed) > 0 {
-				c.change(fmt.Sprintf("copied %d entries from %s", len(changed), obj.Source))
-			}
-			if err != nil {
-				return err
-			}
+		if err := obj.checkTree(c); err != nil {
+			return err
 		}
 	} else if err := obj.checkContent(c); err != nil {
 		return err
 	}
 	return obj.checkAttrs(c)
+}
+
+// treeAttrs returns the mode and owner of the entries below a managed
+// directory: the resource's own when it recurses, none otherwise (a
+// shallow copy keeps the source's bits).
+func (obj *FileRes) treeAttrs() (treeAttrs, error) {
+	if !obj.Recurse {
+		return treeAttrs{uid: -1, gid: -1}, nil
+	}
+	uid, gid, err := obj.owner()
+	return treeAttrs{mode: obj.mode, uid: uid, gid: gid}, err
+}
+
+// checkTree copies the source into a managed directory and, with recurse,
+// gives everything below it the resource's mode and owner.
+func (obj *FileRes) checkTree(c *fileCheck) error {
+	attrs, err := obj.treeAttrs()
+	if err != nil {
+		return err
+	}
+	t := &treeSync{ctx: c.ctx, apply: c.apply, recurse: obj.Recurse, attrs: attrs}
+	switch {
+	case obj.Source != "":
+		err = t.tree(obj.Source, c.path)
+		if len(t.changed) > 0 {
+			c.change(fmt.Sprintf("copied %d entries from %s", len(t.changed), obj.Source))
+		}
+	case obj.Recurse && (attrs.mode != nil || attrs.uid >= 0 || attrs.gid >= 0):
+		err = t.attrsBelow(c.path)
+		if len(t.changed) > 0 {
+			c.change(fmt.Sprintf("mode or owner of %d entries below", len(t.changed)))
+		}
+	}
+	return err
 }
 
 // checkAbsent removes the path if it exists.

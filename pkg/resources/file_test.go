@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -242,6 +243,88 @@ func TestFileSourceDirectory(t *testing.T) {
 		t.Fatalf("link %q, %v", l, err)
 	}
 	checkApply(t, deep, true, true)
+}
+
+func TestFileRecurseAttrs(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(filepath.Join(src, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(src, "top"), "1")
+	mustWrite(t, filepath.Join(src, "sub", "deep"), "2")
+	if err := os.Chmod(filepath.Join(src, "top"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "dst")
+	f := &FileRes{State: "exists", Source: src + "/", Recurse: true, Mode: "0640"}
+	owned := os.Geteuid() == 0
+	if owned {
+		f.Owner, f.Group = "nobody", "0"
+	}
+	f = newFile(t, h, dst+"/", f)
+	checkApply(t, f, true, false)
+	// Files get the mode; directories below also get search where they
+	// get read (as in Puppet); the managed directory gets the mode as is.
+	want := map[string]uint32{"top": 0o640, "sub/deep": 0o640, "sub": 0o750, "": 0o640}
+	check := func() {
+		t.Helper()
+		for p, m := range want {
+			if got := permOf(t, filepath.Join(dst, p)); got != m {
+				t.Errorf("%s: mode %04o, want %04o", p, got, m)
+			}
+			if owned {
+				fi, _ := os.Lstat(filepath.Join(dst, p))
+				if st := fi.Sys().(*syscall.Stat_t); st.Uid == 0 || st.Gid != 0 {
+					t.Errorf("%s: owner %d:%d, want nobody:0", p, st.Uid, st.Gid)
+				}
+			}
+		}
+	}
+	check()
+	checkApply(t, f, true, true)
+
+	// Drift below the directory is repaired by a chmod, not a rewrite.
+	deep := filepath.Join(dst, "sub", "deep")
+	before, _ := os.Stat(deep)
+	if err := os.Chmod(deep, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if owned {
+		os.Lchown(deep, 0, 0)
+	}
+	checkApply(t, f, false, false)
+	checkApply(t, f, true, false)
+	check()
+	if after, _ := os.Stat(deep); !os.SameFile(before, after) {
+		t.Error("the file was rewritten for a mode change")
+	}
+	checkApply(t, f, true, true)
+
+	// Without a source, recurse gives the existing tree the mode.
+	tree := filepath.Join(dir, "tree")
+	if err := os.MkdirAll(filepath.Join(tree, "a", "b"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(tree, "a", "b", "c"), "x")
+	if err := os.Symlink("a", filepath.Join(tree, "link")); err != nil {
+		t.Fatal(err)
+	}
+	g := newFile(t, h, tree+"/", &FileRes{Recurse: true, Mode: "go+rX"})
+	checkApply(t, g, true, false)
+	for p, m := range map[string]uint32{"": 0o755, "a": 0o755, "a/b": 0o755, "a/b/c": 0o644} {
+		if got := permOf(t, filepath.Join(tree, p)); got != m {
+			t.Errorf("tree/%s: mode %04o, want %04o", p, got, m)
+		}
+	}
+	checkApply(t, g, true, true)
+	// A shallow copy (no recurse) keeps the source's bits.
+	s := newFile(t, h, filepath.Join(dir, "shallow")+"/", &FileRes{State: "exists", Source: src + "/", Mode: "0700"})
+	checkApply(t, s, true, false)
+	if got := permOf(t, filepath.Join(dir, "shallow", "top")); got != 0o600 {
+		t.Errorf("shallow copy: mode %04o, want the source's 0600", got)
+	}
 }
 
 func TestFileFragments(t *testing.T) {

@@ -3,7 +3,9 @@ package resources
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/user"
@@ -245,110 +247,239 @@ func readFragments(frags []string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// syncTree makes the directory dst hold copies of the entries of src
-// (regular files with their content and permission bits, directories,
-// symbolic links); with recurse it descends into subdirectories, without it
-// only the top level is copied. Entries of dst absent from src are kept. It
-// returns the paths it changed (or, with apply false, would change).
-func syncTree(ctx context.Context, src, dst string, recurse, apply bool) ([]string, error) {
-	var changed []string
+// treeAttrs are the mode and owner a recursive file resource gives to the
+// entries below its directory. A nil mode keeps the permission bits of the
+// source (or, without a source, the entry's own); uid or gid -1 leave the
+// owner alone.
+type treeAttrs struct {
+	mode     *fileMode
+	uid, gid int
+}
+
+// perm returns the wanted permission bits of an entry whose source (or
+// current) bits are cur. As in Puppet, an octal mode gives a directory
+// the search bit wherever it gives the read bit, so that "0644" on a tree
+// leaves its subdirectories usable.
+func (a treeAttrs) perm(cur uint32, isDir bool) uint32 {
+	if a.mode == nil {
+		return cur & 07777
+	}
+	p := a.mode.apply(cur, isDir)
+	if isDir && a.mode.octal {
+		p |= (p & 0o444) >> 2
+	}
+	return p
+}
+
+// fix gives the existing entry d (described by di) the wanted bits perm
+// and the wanted owner, and reports whether anything differed. Links get
+// only their owner: a chmod would follow them.
+func (a treeAttrs) fix(d string, di os.FileInfo, perm uint32, apply bool) (bool, error) {
+	have, uid, gid := statBits(di)
+	link := di.Mode()&os.ModeSymlink != 0
+	modeOK := link || have == perm
+	ownerOK := (a.uid < 0 || a.uid == uid) && (a.gid < 0 || a.gid == gid)
+	if modeOK && ownerOK {
+		return false, nil
+	}
+	if !apply {
+		return true, nil
+	}
+	if !modeOK {
+		if err := syscall.Chmod(d, perm); err != nil {
+			return true, &os.PathError{Op: "chmod", Path: d, Err: err}
+		}
+	}
+	if !ownerOK {
+		if err := os.Lchown(d, a.uid, a.gid); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// A treeSync copies a source directory into a managed one.
+type treeSync struct {
+	ctx     context.Context
+	apply   bool
+	recurse bool
+	attrs   treeAttrs
+	changed []string // the paths it changed (or, with apply false, would change)
+}
+
+// tree makes the directory dst hold copies of the entries of src (regular
+// files with their content, directories, symbolic links), with the
+// permission bits of the source unless a mode is given, and the owner
+// given. With recurse it descends into subdirectories; without it only the
+// top level is copied. Entries of dst absent from src are kept.
+func (t *treeSync) tree(src, dst string) error {
 	ents, err := os.ReadDir(src)
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return fmt.Errorf("source: %w", err)
 	}
 	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return changed, err
+		if err := t.ctx.Err(); err != nil {
+			return err
 		}
 		s, d := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
 		si, err := os.Lstat(s)
 		if err != nil {
-			return changed, fmt.Errorf("source: %w", err)
+			return fmt.Errorf("source: %w", err)
 		}
-		var sub []string
 		switch {
 		case si.IsDir():
-			if recurse {
-				sub, err = syncDir(ctx, s, d, si, apply)
+			if t.recurse {
+				err = t.dir(s, d, si)
 			}
 		case si.Mode()&os.ModeSymlink != 0:
-			sub, err = syncLink(s, d, apply)
+			err = t.link(s, d)
 		case si.Mode().IsRegular():
-			sub, err = syncFile(ctx, s, d, si, apply)
+			err = t.file(s, d, si)
 		}
-		changed = append(changed, sub...)
 		if err != nil {
-			return changed, err
+			return err
 		}
 	}
-	return changed, nil
+	return nil
 }
 
-// syncDir makes d a directory and copies the tree of s into it.
-func syncDir(ctx context.Context, s, d string, si os.FileInfo, apply bool) ([]string, error) {
-	var changed []string
+// dir makes d a directory and copies the tree of s into it.
+func (t *treeSync) dir(s, d string, si os.FileInfo) error {
+	sp, _, _ := statBits(si)
+	perm := t.attrs.perm(sp, true)
 	di, derr := os.Lstat(d)
-	if derr != nil || !di.IsDir() {
-		changed = append(changed, d+"/")
-		if !apply {
-			return changed, nil
+	switch {
+	case derr != nil || !di.IsDir():
+		t.changed = append(t.changed, d+"/")
+		if !t.apply {
+			return nil
 		}
 		if derr == nil {
 			if err := os.RemoveAll(d); err != nil {
-				return changed, err
+				return err
 			}
 		}
-		perm, _, _ := statBits(si)
-		if err := os.Mkdir(d, os.FileMode(perm&0o777)); err != nil {
-			return changed, err
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+		if err := syscall.Chmod(d, perm); err != nil {
+			return &os.PathError{Op: "chmod", Path: d, Err: err}
+		}
+		if t.attrs.uid >= 0 || t.attrs.gid >= 0 {
+			if err := os.Lchown(d, t.attrs.uid, t.attrs.gid); err != nil {
+				return err
+			}
+		}
+	default:
+		changed, err := t.attrs.fix(d, di, perm, t.apply)
+		if changed {
+			t.changed = append(t.changed, d+"/")
+		}
+		if err != nil {
+			return err
 		}
 	}
-	sub, err := syncTree(ctx, s, d, true, apply)
-	return append(changed, sub...), err
+	return t.tree(s, d)
 }
 
-// syncLink makes d a symbolic link with the target of the link s.
-func syncLink(s, d string, apply bool) ([]string, error) {
+// link makes d a symbolic link with the target of the link s.
+func (t *treeSync) link(s, d string) error {
 	target, err := os.Readlink(s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if have, err := os.Readlink(d); err == nil && have == target {
-		return nil, nil
+		di, err := os.Lstat(d)
+		if err != nil {
+			return err
+		}
+		changed, err := t.attrs.fix(d, di, 0, t.apply)
+		if changed {
+			t.changed = append(t.changed, d)
+		}
+		return err
 	}
-	if !apply {
-		return []string{d}, nil
+	t.changed = append(t.changed, d)
+	if !t.apply {
+		return nil
 	}
 	os.RemoveAll(d)
-	return []string{d}, os.Symlink(target, d)
+	if err := os.Symlink(target, d); err != nil {
+		return err
+	}
+	if t.attrs.uid >= 0 || t.attrs.gid >= 0 {
+		return os.Lchown(d, t.attrs.uid, t.attrs.gid)
+	}
+	return nil
 }
 
-// syncFile makes d a regular file with the content and permission bits of
-// s.
-func syncFile(ctx context.Context, s, d string, si os.FileInfo, apply bool) ([]string, error) {
+// file makes d a regular file with the content of s; a file with the
+// right content but the wrong mode or owner is only chmodded or chowned.
+func (t *treeSync) file(s, d string, si os.FileInfo) error {
 	want, err := os.ReadFile(s)
 	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return fmt.Errorf("source: %w", err)
 	}
-	perm, _, _ := statBits(si)
+	sp, _, _ := statBits(si)
+	perm := t.attrs.perm(sp, false)
 	di, derr := os.Lstat(d)
 	if derr == nil && di.Mode().IsRegular() {
-		dperm, _, _ := statBits(di)
 		same, err := sameContent(d, di.Size(), want)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if same && dperm == perm {
-			return nil, nil
+		if same {
+			changed, err := t.attrs.fix(d, di, perm, t.apply)
+			if changed {
+				t.changed = append(t.changed, d)
+			}
+			return err
 		}
 	}
-	if !apply {
-		return []string{d}, nil
+	t.changed = append(t.changed, d)
+	if !t.apply {
+		return nil
 	}
 	if derr == nil && di.IsDir() {
 		if err := os.RemoveAll(d); err != nil {
-			return []string{d}, err
+			return err
 		}
 	}
-	return []string{d}, writeAtomic(ctx, d, want, perm, -1, -1)
+	return writeAtomic(t.ctx, d, want, perm, t.attrs.uid, t.attrs.gid)
+}
+
+// attrsBelow gives every entry below the directory dst, at every depth,
+// the mode and owner of attrs: what recurse means for a directory that has
+// no source. Temporary files of atomic writes in progress are skipped.
+func (t *treeSync) attrsBelow(dst string) error {
+	return filepath.WalkDir(dst, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while we walk
+			}
+			return err
+		}
+		if err := t.ctx.Err(); err != nil {
+			return err
+		}
+		if p == dst || strings.Contains(e.Name(), tmpMarker) {
+			return nil
+		}
+		di, err := e.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		cur, _, _ := statBits(di)
+		changed, err := t.attrs.fix(p, di, t.attrs.perm(cur, di.IsDir()), t.apply)
+		if changed {
+			if di.IsDir() {
+				p += "/"
+			}
+			t.changed = append(t.changed, p)
+		}
+		return err
+	})
 }

@@ -398,3 +398,31 @@ func TestTestKindParams(t *testing.T) {
 		t.Fatalf("uint8 256 accepted: exit %d\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestRecurseDrift copies a source tree with recurse and a mode, then
+// repairs, without new input, a chmod deep in the copy and copies a file
+// added deep in the source.
+func TestRecurseDrift(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := dir+"/src", dir+"/dst"
+	if err := os.MkdirAll(src+"/a/b", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src+"/a/b/deep", []byte("deep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rs := []res{{Kind: "file", Name: dst + "/", Params: map[string]any{"state": "exists", "source": src + "/", "recurse": true, "mode": "0640"}}}
+	p := start(t, "--tmp-prefix")
+	p.Write(doc(t, 1, rs, nil))
+	p.Until("tree copied", func() bool {
+		return read(dst+"/a/b/deep") == "deep\n" && perm(dst+"/a/b/deep") == 0o640 && perm(dst+"/a/b") == 0o750
+	})
+	if err := os.Chmod(dst+"/a/b/deep", 0o666); err != nil {
+		t.Fatal(err)
+	}
+	p.Until("mode repaired", func() bool { return perm(dst+"/a/b/deep") == 0o640 })
+	if err := os.WriteFile(src+"/a/b/new", []byte("new\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.Until("new source file copied", func() bool { return read(dst+"/a/b/new") == "new\n" && perm(dst+"/a/b/new") == 0o640 })
+}

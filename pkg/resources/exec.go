@@ -80,7 +80,12 @@ type ExecRes struct {
 
 // ExecSends is what an exec resource sends after running its command.
 type ExecSends struct {
-	Output *string `lang:"output"` // stdout and stderr, interleaved
+	// Output is stdout and stderr together, in the order the two pipes
+	// were read: each stream keeps its own order, and writes to both
+	// streams interleave as the command made them unless it writes to
+	// both faster than the engine reads (two pipes carry no common
+	// order; only one pipe for both would, and it could not be split).
+	Output *string `lang:"output"`
 	Stdout *string `lang:"stdout"`
 	Stderr *string `lang:"stderr"`
 }

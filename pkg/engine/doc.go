@@ -47,7 +47,13 @@
 //   - An error is retried (Meta:retry, -1 forever; Meta:delay between
 //     tries; Meta:retryreset refills the count after a success). When the
 //     retries are exhausted the resource fails for good, and its
-//     descendants are blocked; everything else carries on.
+//     descendants are blocked; everything else carries on. A failed
+//     resource gets another try, with its retries refilled, when what it
+//     failed on changes: at once when a dependency changes something (a
+//     file whose directory was missing, once the directory is made), and
+//     on its own Watch's events once a pause of a second has passed (so a
+//     failure that fires its own Watch cannot loop). A resource whose
+//     Init or Watch failed stays failed until a new graph.
 //   - The graph is converged when no resource is dirty, running, waiting for
 //     a timer, or waiting for its Watch to start, and no polled resource's
 //     last CheckApply found something to repair; failed and blocked

@@ -74,6 +74,39 @@ func (s *sched) fail(vs *vstate, err error) {
 	s.e.cfg.Metrics.failure(vs, 1)
 	s.update(vs)
 	s.block(vs)
+	if !vs.holding && !vs.watchErr {
+		vs.holding, vs.recoverOK = true, false
+		s.after(recoverPause, msg{kind: msgRecover, vs: vs})
+	}
+	// What came while the failing CheckApply ran counts: an event, after
+	// the pause; a change by a dependency, at once.
+	vs.recoverOK = vs.recoverOK || vs.dirty
+	if vs.poked {
+		s.recover(vs)
+	}
+}
+
+// recover gives a resource that failed for good in CheckApply another
+// try, with its retries refilled, because what it failed on has changed:
+// its Watch saw an event (after the pause), or a dependency changed
+// something. Its descendants are unblocked unless another failure blocks
+// them. A resource whose Init or Watch failed for good cannot tell.
+func (s *sched) recover(vs *vstate) {
+	if vs.running {
+		vs.poked = true // counts if this CheckApply fails for good
+		return
+	}
+	if vs.failed == nil || vs.watchErr || vs.removed {
+		return
+	}
+	vs.failed = nil
+	s.failed--
+	s.e.cfg.Metrics.failure(vs, -1)
+	vs.retries = vs.meta.Retry
+	vs.dirty = true
+	s.reblock()
+	s.update(vs)
+	s.enqueue(vs)
 }
 
 // block marks every descendant of vs as blocked by a failure.
@@ -121,6 +154,7 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, notes []s
 			if e.notify {
 				e.to.refresh = true
 			}
+			s.recover(e.to)
 			s.update(e.to)
 		}
 	}
@@ -159,6 +193,7 @@ func (s *sched) sendValues(vs *vstate) {
 		}
 		e.seen, e.last = true, val
 		e.to.dirty = true
+		s.recover(e.to)
 		s.update(e.to)
 	}
 }

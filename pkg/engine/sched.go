@@ -23,7 +23,13 @@ const (
 	msgFailed                    // Init or Watch failed for good
 	msgStopped                   // a removed vertex finished stopping
 	msgWatchError                // Watch failed, a retry follows
+	msgRecover                   // the pause after a failure for good is over
 )
+
+// recoverPause is how long a resource that failed for good waits before
+// its own Watch events may give it another try, so that a CheckApply
+// whose failure makes its own Watch fire cannot loop.
+const recoverPause = time.Second
 
 type msg struct {
 	kind msgKind
@@ -70,6 +76,9 @@ type vstate struct {
 	lastOK    bool
 	failed    error
 	watchErr  bool // Watch failed for good
+	holding   bool // failed, in the pause before its events count again
+	recoverOK bool // an event came during the pause
+	poked     bool // a dependency changed something during this CheckApply
 	blocked   bool // a dependency failed for good
 	removed   bool
 	busy      bool // counted in sched.busy
@@ -224,6 +233,19 @@ func (s *sched) handle(m msg) {
 	case msgEvent:
 		vs.evPending.Store(false)
 		vs.dirty = true
+		if vs.failed != nil {
+			if vs.holding {
+				vs.recoverOK = true
+			} else {
+				s.recover(vs)
+			}
+		}
+	case msgRecover:
+		vs.holding = false
+		if vs.recoverOK {
+			vs.recoverOK = false
+			s.recover(vs)
+		}
 	case msgRetry:
 		vs.timer = false
 		vs.dirty = true
@@ -233,8 +255,8 @@ func (s *sched) handle(m msg) {
 	case msgWatchError:
 		s.e.logf("%s", errorAt(vs, "watch error (retrying): %v", m.err))
 	case msgFailed:
-		s.fail(vs, m.err)
 		vs.watchErr = true
+		s.fail(vs, m.err)
 	}
 	s.update(vs)
 	s.enqueue(vs)
@@ -345,6 +367,7 @@ func (s *sched) after(d time.Duration, m msg) { s.fx.after(d, m) }
 // start runs the CheckApply of vs in its own goroutine.
 func (s *sched) start(vs *vstate) {
 	vs.dirty = false
+	vs.poked = false
 	vs.running = true
 	s.running++
 	for _, sem := range vs.semas {

@@ -193,7 +193,7 @@ func TestSchedRetryAndFailure(t *testing.T) {
 	m.step([]string{"check a", "check c"}, m.running("a", "b", "c")...)
 	m.step([]string{"after 5ms a"}, m.done("a", false, errors.New("boom")))
 	m.step([]string{"check a"}, msg{kind: msgRetry, vs: m.vs("a")})
-	m.step(nil, m.done("a", false, errors.New("boom again")))
+	m.step([]string{"after 1s a"}, m.done("a", false, errors.New("boom again"))) // failed for good: the pause
 	m.step(nil, m.done("c", true, nil))
 	st := m.s.snapshot()
 	if st.Failed != 1 || !m.vs("b").blocked || !m.converged() {
@@ -209,6 +209,47 @@ func TestSchedRetryAndFailure(t *testing.T) {
 	m.step([]string{"watch a"}, msg{kind: msgStopped, vs: old})
 	m.step([]string{"check a"}, m.running("a")...)
 	m.step([]string{"check b"}, m.done("a", false, nil))
+}
+
+// TestSchedRecovery: a resource failed for good gets another try when a
+// dependency changes something (at once) or its own Watch fires (after
+// the pause), and its success unblocks its descendants.
+func TestSchedRecovery(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b", "watch c"}, msg{kind: msgGraph, g: smGraph(1, []string{"a", "b", "c"}, "a -> b", "b -> c")})
+	m.step([]string{"check a"}, m.running("a", "b", "c")...)
+	m.step([]string{"check b"}, m.done("a", true, nil))
+	m.step([]string{"after 1s b"}, m.done("b", false, errors.New("no directory")))
+	if st := m.s.snapshot(); st.Failed != 1 || !m.vs("c").blocked || !m.converged() {
+		t.Fatalf("failed %d, c blocked %v, converged %v", st.Failed, m.vs("c").blocked, m.converged())
+	}
+	// Its own events wait for the pause; the pause then lets one try run.
+	m.step(nil, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step([]string{"check b"}, msg{kind: msgRecover, vs: m.vs("b")})
+	m.step([]string{"after 1s b"}, m.done("b", false, errors.New("no directory")))
+	// A change made by its dependency tries again at once.
+	m.step([]string{"check a"}, msg{kind: msgEvent, vs: m.vs("a")})
+	m.step([]string{"check b"}, m.done("a", false, nil))
+	if m.s.snapshot().Failed != 0 || m.vs("c").blocked {
+		t.Fatal("not recovered")
+	}
+	m.step([]string{"check c"}, m.done("b", false, nil))
+	m.step(nil, m.done("c", true, nil))
+	// A pause that ends without an event changes nothing.
+	m.step(nil, msg{kind: msgRecover, vs: m.vs("b")})
+	if !m.converged() {
+		t.Fatal("not converged")
+	}
+	// A change by a dependency while b runs, then b fails: b tries again
+	// at once, since what it failed on may be gone.
+	m.step([]string{"check b"}, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step([]string{"check a"}, msg{kind: msgEvent, vs: m.vs("a")})
+	m.step(nil, m.done("a", false, nil))
+	m.step([]string{"after 1s b", "check b"}, m.done("b", false, errors.New("raced")))
+	m.step([]string{"check c"}, m.done("b", false, nil))
+	if m.s.snapshot().Failed != 0 {
+		t.Fatal("still failed")
+	}
 }
 
 func TestSchedSwapWaitsForRunningCheckApply(t *testing.T) {
@@ -262,7 +303,7 @@ func TestSchedResetRetries(t *testing.T) {
 		m.step([]string{"check a"}, m.running("a")...)
 		if reset == "" {
 			// the changed resource kept its used-up retry count
-			m.step(nil, m.done("a", false, errors.New("boom")))
+			m.step([]string{"after 1s a"}, m.done("a", false, errors.New("boom")))
 			if m.s.snapshot().Failed != 1 {
 				t.Fatal("not failed without retries left")
 			}

@@ -271,6 +271,13 @@ func (c *fileCheck) change(what string) { c.changes = append(c.changes, what) }
 func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	c := &fileCheck{ctx: ctx, apply: apply, path: obj.cleanPath()}
 	err := obj.checkApply(c)
+	// Someone removing the file (or something below the directory)
+	// while we work is drift like any other: check again from the start
+	// rather than fail.
+	for try := 0; try < 5 && vanished(err, c.path, obj.cleanPath()); try++ {
+		c = &fileCheck{ctx: ctx, apply: apply, path: obj.cleanPath(), changes: c.changes}
+		err = obj.checkApply(c)
+	}
 	if len(c.changes) > 0 && obj.init != nil && obj.init.Logf != nil {
 		// The engine prefixes "changed" or "would change".
 		obj.init.Logf("%s", strings.Join(c.changes, ", "))
@@ -279,6 +286,21 @@ func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		return false, err
 	}
 	return len(c.changes) == 0, nil
+}
+
+// vanished reports whether err says that one of paths, or something
+// below one of them, does not exist (any more).
+func vanished(err error, paths ...string) bool {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(pe.Err, fs.ErrNotExist) {
+		return false
+	}
+	for _, p := range paths {
+		if pe.Path == p || strings.HasPrefix(pe.Path, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (obj *FileRes) checkApply(c *fileCheck) error {
@@ -439,7 +461,7 @@ func (obj *FileRes) create(c *fileCheck) error {
 			return missingParent(c.path, err)
 		}
 		if err := syscall.Chmod(c.path, perm); err != nil {
-			return err
+			return &os.PathError{Op: "chmod", Path: c.path, Err: err}
 		}
 		if uid >= 0 || gid >= 0 {
 			if err := os.Lchown(c.path, uid, gid); err != nil {
@@ -569,7 +591,7 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 					return err
 				}
 				if err := syscall.Chmod(c.path, want); err != nil {
-					return err
+					return &os.PathError{Op: "chmod", Path: c.path, Err: err}
 				}
 			}
 		}

@@ -660,3 +660,42 @@ func TestFileSweepsStaleTemps(t *testing.T) {
 		t.Fatal("recent temporary file removed")
 	}
 }
+
+// TestFileRemovedDuringCheck removes the managed file over and over while
+// CheckApply runs: a file that vanishes mid-check is drift to repair, not
+// an error.
+func TestFileRemovedDuringCheck(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	content := "managed\n"
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: &content, Mode: "0640"})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				os.WriteFile(p, []byte("drift"), 0o600)
+				os.Remove(p)
+			}
+		}
+	}()
+	for i := 0; i < 3000; i++ {
+		if _, err := f.CheckApply(context.Background(), true); err != nil {
+			close(stop)
+			<-done
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	close(stop)
+	<-done
+	os.Remove(p)
+	checkApply(t, f, true, false)
+	checkApply(t, f, true, true)
+	if got := mustRead(t, p); got != content {
+		t.Fatalf("content %q", got)
+	}
+}

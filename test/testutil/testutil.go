@@ -39,6 +39,7 @@ func Shared() string {
 func Tools(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		touchSources()
 		binDir, buildErr = os.MkdirTemp("", "mgmt-e2e-bin-")
 		if buildErr != nil {
 			return
@@ -51,6 +52,30 @@ func Tools(t testing.TB) string {
 		t.Fatalf("building the tools: %v\n%s", buildErr, buildOut)
 	}
 	return binDir
+}
+
+// touchSources stats every Go source file and go.mod/go.sum of the
+// project. go test records the files a test looks at, so a cached result
+// of an end-to-end test is reused only while the code the tools are built
+// from is unchanged (the build itself runs in a child process, which go
+// test does not see).
+func touchSources() {
+	root := Root()
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() {
+			if n := e.Name(); p != root && (n == "bin" || n == "testdata" || n[0] == '.') {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if n := e.Name(); filepath.Ext(n) == ".go" || n == "go.mod" || n == "go.sum" {
+			os.Stat(p)
+		}
+		return nil
+	})
 }
 
 // Bin returns the path of one built tool.

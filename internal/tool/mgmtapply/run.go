@@ -105,7 +105,7 @@ func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *logger, dot 
 				lg.errorf("reading %s: %v", inName, err)
 				return cli.ExitFail
 			}
-			lg.errorf("%s", stageError(err))
+			lg.errorf("%s", decodeError(err))
 			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Error: graph.ErrorDoc(err)}, graph.JSON)
 			ok = false
 			continue
@@ -160,8 +160,20 @@ func (u *upstreamError) Error() string {
 	return u.e.Message
 }
 
-// stageError formats a graph error as POS: runtime error: MSG, one line per
-// error of a list.
+// decodeError formats an error of the document decoder (a malformed
+// document, or a field of the wrong type) as POS: MSG.
+func decodeError(err error) string {
+	var up *upstreamError
+	var pe *graph.PosError
+	if !errors.As(err, &up) && errors.As(err, &pe) && pe.Pos != "" {
+		return pe.Pos + ": " + pe.Msg
+	}
+	return stageError(err)
+}
+
+// stageError formats an error of preparing a graph (validation, edges,
+// autoedges) as POS: runtime error: MSG, the stage mcl-compile gives
+// resource validation, one line per error of a list.
 func stageError(err error) string {
 	var up *upstreamError
 	if errors.As(err, &up) {
@@ -384,7 +396,7 @@ func readGraphs(in io.Reader, inName string, eng *engine.Engine, exp *exporter, 
 				lg.errorf("reading %s: %v", inName, err)
 				return
 			}
-			lg.errorf("%s (keeping the last good graph)", stageError(err))
+			lg.errorf("%s (keeping the last good graph)", decodeError(err))
 			continue
 		}
 		g, err := prepare(doc)

@@ -209,6 +209,28 @@ func (w *Watcher) dropLocked(s *Sub) {
 // anchorLocked (re)computes the anchor of s (the nearest existing ancestor
 // directory of its path), the key it waits on, and its extra watches.
 func (w *Watcher) anchorLocked(s *Sub) error {
+	key, err := w.placeLocked(s)
+	// The awaited component may have been made after we looked for it
+	// but before the anchor's watch was in place (mkdir -p does that):
+	// its creation event is then lost, so look again while it is there.
+	for try := 0; err == nil && key != s.path && try < 64; try++ {
+		if fi, serr := os.Stat(key); serr != nil || !fi.IsDir() {
+			break
+		}
+		key, err = w.placeLocked(s)
+	}
+	if err != nil {
+		return err
+	}
+	if s.contents {
+		w.ownTreeLocked(s, key == s.path)
+	}
+	return nil
+}
+
+// placeLocked moves the anchor of s to the nearest existing ancestor of its
+// path, and its key to the component below it; it returns the key.
+func (w *Watcher) placeLocked(s *Sub) (string, error) {
 	key, anchor := s.path, filepath.Dir(s.path)
 	for anchor != s.anchor {
 		err := w.acquireLocked(anchor)
@@ -222,10 +244,10 @@ func (w *Watcher) anchorLocked(s *Sub) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
-			return err
+			return "", err
 		}
 		if anchor == "/" {
-			return err
+			return "", err
 		}
 		key, anchor = anchor, filepath.Dir(anchor)
 	}
@@ -236,10 +258,7 @@ func (w *Watcher) anchorLocked(s *Sub) error {
 		s.key = key
 		w.byKey[key] = append(w.byKey[key], s)
 	}
-	if s.contents {
-		w.ownTreeLocked(s, key == s.path)
-	}
-	return nil
+	return key, nil
 }
 
 // ownTreeLocked watches the directory at s.path (and, when recursive, all

@@ -73,8 +73,12 @@ func (s *sched) swap(g *Graph) {
 	s.loadedAt = time.Now()
 	s.reported = false
 	s.e.loadedOnce.Store(true)
-	s.e.logf("graph %q seq %d: %d added, %d removed, %d changed, %d unchanged",
-		g.Name, g.Seq, added, removed, changed, kept)
+	name := ""
+	if g.Name != "" {
+		name = fmt.Sprintf(" %q", g.Name)
+	}
+	s.e.logf("graph%s seq %d: %d added, %d removed, %d changed, %d unchanged",
+		name, g.Seq, added, removed, changed, kept)
 	s.e.cfg.Metrics.graphLoaded(s.order)
 }
 

@@ -124,7 +124,7 @@ func dotQuote(s string) string {
 func encodeDot(w io.Writer, doc *Document) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "digraph %s {\n", dotQuote(doc.Graph))
-	fmt.Fprintf(bw, "\tlabel=%s;\n", dotQuote(fmt.Sprintf("%s seq %d", doc.Graph, doc.Seq)))
+	fmt.Fprintf(bw, "\tlabel=%s;\n", dotQuote(strings.TrimSpace(fmt.Sprintf("%s seq %d", doc.Graph, doc.Seq))))
 	if doc.Error != nil {
 		fmt.Fprintf(bw, "\terror [shape=box, color=red, label=%s];\n", dotQuote("error: "+(&PosError{Pos: doc.Error.Pos, Msg: doc.Error.Message}).Error()))
 	}

@@ -374,11 +374,17 @@ func (s *Server) Leave(ctx context.Context) error {
 		// while the removal is applied.
 		es.TryTransferLeadershipOnShutdown()
 	}
+	var peers []string
+	for _, m := range es.Cluster().Members() {
+		if m.ID != es.MemberID() {
+			peers = append(peers, m.ClientURLs...)
+		}
+	}
 	err := retryUnhealthy(ctx, func(ctx context.Context) error {
 		_, err := es.RemoveMember(ctx, uint64(es.MemberID()))
 		return err
 	})
-	if err != nil && es.Cluster().Member(es.MemberID()) != nil {
+	if err != nil && es.Cluster().Member(es.MemberID()) != nil && !s.removedAt(ctx, peers) {
 		s.etcd.Close()
 		return fmt.Errorf("removing member %s: %v", s.cfg.Name, err)
 	}
@@ -392,6 +398,32 @@ func (s *Server) Leave(ctx context.Context) error {
 	}
 	s.etcd.Close()
 	return os.RemoveAll(s.cfg.DataDir)
+}
+
+// removedAt reports whether the members at the client URLs peers no
+// longer list this member. The leader may apply the removal and cut this
+// member off before it applies the removal itself: it then stops with
+// "server stopped", still listing itself.
+func (s *Server) removedAt(ctx context.Context, peers []string) bool {
+	if len(peers) == 0 {
+		return false
+	}
+	cli, err := s.cfg.seedClient(peers)
+	if err != nil {
+		return false
+	}
+	defer cli.Close()
+	id := uint64(s.etcd.Server.MemberID())
+	list, err := memberList(ctx, cli)
+	if err != nil {
+		return false
+	}
+	for _, m := range list.Members {
+		if m.ID == id {
+			return false
+		}
+	}
+	return true
 }
 
 // retryUnhealthy runs op until it succeeds, fails with another error than

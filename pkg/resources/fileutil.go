@@ -307,6 +307,17 @@ type treeSync struct {
 	changed []string // the paths it changed (or, with apply false, would change)
 }
 
+// fix gives the existing entry d the wanted bits and owner (see
+// treeAttrs.fix) and records it as changed when anything differed; name is
+// how it is recorded.
+func (t *treeSync) fix(d, name string, di os.FileInfo, perm uint32) error {
+	changed, err := t.attrs.fix(d, di, perm, t.apply)
+	if changed {
+		t.changed = append(t.changed, name)
+	}
+	return err
+}
+
 // tree makes the directory dst hold copies of the entries of src (regular
 // files with their content, directories, symbolic links), with the
 // permission bits of the source unless a mode is given, and the owner
@@ -371,11 +382,7 @@ func (t *treeSync) dir(s, d string, si os.FileInfo) error {
 			}
 		}
 	default:
-		changed, err := t.attrs.fix(d, di, perm, t.apply)
-		if changed {
-			t.changed = append(t.changed, d+"/")
-		}
-		if err != nil {
+		if err := t.fix(d, d+"/", di, perm); err != nil {
 			return err
 		}
 	}
@@ -393,11 +400,7 @@ func (t *treeSync) link(s, d string) error {
 		if err != nil {
 			return err
 		}
-		changed, err := t.attrs.fix(d, di, 0, t.apply)
-		if changed {
-			t.changed = append(t.changed, d)
-		}
-		return err
+		return t.fix(d, d, di, 0)
 	}
 	t.changed = append(t.changed, d)
 	if !t.apply {
@@ -429,11 +432,7 @@ func (t *treeSync) file(s, d string, si os.FileInfo) error {
 			return err
 		}
 		if same {
-			changed, err := t.attrs.fix(d, di, perm, t.apply)
-			if changed {
-				t.changed = append(t.changed, d)
-			}
-			return err
+			return t.fix(d, d, di, perm)
 		}
 	}
 	t.changed = append(t.changed, d)
@@ -473,13 +472,10 @@ func (t *treeSync) attrsBelow(dst string) error {
 			return err
 		}
 		cur, _, _ := statBits(di)
-		changed, err := t.attrs.fix(p, di, t.attrs.perm(cur, di.IsDir()), t.apply)
-		if changed {
-			if di.IsDir() {
-				p += "/"
-			}
-			t.changed = append(t.changed, p)
+		name := p
+		if di.IsDir() {
+			name += "/"
 		}
-		return err
+		return t.fix(p, name, di, t.attrs.perm(cur, di.IsDir()))
 	})
 }

@@ -1,5 +1,6 @@
 // Package resources holds the core resource kinds (file, exec, noop, test,
-// print, msg, timer, password, value). Each registers itself with the
+// print, msg, timer, password, value, line, ssh:authorized_key, sysctl,
+// json:edit, tar, gzip, exit). Each registers itself with the
 // engine in an init function; parameters carry `lang` and `yaml` tags with
 // their mcl names, from which the engine derives each kind's schema
 // (pointer fields are optional: absent differs from the zero value).
@@ -42,6 +43,51 @@
 // before the file resource of the path named by creates. File UIDs are
 // (kind "file", name: the cleaned path without its trailing slash), so
 // other kinds can point at files with an engine.BaseUID.
+//
+// # Editing files: line, ssh:authorized_key, sysctl, json:edit
+//
+// These kinds change part of a file, or a file they own whole, and share
+// one way of doing it. The path is followed one directory at a time, each
+// opened relative to the one before, and a symbolic link is followed only
+// when root or the engine's user owns it: a link another user made (say in
+// their home directory) could otherwise point an edit done with root's
+// rights at /etc/shadow, or copy a file they may not read into one they
+// can. The edit then works inside the directory it opened, so a directory
+// swapped for a link halfway through cannot redirect the write. A file is
+// read whole (at most 64 MiB; a larger one is an error), and when its
+// wanted content differs it is replaced atomically, like file's content: a
+// temporary file in the same directory gets the data and the file's mode,
+// owner and group, and is renamed over it, so a reader sees the old or the
+// new file and never a part. A file that is not a regular file is an
+// error. Each watches its file through the shared watcher (the path, and
+// the file a link there led to when the watch started), and each depends
+// on the file resource of its file and on the nearest file resource of a
+// directory above it, so a file resource that creates the file or sets
+// its mode runs first.
+//
+// # line
+//
+// A line resource keeps a line, or a block of consecutive lines, present
+// in a text file or absent from it (Puppet's file_line maps to it).
+//
+//   - file (str, required): the file; absolute, or "~/..." (the engine's
+//     user's home) or "~user/..." (expanded when used).
+//   - state (str, required): "exists" or "absent".
+//   - content (str, default ""): the line, or lines separated by
+//     newlines. One final newline ends the last line rather than adding an
+//     empty one. Empty content does nothing.
+//   - trim (bool, default false): remove white space around content first.
+//
+// The block is present when consecutive whole lines of the file equal it
+// (found in time linear in the file). "exists" appends a missing block at
+// the end; when the file's last line has no newline, one is added first
+// so that no two lines are joined, and the appended lines end with one. A
+// missing file is created (mode 0600, owned by the engine's user: manage
+// its mode with a file resource) unless the directory is missing, which is
+// an error. "absent" removes every occurrence (left to right, not
+// overlapping), keeping whether the file ends with a newline. line
+// receives values (its content, say, from an exec's output) and sends
+// nothing.
 //
 // # exec
 //

@@ -1,0 +1,390 @@
+package resources
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
+)
+
+// This file holds what the kinds that edit part of a file (line,
+// ssh:authorized_key, sysctl's conf file, json:edit) and the kinds that
+// write a whole file they compute (tar, gzip) share: resolving the path
+// through trusted symbolic links only, reading the file whole within a
+// bound, and replacing it atomically with its mode and owner kept.
+
+// maxEditSize bounds the size of a file read whole to be edited.
+const maxEditSize = 64 << 20
+
+// maxLinks bounds the symbolic links followed while resolving one path,
+// as the kernel does (ELOOP).
+const maxLinks = 40
+
+// trustedOwner reports whether a symbolic link owned by uid may be
+// followed: links owned by root or by the engine's user. A link another
+// user made could point an edit, done with the engine's rights, at a file
+// that user may not change (or copy a file they may not read into one they
+// can).
+func trustedOwner(uid uint32) bool {
+	return uid == 0 || int(uid) == os.Geteuid()
+}
+
+// A resolved is where an absolute path leads once the symbolic links
+// along it are followed: an open directory and the name of the final
+// entry in it (which may not exist). Reads and writes through at() act on
+// the opened directory whatever is renamed meanwhile, so that a directory
+// swapped for a link between the check and the write cannot redirect it.
+type resolved struct {
+	dir  *os.File // opened with O_PATH
+	path string   // the resolved path, for messages and watches
+	base string
+}
+
+// at returns a path naming the entry in the opened directory.
+func (r *resolved) at() string {
+	return "/proc/self/fd/" + strconv.Itoa(int(r.dir.Fd())) + "/" + r.base
+}
+
+// close releases the directory.
+func (r *resolved) close() { r.dir.Close() }
+
+// resolveTrusted follows the absolute path p one component at a time,
+// each directory opened relative to the previous one without following
+// links, and follows only the symbolic links trustedOwner accepts. A
+// missing directory along the path is an error; a missing final entry is
+// not.
+func resolveTrusted(p string) (*resolved, error) {
+	if !filepath.IsAbs(p) {
+		return nil, fmt.Errorf("path %q is not absolute", p)
+	}
+	const dirFlags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Open("/", dirFlags, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: "/", Err: err}
+	}
+	done, rest, links := "/", splitPath(p), 0
+	enter := func(name, next string) error {
+		nfd, err := unix.Openat(fd, name, dirFlags, 0)
+		if err != nil {
+			return &os.PathError{Op: "open", Path: next, Err: err}
+		}
+		unix.Close(fd)
+		fd, done = nfd, next
+		return nil
+	}
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		if c == "." {
+			continue
+		}
+		if c == ".." {
+			if err := enter("..", filepath.Dir(done)); err != nil {
+				unix.Close(fd)
+				return nil, err
+			}
+			continue
+		}
+		next := filepath.Join(done, c)
+		var st unix.Stat_t
+		err := unix.Fstatat(fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			err = followLink(fd, c, next, st.Uid, &links, &rest)
+			if err == nil && len(rest) > 0 && rest[0] == "/" {
+				rest = rest[1:]
+				err = enter("/", "/")
+			}
+			if err != nil {
+				unix.Close(fd)
+				return nil, err
+			}
+			continue
+		}
+		if len(rest) == 0 && (err == nil || err == unix.ENOENT) {
+			return &resolved{dir: os.NewFile(uintptr(fd), done), path: next, base: c}, nil
+		}
+		if err == nil {
+			err = enter(c, next)
+		} else {
+			err = &os.PathError{Op: "lstat", Path: next, Err: err}
+		}
+		if err != nil {
+			unix.Close(fd)
+			return nil, err
+		}
+	}
+	unix.Close(fd)
+	return nil, fmt.Errorf("%s names a directory", p)
+}
+
+// followLink checks the link name (at path next) in the directory fd,
+// owned by uid, and puts its target's components in front of rest (after
+// a "/" when the target is absolute).
+func followLink(fd int, name, next string, uid uint32, links *int, rest *[]string) error {
+	if *links++; *links > maxLinks {
+		return fmt.Errorf("%s: too many levels of symbolic links", next)
+	}
+	if !trustedOwner(uid) {
+		return fmt.Errorf("refusing to follow %s: a symbolic link owned by uid %d, not by root or the engine's user", next, uid)
+	}
+	buf := make([]byte, 4096)
+	n, err := unix.Readlinkat(fd, name, buf)
+	if err != nil {
+		return &os.PathError{Op: "readlink", Path: next, Err: err}
+	}
+	if n == len(buf) {
+		return fmt.Errorf("%s: link target too long", next)
+	}
+	target := string(buf[:n])
+	comps := splitPath(target)
+	if filepath.IsAbs(target) {
+		comps = append([]string{"/"}, comps...)
+	}
+	*rest = append(comps, *rest...)
+	return nil
+}
+
+// splitPath returns the non-empty components of p.
+func splitPath(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// expandHome expands a leading "~/" (the engine's user's home) or
+// "~name/" (that user's home) in p. Other paths are returned unchanged.
+func expandHome(p string) (string, error) {
+	if !strings.HasPrefix(p, "~") {
+		return p, nil
+	}
+	name, rest, _ := strings.Cut(p[1:], "/")
+	var u *user.User
+	var err error
+	if name == "" {
+		u, err = user.Current()
+	} else {
+		u, err = user.Lookup(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("expanding %s: %v", p, err)
+	}
+	if !filepath.IsAbs(u.HomeDir) {
+		return "", fmt.Errorf("expanding %s: user %s has no absolute home directory", p, u.Username)
+	}
+	return filepath.Join(u.HomeDir, rest), nil
+}
+
+// validEditPath checks a path parameter of an editing kind: absolute (or,
+// when tilde is set, starting with "~"), clean, and not a directory.
+func validEditPath(param, p string, tilde bool) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("%s is empty", param)
+	case strings.HasSuffix(p, "/"):
+		return fmt.Errorf("%s %q names a directory", param, p)
+	case tilde && strings.HasPrefix(p, "~"):
+		return nil
+	case !filepath.IsAbs(p):
+		return fmt.Errorf("%s %q must be absolute", param, p)
+	case filepath.Clean(p) != p:
+		return fmt.Errorf("%s %q is not clean (want %q)", param, p, filepath.Clean(p))
+	}
+	return nil
+}
+
+// newFileAttrs say how a missing file is created: with these permission
+// bits, and with this owner and group (-1: the engine's).
+type newFileAttrs struct {
+	perm     uint32
+	uid, gid int
+}
+
+// A fileEdit computes the wanted content of a file from its current
+// content (nil, exists false, for a missing file). For a missing file,
+// returning nil means there is nothing to create.
+type fileEdit func(old []byte, exists bool) ([]byte, error)
+
+// editFile applies edit to the file at path (resolved through trusted
+// links) and reports whether the content differs from the wanted one; when
+// it does and apply is set, the file is replaced atomically (temporary
+// file and rename) keeping its mode and owner. A missing file is passed to
+// edit only when create says how to make it; otherwise it is an error.
+func editFile(ctx context.Context, path string, apply bool, create *newFileAttrs, edit fileEdit) (bool, error) {
+	r, err := resolveTrusted(path)
+	if err != nil {
+		return false, missingDir(path, err)
+	}
+	defer r.close()
+	old, fi, err := readEditable(r)
+	if err != nil {
+		return false, err
+	}
+	if fi == nil && create == nil {
+		return false, fmt.Errorf("%s does not exist", path)
+	}
+	want, err := edit(old, fi != nil)
+	if err != nil {
+		return false, err
+	}
+	if fi == nil && want == nil || fi != nil && bytes.Equal(old, want) {
+		return false, nil
+	}
+	if !apply {
+		return true, nil
+	}
+	perm, uid, gid := keptAttrs(fi, create)
+	if err := writeAtomic(ctx, r.at(), want, perm, uid, gid); err != nil {
+		return true, fmt.Errorf("writing %s: %v", r.path, bareErr(err))
+	}
+	return true, nil
+}
+
+// bareErr returns the system error inside a path or link error, whose
+// paths name the /proc/self/fd entry rather than the file, or err itself.
+func bareErr(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+// missingDir rewords the error of resolving path when a directory along
+// it is missing.
+func missingDir(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: directory %s does not exist", path, pe.Path)
+	}
+	return err
+}
+
+// keptAttrs returns the permission bits, owner and group a replacement of
+// the file described by fi gets: its own (nil: those of create). An owner
+// or group equal to the engine's is returned as -1 (nothing to change).
+func keptAttrs(fi os.FileInfo, create *newFileAttrs) (uint32, int, int) {
+	var perm uint32
+	var uid, gid int
+	if fi != nil {
+		perm, uid, gid = statBits(fi)
+	} else {
+		perm, uid, gid = create.perm, create.uid, create.gid
+	}
+	if uid == os.Geteuid() {
+		uid = -1
+	}
+	if gid == os.Getegid() {
+		gid = -1
+	}
+	return perm, uid, gid
+}
+
+// readEditable reads the regular file r names, without following a
+// symbolic link there (resolveTrusted followed the trusted ones; one that
+// appeared since is refused). A missing file returns (nil, nil, nil).
+func readEditable(r *resolved) ([]byte, os.FileInfo, error) {
+	f, err := os.OpenFile(r.at(), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, nil, fmt.Errorf("%s became a symbolic link", r.path)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening %s: %v", r.path, bareErr(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", r.path)
+	}
+	if fi.Size() > maxEditSize {
+		return nil, nil, fmt.Errorf("%s is %d bytes, more than the %d an edit reads", r.path, fi.Size(), maxEditSize)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxEditSize+1)); err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %v", r.path, bareErr(err))
+	}
+	if buf.Len() > maxEditSize {
+		return nil, nil, fmt.Errorf("%s grew past the %d bytes an edit reads", r.path, maxEditSize)
+	}
+	return buf.Bytes(), fi, nil
+}
+
+// watchFiles subscribes to each path (and, for one that leads elsewhere
+// through trusted symbolic links when the watch starts, to where it
+// leads), calls Running and forwards the events until ctx is done.
+func watchFiles(ctx context.Context, init *engine.Init, paths []string, opts fswatch.Options) error {
+	w, err := fswatch.Default()
+	if err != nil {
+		return err
+	}
+	var subs []*fswatch.Sub
+	defer func() {
+		for _, s := range subs {
+			s.Close()
+		}
+	}()
+	for _, p := range paths {
+		list := []string{p}
+		if r, err := resolveTrusted(p); err == nil {
+			if r.path != p {
+				list = append(list, r.path)
+			}
+			r.close()
+		}
+		for _, q := range list {
+			s, err := w.Subscribe(q, opts)
+			if err != nil {
+				return err
+			}
+			subs = append(subs, s)
+		}
+	}
+	init.Running()
+	if len(subs) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	return forwardEvents(ctx, subs, init.Event)
+}
+
+// fileAutoEdges returns the automatic edges of a kind that edits or
+// writes the file at path: the file resource of path itself and the
+// nearest file resource of a directory above it, plus extra.
+func fileAutoEdges(path string, extra ...engine.ResUID) engine.AutoEdge {
+	if !filepath.IsAbs(path) {
+		return &onceAutoEdge{uids: extra}
+	}
+	var parents []string
+	for p := filepath.Clean(path); p != "/"; {
+		p = filepath.Dir(p)
+		parents = append(parents, p)
+	}
+	return &parentAutoEdge{extra: append([]engine.ResUID{newFileUID(path, false)}, extra...), parents: parents}
+}

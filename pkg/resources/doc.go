@@ -89,6 +89,45 @@
 // receives values (its content, say, from an exec's output) and sends
 // nothing.
 //
+// # ssh:authorized_key
+//
+// An ssh:authorized_key resource keeps one public key authorized in an
+// authorized_keys file, with the options and comment given, or keeps it
+// out.
+//
+//   - state (str, required): "exists" or "absent".
+//   - file (str, default "~user/.ssh/authorized_keys" with user,
+//     "~/.ssh/authorized_keys" without): the file, absolute or starting
+//     with "~" (expanded when used, so the user may be created later in
+//     the same run).
+//   - user (str, default ""): a user name; it names the default file and
+//     owns the .ssh directory and the file when the resource creates them.
+//   - content (str, default ""): the whole entry, "[options ]type base64
+//     [comment]".
+//   - options ([]str), type (str), key (str), comment (str): the entry in
+//     parts (type and key go together; not with content). Without content
+//     or key, the resource name is the entry.
+//   - mkdir (bool, default true): create a missing ".ssh" directory
+//     holding the file (mode 0700); it is never removed.
+//
+// The entry is parsed with golang.org/x/crypto/ssh and rebuilt in one
+// form; an empty or comment line, several lines, data after the key, or a
+// type that differs from the key's are refused by Validate. Lines of the
+// file are matched by key, not by text: "exists" makes the entry the only
+// line with its key (it replaces the first line with the key in place,
+// removes the others, or appends it when none has the key), so options and
+// comment are enforced; "absent" removes every line with the key, whatever
+// its options and comment, so a key cannot stay authorized under another
+// comment. Other lines (other keys, comments, blank lines) are kept. A new
+// file gets mode 0600 and, with user, that user's uid and gid. Because the
+// file usually sits in a directory its user controls, the rule about
+// links above matters here: a link the user made at the file or at .ssh
+// is refused, not followed. With a path starting with "~", Watch also
+// follows /etc/passwd and moves to the new path when the home directory
+// changes or the user appears. ssh:authorized_key depends on the user
+// resource of user and, for an absolute file, on the file resources of
+// the file and the directory above; it sends and receives nothing.
+//
 // # exec
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after

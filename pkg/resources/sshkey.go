@@ -1,0 +1,367 @@
+package resources
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
+	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
+)
+
+func init() {
+	engine.RegisterResource("ssh:authorized_key", func() engine.Res { return &SSHAuthorizedKeyRes{Mkdir: true} })
+}
+
+// SSHAuthorizedKeyRes keeps one public key authorized, with given options
+// and comment, in an authorized_keys file, or keeps it out. See the package
+// documentation.
+type SSHAuthorizedKeyRes struct {
+	traits.Base
+	traits.Edgeable
+
+	init *engine.Init
+
+	// State is "exists" or "absent".
+	State string `lang:"state" yaml:"state"`
+	// File is the authorized_keys file; it defaults to
+	// "~user/.ssh/authorized_keys" with user, "~/.ssh/authorized_keys"
+	// without.
+	File string `lang:"file" yaml:"file"`
+	// User owns what the resource creates and names the default file.
+	User string `lang:"user" yaml:"user"`
+	// Content is the whole entry; otherwise options, type, key and comment
+	// make it, and without those the resource name is the entry.
+	Content string   `lang:"content" yaml:"content"`
+	Options []string `lang:"options" yaml:"options"`
+	Type    string   `lang:"type" yaml:"type"`
+	Key     string   `lang:"key" yaml:"key"`
+	Comment string   `lang:"comment" yaml:"comment"`
+	// Mkdir creates a missing ".ssh" directory holding the file.
+	Mkdir bool `lang:"mkdir" yaml:"mkdir"`
+
+	key  ssh.PublicKey // parsed by Validate
+	line string        // the canonical entry
+}
+
+// Default returns an ssh:authorized_key resource with its defaults.
+func (s *SSHAuthorizedKeyRes) Default() engine.Res { return &SSHAuthorizedKeyRes{Mkdir: true} }
+
+// userNameRE is what useradd accepts by default.
+var userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]*\$?$`)
+
+// Validate checks the parameters and parses the entry.
+func (s *SSHAuthorizedKeyRes) Validate() error {
+	switch s.State {
+	case LineStateExists, LineStateAbsent:
+	default:
+		return fmt.Errorf("state %q must be %q or %q", s.State, LineStateExists, LineStateAbsent)
+	}
+	if s.File != "" {
+		if err := validEditPath("file", s.File, true); err != nil {
+			return err
+		}
+	}
+	if s.User != "" && (len(s.User) > 32 || !userNameRE.MatchString(s.User)) {
+		return fmt.Errorf("user %q is not a valid user name", s.User)
+	}
+	if s.Content != "" && (len(s.Options) > 0 || s.Type != "" || s.Key != "" || s.Comment != "") {
+		return fmt.Errorf("content cannot be combined with options, type, key or comment")
+	}
+	if (s.Type == "") != (s.Key == "") {
+		return fmt.Errorf("type and key go together")
+	}
+	entry := s.Content
+	switch {
+	case s.Key != "":
+		if strings.ContainsAny(s.Comment, "\r\n") {
+			return fmt.Errorf("the comment spans lines")
+		}
+		entry = strings.TrimSpace(s.Type + " " + s.Key + " " + s.Comment)
+		if len(s.Options) > 0 {
+			entry = strings.Join(s.Options, ",") + " " + entry
+		}
+	case entry == "":
+		entry = s.Name()
+	}
+	key, line, err := parseKeyEntry(entry)
+	if err != nil {
+		return err
+	}
+	if s.Type != "" && key.Type() != s.Type {
+		return fmt.Errorf("type %q differs from the key's type %q", s.Type, key.Type())
+	}
+	s.key, s.line = key, line
+	return nil
+}
+
+// parseKeyEntry parses one authorized_keys entry and rebuilds it in the
+// form "[options ]type base64[ comment]".
+func parseKeyEntry(entry string) (ssh.PublicKey, string, error) {
+	entry = strings.TrimSpace(entry)
+	if entry == "" || strings.HasPrefix(entry, "#") || strings.ContainsAny(entry, "\r\n") {
+		return nil, "", fmt.Errorf("the entry must be one key line, not empty, a comment or several lines")
+	}
+	key, comment, options, rest, err := ssh.ParseAuthorizedKey([]byte(entry))
+	if err != nil {
+		return nil, "", fmt.Errorf("parsing the key entry: %v", err)
+	}
+	if len(bytes.TrimSpace(rest)) > 0 {
+		return nil, "", fmt.Errorf("trailing data after the key entry")
+	}
+	return key, formatKeyEntry(key, comment, options), nil
+}
+
+// formatKeyEntry writes an entry in its canonical form.
+func formatKeyEntry(key ssh.PublicKey, comment string, options []string) string {
+	var b strings.Builder
+	if len(options) > 0 {
+		b.WriteString(strings.Join(options, ","))
+		b.WriteByte(' ')
+	}
+	b.WriteString(key.Type())
+	b.WriteByte(' ')
+	b.WriteString(base64.StdEncoding.EncodeToString(key.Marshal()))
+	if comment != "" {
+		b.WriteByte(' ')
+		b.WriteString(comment)
+	}
+	return b.String()
+}
+
+// Init keeps the handle; Validate has parsed the entry.
+func (s *SSHAuthorizedKeyRes) Init(init *engine.Init) error {
+	s.init = init
+	if s.key == nil {
+		return s.Validate()
+	}
+	return nil
+}
+
+// Cleanup does nothing.
+func (s *SSHAuthorizedKeyRes) Cleanup() error { return nil }
+
+// file returns the file, before "~" is expanded.
+func (s *SSHAuthorizedKeyRes) file() string {
+	switch {
+	case s.File != "":
+		return s.File
+	case s.User != "":
+		return "~" + s.User + "/.ssh/authorized_keys"
+	}
+	return "~/.ssh/authorized_keys"
+}
+
+// Watch follows the file. When its path starts with "~", it also follows
+// the user database, and moves to the new path when a home directory
+// changes (or a user appears).
+func (s *SSHAuthorizedKeyRes) Watch(ctx context.Context) error {
+	if !strings.HasPrefix(s.file(), "~") {
+		return watchFiles(ctx, s.init, []string{s.file()}, fswatch.Options{})
+	}
+	w, err := fswatch.Default()
+	if err != nil {
+		return err
+	}
+	passwd, err := w.Subscribe("/etc/passwd", fswatch.Options{})
+	if err != nil {
+		return err
+	}
+	defer passwd.Close()
+	var cur string
+	var sub *fswatch.Sub
+	defer func() {
+		if sub != nil {
+			sub.Close()
+		}
+	}()
+	follow := func() error {
+		p, err := expandHome(s.file())
+		if err != nil || p == cur {
+			return nil // the user is not there (yet): /etc/passwd tells
+		}
+		if sub != nil {
+			sub.Close()
+			sub = nil
+		}
+		cur = p
+		sub, err = w.Subscribe(p, fswatch.Options{})
+		return err
+	}
+	if err := follow(); err != nil {
+		return err
+	}
+	s.init.Running()
+	for {
+		var c <-chan struct{}
+		if sub != nil {
+			c = sub.C
+		}
+		select {
+		case <-c:
+		case <-passwd.C:
+			if err := follow(); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return nil
+		}
+		s.init.Event()
+	}
+}
+
+// owner returns the uid and gid of user (-1, -1 without one).
+func (s *SSHAuthorizedKeyRes) owner() (int, int, error) {
+	if s.User == "" {
+		return -1, -1, nil
+	}
+	u, err := user.Lookup(s.User)
+	if err != nil {
+		return -1, -1, fmt.Errorf("user %s: %v", s.User, err)
+	}
+	uid, err1 := strconv.Atoi(u.Uid)
+	gid, err2 := strconv.Atoi(u.Gid)
+	if err1 != nil || err2 != nil {
+		return -1, -1, fmt.Errorf("user %s has a non-numeric uid or gid", s.User)
+	}
+	return uid, gid, nil
+}
+
+// CheckApply creates the .ssh directory if needed and puts the entry in
+// the file (or takes the key out).
+func (s *SSHAuthorizedKeyRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
+	p, err := expandHome(s.file())
+	if err != nil {
+		return false, err
+	}
+	uid, gid, err := s.owner()
+	if err != nil {
+		return false, err
+	}
+	var changes []string
+	if s.State == LineStateExists && s.Mkdir && filepath.Base(filepath.Dir(p)) == ".ssh" {
+		made, err := mkdirOwned(filepath.Dir(p), apply, uid, gid)
+		if err != nil {
+			return false, err
+		}
+		if made {
+			changes = append(changes, "created "+filepath.Dir(p))
+		}
+		if made && !apply {
+			// The file cannot be read in a directory that is not there.
+			s.log(changes)
+			return false, nil
+		}
+	}
+	create := &newFileAttrs{perm: 0o600, uid: uid, gid: gid}
+	changed, err := editFile(ctx, p, apply, create, linesEdit(s.edit))
+	if err != nil {
+		return false, err
+	}
+	if changed {
+		if s.State == LineStateExists {
+			changes = append(changes, "authorized the key in "+p)
+		} else {
+			changes = append(changes, "removed the key from "+p)
+		}
+	}
+	s.log(changes)
+	return len(changes) == 0, nil
+}
+
+func (s *SSHAuthorizedKeyRes) log(changes []string) {
+	if len(changes) > 0 && s.init != nil && s.init.Logf != nil {
+		s.init.Logf("%s", strings.Join(changes, ", "))
+	}
+}
+
+// edit makes the entry the only line of the file with this key (in place
+// of the first such line, or appended), or removes every line with the
+// key, whatever their options and comments.
+func (s *SSHAuthorizedKeyRes) edit(t *textLines) error {
+	want := s.key.Marshal()
+	out := t.lines[:0:0]
+	found := false
+	for _, l := range t.lines {
+		k, _, _, _, err := ssh.ParseAuthorizedKey([]byte(l))
+		if err != nil || !bytes.Equal(k.Marshal(), want) {
+			out = append(out, l) // another key, a comment, a blank line
+			continue
+		}
+		if s.State == LineStateExists && !found {
+			out = append(out, s.line)
+		}
+		found = true
+	}
+	t.lines = out
+	if s.State == LineStateExists && !found {
+		t.ensure([]string{s.line})
+	}
+	return nil
+}
+
+// mkdirOwned creates the directory d (mode 0700, owned by uid and gid when
+// they are not -1) if it is missing, and reports whether it was (or, with
+// apply false, would be) created. The directory above must exist.
+func mkdirOwned(d string, apply bool, uid, gid int) (bool, error) {
+	r, err := resolveTrusted(d)
+	if err != nil {
+		return false, missingDir(d, err)
+	}
+	defer r.close()
+	fi, err := os.Lstat(r.at())
+	if err == nil {
+		if !fi.IsDir() {
+			return false, fmt.Errorf("%s is not a directory", r.path)
+		}
+		return false, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if !apply {
+		return true, nil
+	}
+	if err := os.Mkdir(r.at(), 0o700); err != nil {
+		return true, fmt.Errorf("creating %s: %v", r.path, bareErr(err))
+	}
+	if uid >= 0 || gid >= 0 {
+		if err := os.Lchown(r.at(), uid, gid); err != nil {
+			return true, fmt.Errorf("chown %s: %v", r.path, bareErr(err))
+		}
+	}
+	return true, nil
+}
+
+// UIDs returns the resource's UID.
+func (s *SSHAuthorizedKeyRes) UIDs() []engine.ResUID {
+	return []engine.ResUID{&engine.BaseUID{Kind: s.Kind(), Name: s.Name()}}
+}
+
+// AutoEdges makes the resource wait for the user resource of user and,
+// for a file given as an absolute path, for the file resources of the
+// file and of the nearest directory above it.
+func (s *SSHAuthorizedKeyRes) AutoEdges() (engine.AutoEdge, error) {
+	var extra []engine.ResUID
+	if s.User != "" {
+		extra = append(extra, &engine.BaseUID{Kind: "user", Name: s.User})
+	}
+	return fileAutoEdges(s.file(), extra...), nil
+}
+
+// Cmp compares two ssh:authorized_key resources.
+func (s *SSHAuthorizedKeyRes) Cmp(r engine.Res) error {
+	return cmpParams(s, r)
+}

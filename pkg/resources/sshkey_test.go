@@ -1,0 +1,178 @@
+package resources
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// newSSHKey returns the type and base64 blob of a fresh ed25519 key.
+func newSSHKey(t testing.TB) (string, string) {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Type(), base64.StdEncoding.EncodeToString(k.Marshal())
+}
+
+func newSSHRes(t testing.TB, h *harness, s *SSHAuthorizedKeyRes) *SSHAuthorizedKeyRes {
+	t.Helper()
+	if !s.Mkdir {
+		s.Mkdir = true
+	}
+	return setup(t, h, "ssh:authorized_key", "k", s).(*SSHAuthorizedKeyRes)
+}
+
+func TestSSHKeyValidate(t *testing.T) {
+	typ, key := newSSHKey(t)
+	for _, tc := range []struct {
+		name string
+		s    SSHAuthorizedKeyRes
+		want string // "" accepted, otherwise part of the error
+	}{
+		{"parts", SSHAuthorizedKeyRes{State: "exists", Type: typ, Key: key, Comment: "me@host", Options: []string{"no-pty"}}, ""},
+		{"content", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key}, ""},
+		{"no state", SSHAuthorizedKeyRes{Content: typ + " " + key}, "state"},
+		{"content and parts", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key, Comment: "x"}, "cannot be combined"},
+		{"type without key", SSHAuthorizedKeyRes{State: "exists", Type: typ}, "go together"},
+		{"wrong type", SSHAuthorizedKeyRes{State: "exists", Type: "ssh-rsa", Key: key}, "type"},
+		{"comment line", SSHAuthorizedKeyRes{State: "exists", Content: "# " + typ + " " + key}, "comment"},
+		{"two lines", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key + "\n" + typ + " " + key}, "several lines"},
+		{"garbage", SSHAuthorizedKeyRes{State: "exists", Content: "ssh-ed25519 AAAAnotakey"}, "parsing"},
+		{"bad user", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key, User: "Bad User"}, "user"},
+		{"relative file", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key, File: "keys"}, "absolute"},
+	} {
+		tc.s.SetName("k")
+		err := tc.s.Validate()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	s := &SSHAuthorizedKeyRes{State: "exists", Options: []string{`from="10.0.0.1"`, "no-pty"}, Type: typ, Key: key, Comment: "a b"}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if want := `from="10.0.0.1",no-pty ` + typ + " " + key + " a b"; s.line != want {
+		t.Fatalf("entry %q, want %q", s.line, want)
+	}
+	// The resource name is the entry when nothing else gives it.
+	n := &SSHAuthorizedKeyRes{State: "absent"}
+	n.SetName(typ + " " + key + " named")
+	if err := n.Validate(); err != nil || !strings.HasSuffix(n.line, " named") {
+		t.Fatalf("entry from the name: %q, %v", n.line, err)
+	}
+}
+
+func TestSSHKeyEdits(t *testing.T) {
+	typ, key := newSSHKey(t)
+	otyp, okey := newSSHKey(t)
+	other := otyp + " " + okey + " other"
+	for _, tc := range []struct {
+		name, start, state, want string
+	}{
+		{"append", "# keys\n" + other + "\n", "exists", "# keys\n" + other + "\n" + typ + " " + key + " me\n"},
+		{"append without final newline", other, "exists", other + "\n" + typ + " " + key + " me\n"},
+		{"present", typ + " " + key + " me\n", "exists", typ + " " + key + " me\n"},
+		{"other comment replaced in place", "a\n" + typ + " " + key + " old\nb\n", "exists", "a\n" + typ + " " + key + " me\nb\n"},
+		{"duplicates collapse", "no-pty " + typ + " " + key + "\n" + other + "\n" + typ + " " + key + " me\n", "exists", typ + " " + key + " me\n" + other + "\n"},
+		{"absent whatever the comment", "no-pty " + typ + " " + key + " x\n" + other + "\n" + typ + " " + key + "\n", "absent", other + "\n"},
+		{"absent keeps a missing final newline", other + "\n" + typ + " " + key + " me", "absent", other},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			p := filepath.Join(t.TempDir(), "authorized_keys")
+			mustWrite(t, p, tc.start)
+			s := newSSHRes(t, h, &SSHAuthorizedKeyRes{State: tc.state, File: p, Type: typ, Key: key, Comment: "me"})
+			checkApply(t, s, true, tc.start == tc.want)
+			if got := mustRead(t, p); got != tc.want {
+				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
+			}
+			checkApply(t, s, true, true)
+		})
+	}
+}
+
+// TestSSHKeyUserFiles creates the .ssh directory and the file of another
+// user, owned by that user, and refuses a link that user planted.
+func TestSSHKeyUserFiles(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create files for another user")
+	}
+	typ, key := newSSHKey(t)
+	h := newHarness(t)
+	home := t.TempDir()
+	p := filepath.Join(home, ".ssh", "authorized_keys")
+	s := newSSHRes(t, h, &SSHAuthorizedKeyRes{State: "exists", File: p, User: "nobody", Type: typ, Key: key})
+	checkApply(t, s, false, false)
+	if exists(filepath.Dir(p)) {
+		t.Fatal("apply=false created .ssh")
+	}
+	checkApply(t, s, true, false)
+	for path, want := range map[string]uint32{filepath.Dir(p): 0o700, p: 0o600} {
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perm, uid, gid := statBits(fi)
+		if perm != want || uid != 65534 || gid != 65534 {
+			t.Errorf("%s: mode %04o owner %d:%d, want %04o 65534:65534", path, perm, uid, gid, want)
+		}
+	}
+	checkApply(t, s, true, true)
+
+	// The user replaces the file by a link to a file of root's.
+	secret := filepath.Join(t.TempDir(), "secret")
+	mustWrite(t, secret, "root only\n")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(p, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "refusing to follow") {
+		t.Fatalf("a link planted by the user: got %v", err)
+	}
+	if got := mustRead(t, secret); got != "root only\n" {
+		t.Fatalf("the link's target changed: %q", got)
+	}
+}
+
+func TestSSHKeyDefaultFile(t *testing.T) {
+	typ, key := newSSHKey(t)
+	s := &SSHAuthorizedKeyRes{State: "exists", Type: typ, Key: key}
+	if s.file() != "~/.ssh/authorized_keys" {
+		t.Fatal(s.file())
+	}
+	s.User = "nobody"
+	if s.file() != "~nobody/.ssh/authorized_keys" {
+		t.Fatal(s.file())
+	}
+	s.File = "/x/keys"
+	if s.file() != "/x/keys" {
+		t.Fatal(s.file())
+	}
+}
+
+func TestSSHKeyWatch(t *testing.T) {
+	typ, key := newSSHKey(t)
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "keys")
+	s := newSSHRes(t, h, &SSHAuthorizedKeyRes{State: "exists", File: p, Type: typ, Key: key})
+	startWatch(t, h, s)
+	checkApply(t, s, true, false)
+	expectEvent(t, h, "edit", func() { mustWrite(t, p, "") })
+	checkApply(t, s, true, false)
+}

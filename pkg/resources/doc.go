@@ -128,6 +128,38 @@
 // resource of user and, for an absolute file, on the file resources of
 // the file and the directory above; it sends and receives nothing.
 //
+// # sysctl
+//
+// A sysctl resource sets a kernel parameter now and keeps it set at the
+// next boot. Its name is the parameter, dotted ("net.ipv4.ip_forward") or
+// as a path below /proc/sys ("net/ipv4/conf/eth0.1/rp_filter"), read as
+// sysctl.d(5) reads them: when the first separator is a dot, dots and
+// slashes swap roles, so "net.ipv4.conf.eth0/1.rp_filter" names interface
+// eth0.1.
+//
+//   - value (str, required): the value as sysctl(8) shows it, without
+//     surrounding white space. A list of integers matches however it is
+//     spaced (the kernel separates them with tabs).
+//   - runtime (bool, default true): enforce the live value in /proc/sys.
+//   - persist (bool, default true): enforce the conf file.
+//   - path (str, default "/etc/sysctl.d/99-<name>.conf", slashes of the
+//     name turned into dots): the conf file; absolute, ending in ".conf".
+//
+// runtime and persist cannot both be off. CheckApply writes the live value
+// when it differs (a missing /proc/sys file is an error: no such
+// parameter on this kernel), then makes "<name> = <value>" the only
+// assignment of the parameter in the conf file: it replaces the first
+// assignment in place (whichever spelling, with or without the "-" that
+// tells systemd-sysctl to ignore a failure), removes the others, or
+// appends it, and keeps every other line, so pointing path at
+// /etc/sysctl.conf is safe. A new conf file gets mode 0644. Parameters of
+// the network (net.*) belong to the network namespace of the engine.
+// Watch follows the /proc/sys file and the conf file: a write to /proc/sys
+// (echo, sysctl -w) is seen at once, but a value the kernel changes by
+// itself is not; add Meta:poll to check such a parameter periodically.
+// sysctl depends on the file resources of its conf file and of the
+// directory above; it sends and receives nothing.
+//
 // # exec
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after

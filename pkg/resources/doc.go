@@ -160,6 +160,39 @@
 // sysctl depends on the file resources of its conf file and of the
 // directory above; it sends and receives nothing.
 //
+// # json:edit
+//
+// A json:edit resource applies edits to one JSON object stored in a file
+// or in a string key of the world (the store the kv kind uses).
+//
+//   - store (str, default: the resource name): an absolute path,
+//     "file:///PATH" or "etcd:///KEY" (no host, query or fragment; the
+//     key is what follows the third slash).
+//   - edits ([]str, required, not empty): applied in order, each one of
+//     ".a.b = VALUE" (set, creating missing objects along the path) or
+//     "del(.a.b)" (delete; a path that is not there is left alone). A path
+//     is a dot followed by steps: names [A-Za-z_][A-Za-z0-9_]*, after a
+//     dot, or keys as non-empty JSON strings in brackets, with or without
+//     a dot before them (.a["b c"].d, .["k"], .a.["b"]). VALUE is exactly
+//     one JSON value. There are no arrays, filters or pipes. A malformed
+//     edit is refused by Validate, with its column.
+//
+// CheckApply reads the store (a file must exist and be a regular file; a
+// missing key reads as {}), decodes exactly one JSON object (a value of
+// another type, or data after it, is an error), applies the edits and
+// compares the value before and after in canonical form (keys sorted,
+// numbers as written: 1.50 stays 1.50, and integers beyond 64 bits are
+// kept). Formatting alone never rewrites the store. When the value
+// changed, the object is written indented with tabs, keys sorted,
+// followed by a newline: a file is replaced atomically keeping its mode
+// and owner; a key is set. Edits of one store by resources of one process
+// are serialised; a key is set without comparing it with what was read,
+// so two hosts editing one key at once can lose an update. Going through a
+// value that is not an object is an error. Watch follows the file (like
+// line) or the key (through the world). An edit of a file depends on the
+// file resources of the file and the directory above; json:edit sends and
+// receives nothing.
+//
 // # exec
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after

@@ -63,9 +63,12 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err := checkHost(host); err != nil {
 		return nil, err
 	}
+	ns, err := normNamespace(cfg.Namespace)
+	if err != nil {
+		return nil, err
+	}
 	var tc *tls.Config
 	if cfg.TLS != nil {
-		var err error
 		if tc, err = cfg.TLS.ClientConfig(); err != nil {
 			return nil, err
 		}
@@ -85,7 +88,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if ttl <= 0 {
 		ttl = 10
 	}
-	c := &Client{cli: cli, ns: normNamespace(cfg.Namespace), hostname: host, ttl: ttl}
+	c := &Client{cli: cli, ns: ns, hostname: host, ttl: ttl}
 	if err := c.ping(ctx); err != nil {
 		cli.Close()
 		return nil, err

@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"path"
 	"strings"
 )
 
@@ -18,17 +17,28 @@ const (
 	convergedDir = "/converged/"
 )
 
-// normNamespace returns ns without a trailing slash, with a leading one, or
-// the default namespace when ns is empty.
-func normNamespace(ns string) string {
+// normNamespace returns ns with a leading slash and without a trailing
+// one, or the default namespace when ns is empty. A namespace is a key
+// prefix of its own: it must be a valid key path below the root and must
+// neither hold nor sit inside the default namespace unless it is the
+// default namespace, so that no other namespace reaches the keys hosts
+// act on.
+func normNamespace(ns string) (string, error) {
 	if ns == "" {
-		return DefaultNamespace
+		return DefaultNamespace, nil
 	}
-	ns = "/" + strings.Trim(ns, "/")
-	if ns == "/" {
-		return ""
+	rel := strings.TrimSuffix(strings.TrimPrefix(ns, "/"), "/")
+	if rel == "" {
+		return "", fmt.Errorf("namespace %q: the root holds every namespace; name one below it", ns)
 	}
-	return ns
+	if err := checkKey(rel); err != nil {
+		return "", fmt.Errorf("namespace %q: %v", ns, err)
+	}
+	ns = "/" + rel
+	if strings.HasPrefix(ns, DefaultNamespace+"/") {
+		return "", fmt.Errorf("namespace %q lies inside %s, the hosts' world", ns, DefaultNamespace)
+	}
+	return ns, nil
 }
 
 // checkKey reports whether k can be used as a world key or namespace name:
@@ -78,9 +88,36 @@ func parseExportKey(rest string) (to, from, kind, name string, ok bool) {
 	return parts[0], parts[1], parts[2], parts[3], true
 }
 
-// RawKey returns the etcd key of a world key given relative to the
-// namespace, as the mgmt-cluster get/put/del commands use it: "strings/x"
-// becomes "/_mgmt/strings/x".
-func (c *Client) RawKey(k string) string {
-	return path.Clean(c.ns + "/" + strings.TrimPrefix(k, "/"))
+// RawKey returns the etcd key of the world key k of namespace ns, with k
+// given relative to the namespace as the mgmt-cluster get/put/del commands
+// take it: "strings/x" becomes "/_mgmt/strings/x". Keys that could leave
+// the namespace (a ".." or "." segment, an empty segment, a leading slash)
+// are refused.
+func RawKey(ns, k string) (string, error) {
+	ns, err := normNamespace(ns)
+	if err != nil {
+		return "", err
+	}
+	if err := checkKey(k); err != nil {
+		return "", err
+	}
+	return ns + "/" + k, nil
+}
+
+// RawPrefix returns the etcd prefix of every key below the world key k of
+// namespace ns, ending in a slash; k may end in a slash, and "" stands for
+// the whole namespace.
+func RawPrefix(ns, k string) (string, error) {
+	if k = strings.TrimSuffix(k, "/"); k != "" {
+		raw, err := RawKey(ns, k)
+		return raw + "/", err
+	}
+	ns, err := normNamespace(ns)
+	return ns + "/", err
+}
+
+// RelKey returns the world key of the etcd key raw, relative to the
+// namespace: the inverse of RawKey.
+func (c *Client) RelKey(raw string) string {
+	return strings.TrimPrefix(raw, c.ns+"/")
 }

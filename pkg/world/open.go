@@ -58,6 +58,9 @@ func Open(cfg OpenConfig) (*Lazy, error) {
 	if err := checkHost(cfg.Hostname); err != nil {
 		return nil, err
 	}
+	if _, err := normNamespace(cfg.Namespace); err != nil {
+		return nil, err
+	}
 	if cfg.TLS != nil {
 		if err := cfg.TLS.Check(); err != nil {
 			return nil, err

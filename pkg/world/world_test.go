@@ -335,18 +335,62 @@ func TestConverged(t *testing.T) {
 	}
 }
 
+// TestRawKeyAndNamespace checks that a key given to mgmt-cluster get, put
+// or del stays inside its namespace, and that no namespace but the default
+// one reaches the default one's keys.
 func TestRawKeyAndNamespace(t *testing.T) {
-	c := &Client{ns: normNamespace("")}
-	if got := c.RawKey("strings/x"); got != "/_mgmt/strings/x" {
-		t.Errorf("RawKey = %q", got)
+	tests := []struct {
+		ns, key, want string // want "" means an error
+	}{
+		{"", "strings/x", "/_mgmt/strings/x"},
+		{"/_mgmt", "strings/x", "/_mgmt/strings/x"},
+		{"/_mgmt/", "strings/x", "/_mgmt/strings/x"},
+		{"user", "a/b", "/user/a/b"},
+		{"/_mgmtx", "a", "/_mgmtx/a"},
+		{"/user", "../_mgmt/exported/*/h/exec/x", ""},
+		{"/user", "a/../../_mgmt/x", ""},
+		{"/user", "a/./b", ""},
+		{"/user", "a//b", ""},
+		{"/user", "/_mgmt/x", ""},
+		{"/user", "a/", ""},
+		{"/user", "", ""},
+		{"/user", "..", ""},
+		{"/user", "a\x00b", ""},
+		{"/", "_mgmt/strings/x", ""},
+		{"//", "_mgmt/strings/x", ""},
+		{"/_mgmt/exported", "h/exec/x", ""},
+		{"/_mgmt/strings", "x", ""},
+		{"/a/../_mgmt", "strings/x", ""},
+		{"/a//b", "x", ""},
 	}
-	if got := c.RawKey("/strings/x"); got != "/_mgmt/strings/x" {
-		t.Errorf("RawKey = %q", got)
-	}
-	for in, want := range map[string]string{"": "/_mgmt", "/x/": "/x", "x": "/x", "/": ""} {
-		if got := normNamespace(in); got != want {
-			t.Errorf("normNamespace(%q) = %q, want %q", in, got, want)
+	for _, tt := range tests {
+		got, err := RawKey(tt.ns, tt.key)
+		if tt.want == "" && err == nil {
+			t.Errorf("RawKey(%q, %q) = %q, want an error", tt.ns, tt.key, got)
 		}
+		if tt.want != "" && (err != nil || got != tt.want) {
+			t.Errorf("RawKey(%q, %q) = %q, %v; want %q", tt.ns, tt.key, got, err, tt.want)
+		}
+	}
+	for _, tt := range []struct{ ns, key, want string }{
+		{"", "/", "/_mgmt/"}, {"", "", "/_mgmt/"}, {"/user", "a/", "/user/a/"}, {"/user", "a", "/user/a/"},
+	} {
+		if got, err := RawPrefix(tt.ns, tt.key); err != nil || got != tt.want {
+			t.Errorf("RawPrefix(%q, %q) = %q, %v; want %q", tt.ns, tt.key, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"../x", "a//b", "/x/"} {
+		if got, err := RawPrefix("/user", bad); err == nil {
+			t.Errorf("RawPrefix(/user, %q) = %q, want an error", bad, got)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: "/", Hostname: "h"}); err == nil {
+		t.Error("Connect accepted the root as namespace")
+	}
+	if _, err := Open(OpenConfig{Seeds: shared.endpoints, Namespace: "/_mgmt/exported", Hostname: "h"}); err == nil {
+		t.Error("Open accepted a namespace inside /_mgmt")
 	}
 }
 

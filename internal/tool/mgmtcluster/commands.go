@@ -93,21 +93,24 @@ func role(m *world.Member) string {
 }
 
 type getCmd struct {
-	Key    string `arg:"" help:"Key relative to the namespace."`
+	Key    string `arg:"" help:"Key relative to the namespace; with --prefix, / lists the whole namespace."`
 	Prefix bool   `help:"Print every key under KEY as KEY<TAB>VALUE lines."`
 }
 
 func (g *getCmd) run(e *env) error {
+	k, err := world.RawKey(e.conn.Namespace, g.Key)
+	if g.Prefix {
+		k, err = world.RawPrefix(e.conn.Namespace, g.Key)
+	}
+	if err != nil {
+		return err
+	}
 	c, err := e.connect()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	k := c.RawKey(g.Key)
 	if g.Prefix {
-		if !strings.HasSuffix(g.Key, "/") && g.Key != "" {
-			k += "/"
-		}
 		all, err := c.GetPrefix(e.ctx, k)
 		if err != nil {
 			return err
@@ -118,8 +121,7 @@ func (g *getCmd) run(e *env) error {
 		}
 		sort.Strings(keys)
 		for _, key := range keys {
-			rel := strings.TrimPrefix(strings.TrimPrefix(key, c.Namespace()), "/")
-			fmt.Fprintf(e.stdout, "%s\t%s\n", rel, all[key])
+			fmt.Fprintf(e.stdout, "%s\t%s\n", c.RelKey(key), all[key])
 		}
 		return nil
 	}
@@ -148,12 +150,16 @@ func (p *putCmd) run(e *env) error {
 		}
 		v = string(b)
 	}
+	k, err := world.RawKey(e.conn.Namespace, p.Key)
+	if err != nil {
+		return err
+	}
 	c, err := e.connect()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return c.Put(e.ctx, c.RawKey(p.Key), v)
+	return c.Put(e.ctx, k, v)
 }
 
 type delCmd struct {
@@ -161,12 +167,16 @@ type delCmd struct {
 }
 
 func (d *delCmd) run(e *env) error {
+	k, err := world.RawKey(e.conn.Namespace, d.Key)
+	if err != nil {
+		return err
+	}
 	c, err := e.connect()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	ok, err := c.Delete(e.ctx, c.RawKey(d.Key))
+	ok, err := c.Delete(e.ctx, k)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func startAgent(t *testing.T, dir, name string, ideal int, seeds ...string) *age
 	t.Helper()
 	r := &agentRun{done: make(chan error, 1), states: make(chan string, 16)}
 	r.cfg = ServerConfig{Name: name, DataDir: filepath.Join(dir, name), ClientURLs: []string{freeURL("http")},
-		PeerURLs: []string{freeURL("http")}, Seeds: seeds}
+		PeerURLs: []string{freeURL("http")}, Seeds: seeds, Insecure: true}
 	a, err := NewAgent(AgentConfig{Server: r.cfg, IdealSize: ideal, Interval: 200 * time.Millisecond,
 		Logf: func(f string, v ...any) { t.Logf(name+": "+f, v...) }, State: func(s string) { r.states <- s }})
 	if err != nil {

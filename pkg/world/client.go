@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -101,7 +102,28 @@ func (c *Client) ping(ctx context.Context) error {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if _, err := c.cli.Get(ctx, c.ns+"/", clientv3.WithCountOnly()); err != nil {
+		if derr := dialEndpoints(c.cli.Endpoints()); derr != nil {
+			err = derr // why the connection failed, which gRPC only retries
+		}
 		return fmt.Errorf("cluster at %s unreachable: %v", strings.Join(c.cli.Endpoints(), ","), err)
+	}
+	return nil
+}
+
+// dialEndpoints opens and closes a connection to each endpoint and
+// returns the first failure, such as "permission denied" on a unix socket
+// of another user.
+func dialEndpoints(endpoints []string) error {
+	for _, e := range endpoints {
+		network, addr, err := netAddr(e)
+		if err != nil {
+			return err
+		}
+		conn, err := net.DialTimeout(network, addr, time.Second)
+		if err != nil {
+			return err
+		}
+		conn.Close()
 	}
 	return nil
 }

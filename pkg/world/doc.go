@@ -38,14 +38,22 @@
 // through the same decision as a newcomer.
 //
 // Tools without seeds use Open's private world: the first use starts a
-// single-member etcd in <prefix>/server (locked by <prefix>/server.lock,
-// its URL published in <prefix>/server.url). Another tool on the same
-// prefix, or mgmt-cluster run on that data directory, is found through
-// these files and shared instead of started twice.
+// single-member etcd under <prefix>/world, a directory of mode 0700 owned
+// by the tool's user (Layout): data in world/server, locked by
+// world/server.lock, serving clients on the unix socket world/client.sock
+// (mode 0600), its URL published in world/server.url (mode 0600). Another
+// tool on the same prefix, or mgmt-cluster run on that data directory, is
+// found through these files and shared instead of started twice. etcd
+// always listens for peers; a member alone in its cluster listens on a
+// loopback port that demands a client certificate of a CA made for that
+// run, kept in the private directory (Layout.PrivatePeer). So only the
+// owner reaches the private world.
 //
 // Security: peer and client traffic can use TLS with client certificates
-// (GenerateCerts makes a CA and host certificates); plain http is refused
-// on non-loopback addresses unless explicitly allowed.
+// (GenerateCerts makes a CA and host certificates). A member serves plain
+// http only when told to be insecure, loopback included; clients reach
+// plain http on loopback, and elsewhere only when told to be insecure.
+// etcd's JSON gateway is off.
 //
 // The scheduler needs no leader: every reader computes the schedule of a
 // namespace from the live volunteers with a deterministic strategy, so all

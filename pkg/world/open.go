@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,11 +38,12 @@ type OpenConfig struct {
 type Lazy struct {
 	cfg OpenConfig
 
-	mu     sync.Mutex
-	client *Client
-	server *Server
-	lock   *os.File
-	err    error // set once closed
+	mu      sync.Mutex
+	client  *Client
+	server  *Server
+	lock    *os.File
+	urlFile string // published by the private member this tool runs
+	err     error  // set once closed
 }
 
 // Open checks cfg and returns the world, unconnected.
@@ -115,40 +115,46 @@ func (l *Lazy) clientConfig(endpoints []string) Config {
 // member another process runs there (it holds the lock of the data
 // directory: another tool's private world, or mgmt-cluster run).
 func (l *Lazy) private(ctx context.Context) (*Client, error) {
-	if err := os.MkdirAll(l.cfg.Prefix, 0o755); err != nil {
+	lay, err := PrefixLayout(l.cfg.Prefix)
+	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(l.cfg.Prefix, "server")
-	lock, err := LockDataDir(dir)
+	if err := lay.Prepare(); err != nil {
+		return nil, err
+	}
+	if err := lay.CheckOldData(); err != nil {
+		return nil, err
+	}
+	lock, err := LockDataDir(lay.DataDir)
 	if errors.Is(err, ErrDataDirBusy) {
-		return l.joinPrivate(ctx, dir+".url")
+		return l.joinPrivate(ctx, lay.URLFile())
 	}
 	if err != nil {
 		return nil, err
 	}
-	cu, pu, err := freeLoopbackURLs()
-	if err != nil {
-		lock.Close()
-		return nil, err
-	}
-	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: dir, ClientURLs: []string{cu},
-		PeerURLs: []string{pu}, Log: l.cfg.Log, ForceNewCluster: true})
+	peer, peerTLS, err := lay.PrivatePeer()
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	if err := PublishURL(dir, cu); err != nil {
+	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: lay.DataDir, ClientURLs: []string{lay.ClientURL},
+		PeerURLs: []string{peer}, PeerTLS: peerTLS, Log: l.cfg.Log, ForceNewCluster: true})
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := PublishURL(lay.DataDir, lay.ClientURL); err != nil {
 		s.Close()
 		lock.Close()
 		return nil, err
 	}
-	c, err := Connect(ctx, l.clientConfig([]string{cu}))
+	c, err := Connect(ctx, l.clientConfig([]string{lay.ClientURL}))
 	if err != nil {
 		s.Close()
 		lock.Close()
 		return nil, err
 	}
-	l.server, l.lock = s, lock
+	l.server, l.lock, l.urlFile = s, lock, lay.URLFile()
 	return c, nil
 }
 
@@ -178,9 +184,25 @@ func LockDataDir(dir string) (*os.File, error) {
 }
 
 // PublishURL writes the client URL of the member running in dir to
-// dir.url, where tools using the same prefix without seeds find it.
+// dir.url (mode 0600, replaced atomically), where tools using the same
+// prefix without seeds find it.
 func PublishURL(dir, clientURL string) error {
-	return os.WriteFile(dir+".url", []byte(clientURL+"\n"), 0o644)
+	tmp := dir + ".url.tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(clientURL + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dir+".url")
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // joinPrivate connects to the private member of another tool, waiting for
@@ -207,20 +229,6 @@ func (l *Lazy) joinPrivate(ctx context.Context, urlFile string) (*Client, error)
 	}
 }
 
-// freeLoopbackURLs returns two http URLs on loopback ports that were free.
-func freeLoopbackURLs() (string, string, error) {
-	var out []string
-	for range 2 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", "", err
-		}
-		out = append(out, "http://"+ln.Addr().String())
-		defer ln.Close()
-	}
-	return out[0], out[1], nil
-}
-
 // Close disconnects (withdrawing this host's leased keys) and stops the
 // private member if this tool started it.
 func (l *Lazy) Close() error {
@@ -231,7 +239,7 @@ func (l *Lazy) Close() error {
 		err = l.client.Close()
 	}
 	if l.server != nil {
-		os.Remove(filepath.Join(l.cfg.Prefix, "server.url"))
+		os.Remove(l.urlFile)
 		l.server.Close()
 	}
 	if l.lock != nil {

@@ -2,6 +2,9 @@ package world
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,7 +31,7 @@ func TestLazyPrivate(t *testing.T) {
 	if err := a.StrSet(ctx, "k", "v"); err != nil {
 		t.Fatal(err)
 	}
-	if !a.Started() || !HasData(prefix+"/server") {
+	if !a.Started() || !HasData(prefix+"/world/server") {
 		t.Fatal("the private member did not start under the prefix")
 	}
 	b, err := Open(OpenConfig{Prefix: prefix, Hostname: "b"})
@@ -51,6 +54,49 @@ func TestLazyPrivate(t *testing.T) {
 	defer c.Close()
 	if v, ok, err := c.StrGet(ctx, "k"); err != nil || v != "v" || !ok {
 		t.Fatalf("after a restart read %q, %v, %v", v, ok, err)
+	}
+}
+
+// TestLayoutPrepare checks that the world's directory under a prefix is
+// made private, and that one another user could have entered or planted,
+// or a member's data in the place of earlier versions, is refused.
+func TestLayoutPrepare(t *testing.T) {
+	prefix := t.TempDir()
+	lay, err := PrefixLayout(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lay.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(lay.Dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("world directory: %v, %v; want mode 0700", fi, err)
+	}
+	os.Chmod(lay.Dir, 0o750)
+	if err := lay.Prepare(); err == nil || !strings.Contains(err.Error(), "lets other users in") {
+		t.Fatalf("a group-readable world directory: %v", err)
+	}
+	os.Remove(lay.Dir)
+	os.Symlink(t.TempDir(), lay.Dir)
+	if err := lay.Prepare(); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("a symbolic link as world directory: %v", err)
+	}
+	os.Remove(lay.Dir)
+	if os.Geteuid() == 0 {
+		os.Mkdir(lay.Dir, 0o700)
+		os.Chown(lay.Dir, 65534, 65534)
+		if err := lay.Prepare(); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+			t.Fatalf("a world directory of another user: %v", err)
+		}
+		os.Remove(lay.Dir)
+	}
+	os.MkdirAll(filepath.Join(prefix, "server", "member", "wal"), 0o700)
+	if err := lay.CheckOldData(); err == nil || !strings.Contains(err.Error(), "earlier version") {
+		t.Fatalf("data of an earlier version: %v", err)
+	}
+	long := "/" + strings.Repeat("x", 100)
+	if _, err := PrefixLayout(long); err == nil {
+		t.Fatal("a prefix too long for a unix socket was accepted")
 	}
 }
 

@@ -4,35 +4,32 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
+	"os"
 	"sync"
 )
 
-// A proxy forwards TCP connections from the client URLs of a standby host
-// to the client URLs of healthy members, so clients configured with the
+// A proxy forwards connections from the client URLs of a standby host to
+// the client URLs of healthy members, so clients configured with the
 // standby's address keep working before and after its promotion. It works
-// on raw TCP: TLS passes through untouched, from the client to the member.
+// on raw streams (TCP or unix sockets): TLS passes through untouched, from
+// the client to the member.
 type proxy struct {
 	lns []net.Listener
 
 	mu       sync.Mutex
-	backends []string // host:port of healthy members
+	backends []string // client URLs of healthy members
 	next     int
 	conns    map[net.Conn]struct{}
 	closed   bool
 	wg       sync.WaitGroup
 }
 
-// startProxy listens on the host:port of every URL of us.
+// startProxy listens on every URL of us: a unix socket (made private to
+// its owner, replacing a stale one) or a TCP address.
 func startProxy(us []string) (*proxy, error) {
 	p := &proxy{conns: map[net.Conn]struct{}{}}
 	for _, s := range us {
-		u, err := url.Parse(s)
-		if err != nil {
-			p.close()
-			return nil, err
-		}
-		ln, err := net.Listen("tcp", u.Host)
+		ln, err := listen(s)
 		if err != nil {
 			p.close()
 			return nil, fmt.Errorf("proxy: %v", err)
@@ -44,16 +41,30 @@ func startProxy(us []string) (*proxy, error) {
 	return p, nil
 }
 
-// setBackends replaces the members connections go to.
-func (p *proxy) setBackends(us []string) {
-	var hs []string
-	for _, s := range us {
-		if u, err := url.Parse(s); err == nil && u.Host != "" {
-			hs = append(hs, u.Host)
+// listen listens on the client URL s.
+func listen(s string) (net.Listener, error) {
+	network, addr, err := netAddr(s)
+	if err != nil {
+		return nil, err
+	}
+	if network == "unix" {
+		if fi, err := os.Lstat(addr); err == nil && fi.Mode().Type() == os.ModeSocket {
+			os.Remove(addr) // left by a member or proxy that was killed
 		}
 	}
+	ln, err := net.Listen(network, addr)
+	if err == nil && network == "unix" {
+		if err = restrictSocket(addr); err != nil {
+			ln.Close()
+		}
+	}
+	return ln, err
+}
+
+// setBackends replaces the members connections go to.
+func (p *proxy) setBackends(us []string) {
 	p.mu.Lock()
-	p.backends = hs
+	p.backends = us
 	p.mu.Unlock()
 }
 
@@ -97,11 +108,11 @@ func (p *proxy) serve(ln net.Listener) {
 // side closes.
 func (p *proxy) forward(c net.Conn) {
 	defer c.Close()
-	addr := p.pick()
-	if addr == "" {
+	network, addr, err := netAddr(p.pick())
+	if err != nil || addr == "" {
 		return
 	}
-	b, err := net.Dial("tcp", addr)
+	b, err := net.Dial(network, addr)
 	if err != nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -32,9 +33,13 @@ type ServerConfig struct {
 	AdvertisePeerURLs   []string
 	Seeds               []string // client URLs of a cluster to join; none starts a new one
 	TLS                 *TLSFiles
-	Insecure            bool      // allow plain http on non-loopback addresses
-	Log                 io.Writer // etcd's own log; nil discards it
-	Debug               bool      // log etcd at info level instead of fatal errors only
+	// PeerTLS, when set, secures the peer traffic instead of TLS: the
+	// throw-away identity of a member alone in its cluster (see
+	// Layout.PrivatePeer).
+	PeerTLS  *TLSFiles
+	Insecure bool      // allow plain http (on loopback: for a member)
+	Log      io.Writer // etcd's own log; nil discards it
+	Debug    bool      // log etcd at info level instead of fatal errors only
 	// ForceNewCluster restarts a member from its data as the only member
 	// of its cluster, whatever the URLs it had: for private worlds, whose
 	// ports change from run to run.
@@ -53,14 +58,32 @@ func (c *ServerConfig) Validate() error {
 	if len(c.ClientURLs) == 0 || len(c.PeerURLs) == 0 {
 		return fmt.Errorf("need client and peer URLs")
 	}
-	if c.TLS != nil {
-		if err := c.TLS.Check(); err != nil {
+	for _, t := range []*TLSFiles{c.TLS, c.PeerTLS} {
+		if t == nil {
+			continue
+		}
+		if err := t.Check(); err != nil {
 			return err
 		}
 	}
-	for _, us := range [][]string{c.ClientURLs, c.PeerURLs, c.Seeds, c.AdvertiseClientURLs, c.AdvertisePeerURLs} {
+	peerTLS := c.TLS != nil || c.PeerTLS != nil
+	if err := checkListenURLs(c.ClientURLs, c.TLS != nil, c.Insecure); err != nil {
+		return err
+	}
+	if err := checkListenURLs(c.PeerURLs, peerTLS, c.Insecure); err != nil {
+		return err
+	}
+	if err := CheckURLs(c.AdvertisePeerURLs, peerTLS, c.Insecure); err != nil {
+		return err
+	}
+	for _, us := range [][]string{c.Seeds, c.AdvertiseClientURLs} {
 		if err := CheckURLs(us, c.TLS != nil, c.Insecure); err != nil {
 			return err
+		}
+	}
+	for _, u := range c.PeerURLs {
+		if strings.HasPrefix(u, "unix:") {
+			return fmt.Errorf("peer URL %q: etcd takes a unix socket for peers only relative to the working directory; use https", u)
 		}
 	}
 	return nil
@@ -82,17 +105,29 @@ func (c *ServerConfig) advPeer() []string {
 	return c.PeerURLs
 }
 
-// CheckURLs reports a URL that is not http(s)://host:port, https without
-// TLS files, http with them, or plain http on a non-loopback address
-// unless insecure.
+// CheckURLs reports a URL that is neither http(s)://HOST:PORT nor
+// unix:///PATH, https without TLS files, http or unix with them, or plain
+// http on a non-loopback address unless insecure.
 func CheckURLs(us []string, withTLS, insecure bool) error {
 	for _, s := range us {
 		u, err := url.Parse(s)
 		if err != nil {
 			return fmt.Errorf("bad URL %q: %v", s, err)
 		}
+		if u.Scheme == "unix" {
+			if u.Host != "" || !path.IsAbs(u.Path) || u.Path != path.Clean(u.Path) {
+				return fmt.Errorf("bad URL %q: want unix:///ABSOLUTE/PATH", s)
+			}
+			if withTLS {
+				return fmt.Errorf("URL %q: TLS is configured, use https", s)
+			}
+			if len(u.Path) > maxSocketPath {
+				return fmt.Errorf("URL %q: a socket path has at most %d bytes", s, maxSocketPath)
+			}
+			continue
+		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Port() == "" || u.Hostname() == "" {
-			return fmt.Errorf("bad URL %q: want http(s)://HOST:PORT", s)
+			return fmt.Errorf("bad URL %q: want http(s)://HOST:PORT or unix:///PATH", s)
 		}
 		if withTLS && u.Scheme != "https" {
 			return fmt.Errorf("URL %q: TLS is configured, use https", s)
@@ -105,6 +140,39 @@ func CheckURLs(us []string, withTLS, insecure bool) error {
 		}
 	}
 	return nil
+}
+
+// maxSocketPath is the longest path of a unix socket (sun_path less its
+// terminating NUL).
+const maxSocketPath = 107
+
+// checkListenURLs applies CheckURLs to URLs a member listens on, and also
+// refuses plain http on loopback unless insecure: every local user reaches
+// a loopback port, so only TLS or a unix socket in a private directory
+// keeps them out of the world.
+func checkListenURLs(us []string, withTLS, insecure bool) error {
+	if err := CheckURLs(us, withTLS, insecure); err != nil {
+		return err
+	}
+	for _, s := range us {
+		if strings.HasPrefix(s, "http:") && !insecure {
+			return fmt.Errorf("URL %q: a member serving plain http lets every local user read and write the world; use TLS, a unix:///PATH socket, or --insecure", s)
+		}
+	}
+	return nil
+}
+
+// netAddr returns the network and address a client or listen URL stands
+// for: "unix" and the socket's path, or "tcp" and HOST:PORT.
+func netAddr(s string) (network, addr string, err error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", "", err
+	}
+	if u.Scheme == "unix" {
+		return "unix", u.Path, nil
+	}
+	return "tcp", u.Host, nil
 }
 
 func isLoopback(host string) bool {
@@ -156,6 +224,12 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		ec.ClusterState = embed.ClusterStateFlagNew
 	}
 	s, err := start(ctx, ec)
+	if err == nil {
+		err = restrictSockets(cfg.ClientURLs)
+		if err != nil {
+			s.Close()
+		}
+	}
 	if err != nil && added != 0 {
 		cfg.removeMember(added)
 	}
@@ -187,6 +261,23 @@ func start(ctx context.Context, ec *embed.Config) (*Server, error) {
 	}
 }
 
+// restrictSockets makes the unix sockets among the URLs readable and
+// writable by their owner only (the directory they live in should be
+// private too).
+func restrictSockets(us []string) error {
+	for _, u := range us {
+		if network, p, err := netAddr(u); err == nil && network == "unix" {
+			if err := restrictSocket(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// restrictSocket gives the socket at path to its owner alone.
+func restrictSocket(path string) error { return os.Chmod(path, 0o600) }
+
 // embedConfig translates the configuration for etcd.
 func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	ec := embed.NewConfig()
@@ -207,11 +298,17 @@ func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	}
 	ec.InitialCluster = c.Name + "=" + strings.Join(c.advPeer(), ","+c.Name+"=")
 	ec.InitialClusterToken = "mgmt"
+	// The JSON gateway would be a second door to the same keys; the tools
+	// speak gRPC only.
+	ec.EnableGRPCGateway = false
 	ec.AutoCompactionMode = embed.CompactorModePeriodic
 	ec.AutoCompactionRetention = "1h"
 	if c.TLS != nil {
 		ec.ClientTLSInfo = c.TLS.info()
 		ec.PeerTLSInfo = c.TLS.info()
+	}
+	if c.PeerTLS != nil {
+		ec.PeerTLSInfo = c.PeerTLS.info()
 	}
 	// etcd logs errors on every ordinary shutdown: only its fatal
 	// messages are shown unless debugging.

@@ -98,6 +98,43 @@ func GenerateCerts(dir string, hosts, sans []string, validity time.Duration) ([]
 	return wrote, nil
 }
 
+// Files of the private peer identity written by PrivatePeer.
+const (
+	peerCAFile   = "peer-ca.crt"
+	peerCertFile = "peer.crt"
+	peerKeyFile  = "peer.key"
+)
+
+// writePeerTLS writes into dir a fresh CA (whose key is thrown away) and a
+// loopback certificate it signed, all mode 0600, and returns them.
+func writePeerTLS(dir string) (*TLSFiles, error) {
+	caPEM, caKeyPEM, err := makeCert(nil, nil, "mgmt private peer CA", nil, 24*time.Hour*3650, true)
+	if err != nil {
+		return nil, err
+	}
+	ca, caKey, err := parsePair(caPEM, caKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	certPEM, keyPEM, err := makeCert(ca, caKey, "mgmt private peer", []string{"localhost", "127.0.0.1"}, 24*time.Hour*3650, false)
+	if err != nil {
+		return nil, err
+	}
+	t := &TLSFiles{Cert: filepath.Join(dir, peerCertFile), Key: filepath.Join(dir, peerKeyFile), CA: filepath.Join(dir, peerCAFile)}
+	for f, b := range map[string][]byte{t.CA: caPEM, t.Cert: certPEM, t.Key: keyPEM} {
+		if err := writePrivate(f, b); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// writePrivate replaces the file f by one of mode 0600 holding b.
+func writePrivate(f string, b []byte) error {
+	os.Remove(f)
+	return os.WriteFile(f, b, 0o600)
+}
+
 // loadOrMakeCA reads the CA of dir, or creates it.
 func loadOrMakeCA(dir string, validity time.Duration) (*x509.Certificate, *ecdsa.PrivateKey, []string, error) {
 	cf, kf := filepath.Join(dir, CACertFile), filepath.Join(dir, CAKeyFile)

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	cu, pu := freeURL("http"), freeURL("http")
-	s, err := StartServer(ctx, ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}})
+	s, err := StartServer(ctx, ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}, Insecure: true})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -422,13 +422,35 @@ func TestCheckURLs(t *testing.T) {
 		{"http://127.0.0.1:2379", true, false, false},
 		{"127.0.0.1:2379", false, false, false},
 		{"http://127.0.0.1", false, false, false},
-		{"unix:///x", false, false, false},
+		{"unix:///x", false, false, true},
+		{"unix:///x/../y", false, false, false},
+		{"unix://x", false, false, false},
+		{"unix:x", false, false, false},
+		{"unix:///x", true, false, false},
+		{"unix:///" + strings.Repeat("x", 110), false, false, false},
 	}
 	for _, tt := range tests {
 		err := CheckURLs([]string{tt.url}, tt.tls, tt.insecure)
 		if (err == nil) != tt.ok {
 			t.Errorf("CheckURLs(%s, tls=%v, insecure=%v) = %v, want ok=%v", tt.url, tt.tls, tt.insecure, err, tt.ok)
 		}
+	}
+}
+
+// TestCheckListenURLs checks that a member serves plain http, loopback
+// included, only when told to be insecure.
+func TestCheckListenURLs(t *testing.T) {
+	if err := checkListenURLs([]string{"http://127.0.0.1:2379"}, false, false); err == nil {
+		t.Error("a member may serve plain http on loopback without --insecure")
+	}
+	for _, us := range [][]string{{"http://127.0.0.1:2379"}, {"unix:///run/x.sock"}} {
+		if err := checkListenURLs(us, false, us[0][0] == 'h'); err != nil {
+			t.Errorf("%v: %v", us, err)
+		}
+	}
+	cfg := ServerConfig{Name: "m", DataDir: "/tmp/m", ClientURLs: []string{"unix:///tmp/c.sock"}, PeerURLs: []string{"unix:///tmp/p.sock"}}
+	if err := cfg.Validate(); err == nil {
+		t.Error("a unix socket as peer URL was accepted")
 	}
 }
 

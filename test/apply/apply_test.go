@@ -425,9 +425,9 @@ func TestClusterConvergedTimeout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an etcd member")
 	}
-	client := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	peer := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	c := testutil.Start(t, "mgmt-cluster", "run", "--data-dir", t.TempDir(), "--client-urls", client, "--server-urls", peer)
+	prefix := t.TempDir()
+	client := "unix://" + prefix + "/world/client.sock" // the default without TLS
+	c := testutil.Start(t, "mgmt-cluster", "run", "--prefix", prefix)
 	c.WaitLines(`running as member`, 1)
 	g := gdoc(1, []res{{Kind: "kv", Name: "greeting", Params: P{"value": "hi"}}})
 	r := testutil.Run(t, g, "mgmt-apply", "--seeds", client, "--tmp-prefix", "--converged-timeout", "0.3")

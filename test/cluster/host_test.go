@@ -64,6 +64,9 @@ func (h *host) start(seeds ...string) {
 	if len(seeds) > 0 {
 		args = append(args, "--seeds", strings.Join(seeds, ","))
 	}
+	if strings.HasPrefix(h.client, "http:") {
+		args = append(args, "--insecure") // plain http on loopback: test members only
+	}
 	args = append(args, h.args...)
 	h.cmd = exec.Command(testutil.Bin(h.t, "mgmt-cluster"), args...)
 	stderr, err := h.cmd.StderrPipe()
@@ -184,6 +187,7 @@ type member struct {
 	ID         string   `json:"id"`
 	Name       string   `json:"name"`
 	ClientURLs []string `json:"client_urls"`
+	PeerURLs   []string `json:"peer_urls"`
 	Healthy    bool     `json:"healthy"`
 	Standby    bool     `json:"standby"`
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,12 +63,30 @@ func (c *connFlags) tls() *world.TLSFiles {
 	return &world.TLSFiles{Cert: c.TLSCert, Key: c.TLSKey, CA: c.TLSCA}
 }
 
-// defaultURL returns http or https://127.0.0.1:port depending on TLS.
-func (c *connFlags) defaultURL(port int) string {
-	if c.tls() != nil {
-		return fmt.Sprintf("https://127.0.0.1:%d", port)
+// defaultPrefix is the state directory of mgmt-cluster run, and where the
+// query commands look for the local member without --seeds.
+const defaultPrefix = "/var/lib/mgmt"
+
+// defaultURL returns https://127.0.0.1:port.
+func defaultURL(port int) string {
+	return fmt.Sprintf("https://127.0.0.1:%d", port)
+}
+
+// defaultSeeds returns the client URL the local member published under the
+// default prefix, or else where it listens by default: the unix socket
+// without TLS, port 2379 with it.
+func (c *connFlags) defaultSeeds() ([]string, error) {
+	lay, err := world.PrefixLayout(defaultPrefix)
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
+	if b, err := os.ReadFile(lay.URLFile()); err == nil {
+		return []string{strings.TrimSpace(string(b))}, nil
+	}
+	if c.tls() != nil {
+		return []string{defaultURL(2379)}, nil
+	}
+	return []string{lay.ClientURL}, nil
 }
 
 // connect returns a client of the cluster at --seeds (default: the local
@@ -77,7 +94,10 @@ func (c *connFlags) defaultURL(port int) string {
 func (e *env) connect() (*world.Client, error) {
 	seeds := e.conn.Seeds
 	if len(seeds) == 0 {
-		seeds = []string{e.conn.defaultURL(2379)}
+		var err error
+		if seeds, err = e.conn.defaultSeeds(); err != nil {
+			return nil, err
+		}
 	}
 	t := e.conn.tls()
 	if t != nil {
@@ -129,17 +149,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 type runCmd struct {
 	Name             string   `help:"Member name (default: the hostname)."`
-	Prefix           string   `help:"State directory." default:"/var/lib/mgmt" type:"path"`
-	DataDir          string   `help:"Member data directory (default: PREFIX/server)." type:"path"`
-	ClientURLs       []string `name:"client-urls" help:"URLs to serve clients on (default: http://127.0.0.1:2379)." placeholder:"URL"`
-	ServerURLs       []string `name:"server-urls" help:"URLs to serve peers on (default: http://127.0.0.1:2380)." placeholder:"URL"`
+	Prefix           string   `help:"State directory; the member's files go to PREFIX/world (mode 0700)." default:"/var/lib/mgmt" type:"path"`
+	DataDir          string   `help:"Member data directory (default: PREFIX/world/server)." type:"path"`
+	ClientURLs       []string `name:"client-urls" help:"URLs to serve clients on (default: unix://PREFIX/world/client.sock, or https://127.0.0.1:2379 with TLS)." placeholder:"URL"`
+	ServerURLs       []string `name:"server-urls" help:"URLs to serve peers on (default with TLS: https://127.0.0.1:2380; without: a loopback port only this member's own certificate gets through, which keeps it alone in its cluster)." placeholder:"URL"`
 	AdvClientURLs    []string `name:"advertise-client-urls" help:"Client URLs given to others (default: --client-urls)." placeholder:"URL"`
 	AdvServerURLs    []string `name:"advertise-server-urls" help:"Peer URLs given to others (default: --server-urls)." placeholder:"URL"`
 	IdealClusterSize int      `name:"ideal-cluster-size" help:"Voting members wanted; more hosts wait as standby proxies." default:"5"`
 	Debug            bool     `help:"Log etcd's own messages at info level."`
+
+	peerTLS *world.TLSFiles // the throw-away peer identity of a member without TLS
 }
 
-func (r *runCmd) run(e *env) error {
+// defaults fills the data directory and URLs left out: without TLS the
+// member serves on unix sockets in the private directory of the prefix.
+func (r *runCmd) defaults(withTLS bool) error {
 	if r.Name == "" {
 		h, err := os.Hostname()
 		if err != nil {
@@ -147,14 +171,45 @@ func (r *runCmd) run(e *env) error {
 		}
 		r.Name = h
 	}
+	if withTLS && len(r.ClientURLs) == 0 {
+		r.ClientURLs = []string{defaultURL(2379)}
+	}
+	if withTLS && len(r.ServerURLs) == 0 {
+		r.ServerURLs = []string{defaultURL(2380)}
+	}
+	if r.DataDir != "" && len(r.ClientURLs) > 0 && len(r.ServerURLs) > 0 {
+		return nil
+	}
+	lay, err := world.PrefixLayout(r.Prefix)
+	if err != nil {
+		return err
+	}
+	if err := lay.Prepare(); err != nil {
+		return err
+	}
 	if r.DataDir == "" {
-		r.DataDir = filepath.Join(r.Prefix, "server")
+		if err := lay.CheckOldData(); err != nil {
+			return err
+		}
+		r.DataDir = lay.DataDir
 	}
 	if len(r.ClientURLs) == 0 {
-		r.ClientURLs = []string{e.conn.defaultURL(2379)}
+		r.ClientURLs = []string{lay.ClientURL}
 	}
 	if len(r.ServerURLs) == 0 {
-		r.ServerURLs = []string{e.conn.defaultURL(2380)}
+		// Alone in its cluster: peers are shut out (see PrivatePeer).
+		peer, t, err := lay.PrivatePeer()
+		if err != nil {
+			return err
+		}
+		r.ServerURLs, r.peerTLS = []string{peer}, t
+	}
+	return nil
+}
+
+func (r *runCmd) run(e *env) error {
+	if err := r.defaults(e.conn.tls() != nil); err != nil {
+		return err
 	}
 	a, err := world.NewAgent(world.AgentConfig{
 		Server: world.ServerConfig{
@@ -166,6 +221,7 @@ func (r *runCmd) run(e *env) error {
 			AdvertisePeerURLs:   r.AdvServerURLs,
 			Seeds:               e.conn.Seeds,
 			TLS:                 e.conn.tls(),
+			PeerTLS:             r.peerTLS,
 			Insecure:            e.conn.Insecure,
 			Log:                 e.stderr,
 			Debug:               r.Debug,

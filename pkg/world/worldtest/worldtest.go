@@ -28,7 +28,7 @@ func Main(m *testing.M) {
 	}
 	cu, pu := freeURL(), freeURL()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	s, err := world.StartServer(ctx, world.ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}})
+	s, err := world.StartServer(ctx, world.ServerConfig{Name: "t", DataDir: filepath.Join(dir, "t"), ClientURLs: []string{cu}, PeerURLs: []string{pu}, Insecure: true})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -147,15 +147,25 @@ func TestSchemaRejects(t *testing.T) {
 
 // kindsJSON renders the registered kind schemas.
 func kindsJSON(t *testing.T) []byte {
+	type collect struct {
+		Refused bool     `json:"refused,omitempty"`
+		Name    []string `json:"name,omitempty"`
+		Local   []string `json:"local,omitempty"`
+	}
 	type kind struct {
-		Params map[string]string `json:"params"`
-		Sends  map[string]string `json:"sends,omitempty"`
-		Recv   bool              `json:"recv,omitempty"`
+		Params  map[string]string `json:"params"`
+		Sends   map[string]string `json:"sends,omitempty"`
+		Recv    bool              `json:"recv,omitempty"`
+		Collect *collect          `json:"collect,omitempty"`
 	}
 	out := map[string]any{"$comment": "Generated from the resource registry by go generate ./schemas; DO NOT EDIT."}
 	for _, k := range graph.Kinds() {
 		s, _ := graph.LookupKind(k)
-		out[k] = kind{s.Params, s.Sends, s.Recv}
+		kd := kind{Params: s.Params, Sends: s.Sends, Recv: s.Recv}
+		if c := s.Collect; c.Refused || len(c.Name) > 0 || len(c.Local) > 0 {
+			kd.Collect = &collect{c.Refused, c.Name, c.Local}
+		}
+		out[k] = kd
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -74,4 +75,16 @@ func Parse(name, description string, grammar any, args []string, stdout, stderr 
 func NotImplemented(name string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "%s: not implemented yet\n", name)
 	return ExitFail
+}
+
+// List splits a comma separated flag value (--seeds, --collect-from) into
+// its items, trimmed, dropping empty ones.
+func List(s string) []string {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

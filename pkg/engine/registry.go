@@ -66,6 +66,9 @@ func schemaOf(kind string, r Res) (*graph.KindSchema, error) {
 		return nil, err
 	}
 	s := &graph.KindSchema{Kind: kind, Params: params}
+	if s.Collect, err = collectRules(r, params); err != nil {
+		return nil, err
+	}
 	if sr, ok := r.(Sendable); ok {
 		sends, err := LangFields(reflect.TypeOf(sr.Sends()))
 		if err != nil {
@@ -75,6 +78,43 @@ func schemaOf(kind string, r Res) (*graph.KindSchema, error) {
 	}
 	_, s.Recv = r.(Recvable)
 	return s, nil
+}
+
+// collectRules reads what a collecting host accepts of the kind: the
+// Collectable trait, and the `collect` tags of its parameters ("name": if
+// set, must equal the name; "local": only the collecting host may set it).
+func collectRules(r Res, params map[string]string) (graph.CollectRules, error) {
+	var c graph.CollectRules
+	if cr, ok := r.(Collectable); ok && !cr.Collectable() {
+		c.Refused = true
+	}
+	t := reflect.TypeOf(r)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		rule, ok := f.Tag.Lookup("collect")
+		if !ok {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
+		if tag == "" || tag == "-" {
+			return c, fmt.Errorf("field %s: a collect tag needs a lang tag", f.Name)
+		}
+		switch rule {
+		case "name":
+			if params[tag] != "str" {
+				return c, fmt.Errorf("field %s: collect:\"name\" needs a str parameter, not %s", f.Name, params[tag])
+			}
+			c.Name = append(c.Name, tag)
+		case "local":
+			c.Local = append(c.Local, tag)
+		default:
+			return c, fmt.Errorf("field %s: collect tag %q: want \"name\" or \"local\"", f.Name, rule)
+		}
+	}
+	return c, nil
 }
 
 // LangFields maps the `lang`-tagged fields of a struct (or pointer to one)

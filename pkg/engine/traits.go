@@ -97,7 +97,13 @@ type Reversible interface {
 	Reversed() (Res, error)
 }
 
-// Collectable marks resources that may be collected from the world.
+// Collectable lets a kind refuse to be collected from the world: when
+// Collectable returns false, a collecting host drops every exported
+// resource of the kind. Kinds that do not implement it may be collected.
+// What a collected resource may carry is declared per parameter with a
+// struct tag: `collect:"name"` (if set, it must equal the resource's name:
+// it names the target) or `collect:"local"` (only the collecting host may
+// set it); see graph.CollectRules.
 type Collectable interface {
 	Res
 	Collectable() bool

@@ -15,6 +15,8 @@ type KindSchema struct {
 	Params map[string]string // parameter name (as mcl spells it) -> type
 	Sends  map[string]string // keys the kind can send -> type; nil if not Sendable
 	Recv   bool              // whether the kind can receive values (Recvable)
+	// Collect is what a collecting host accepts from an exporter.
+	Collect CollectRules
 }
 
 var (

@@ -35,18 +35,21 @@ type FileRes struct {
 	init *engine.Init
 
 	// Path is the absolute path; it defaults to the resource name. A
-	// trailing slash means a directory.
-	Path string `lang:"path" yaml:"path"`
+	// trailing slash means a directory. A collected file's path, if set,
+	// must equal its name.
+	Path string `lang:"path" yaml:"path" collect:"name"`
 	// State is "exists", "absent" or "" (undefined: the file's existence
 	// is not managed, and the other parameters apply only if it exists).
 	State string `lang:"state" yaml:"state"`
 	// Content is the wanted content of a file; nil leaves it unmanaged.
 	Content *string `lang:"content" yaml:"content"`
-	// Source is a file (or, for a directory, a directory) to copy.
-	Source string `lang:"source" yaml:"source"`
+	// Source is a file (or, for a directory, a directory) to copy. It
+	// reads the applying host's files, so an exporter may not set it.
+	Source string `lang:"source" yaml:"source" collect:"local"`
 	// Fragments are files (and directories, whose files are taken in name
-	// order) whose contents, concatenated, make the wanted content.
-	Fragments []string `lang:"fragments" yaml:"fragments"`
+	// order) whose contents, concatenated, make the wanted content. Like
+	// source, an exporter may not set them.
+	Fragments []string `lang:"fragments" yaml:"fragments" collect:"local"`
 	// Recurse copies a source directory at every depth (otherwise only its
 	// top-level entries), gives every entry below the directory the mode,
 	// owner and group (an octal mode gives directories search where it

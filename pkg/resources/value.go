@@ -32,8 +32,8 @@ type ValueRes struct {
 
 	init *engine.Init
 
-	// Key defaults to the resource name.
-	Key   string   `lang:"key" yaml:"key"`
+	// Key defaults to the resource name; a collected one must equal it.
+	Key   string   `lang:"key" yaml:"key" collect:"name"`
 	Str   *string  `lang:"str" yaml:"str"`
 	Int   *int64   `lang:"int" yaml:"int"`
 	Float *float64 `lang:"float" yaml:"float"`

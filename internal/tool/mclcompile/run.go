@@ -47,6 +47,8 @@ type flags struct {
 	Download bool              `help:"Fetch missing remote (git) modules into the cache under --prefix."`
 	Graph    string            `default:"main" help:"Name of the graph in the documents."`
 	Seeds    string            `help:"Comma separated etcd client URLs of the world (for the world functions and collect); without them, the private world under --prefix." placeholder:"URLS"`
+	// CollectFrom is the collecting host's allow-list of exporters.
+	CollectFrom string `name:"collect-from" help:"Comma separated hosts whose exported resources collect takes; the others are ignored (logged). Default: every host of the world." placeholder:"HOSTS"`
 }
 
 func init() {
@@ -77,11 +79,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		host, _ = os.Hostname()
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{name}, a...)...) }
-	var seeds []string
-	for _, s := range strings.Split(f.Seeds, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			seeds = append(seeds, s)
-		}
+	seeds := cli.List(f.Seeds)
+	var collectFrom []string // nil: every host
+	if f.CollectFrom != "" {
+		collectFrom = append([]string{}, cli.List(f.CollectFrom)...)
 	}
 	// The world is lazy: nothing is dialled until a function needs it.
 	var wld any
@@ -94,7 +95,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer w.Close()
 		wld = w
 	}
-	prog, err := sem.Check(f.Path, src, sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf, Download: f.Download, World: wld})
+	prog, err := sem.Check(f.Path, src, sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf,
+		Download: f.Download, World: wld, CollectFrom: collectFrom})
 	if err != nil {
 		report(stderr, err)
 		return cli.ExitFail

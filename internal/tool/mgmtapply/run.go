@@ -293,7 +293,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		return cli.ExitFail
 	}
 	expCtx, expCancel := context.WithCancel(context.Background())
-	exp := newExporter(expCtx, wld, lg)
+	exp := newExporter(expCtx, wld, lg, f.Noop)
 	defer exp.close(expCancel)
 	ct := time.Duration(-1)
 	if f.ConvergedTimeout >= 0 {

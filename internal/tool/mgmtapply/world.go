@@ -2,10 +2,10 @@ package mgmtapply
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/world"
 )
@@ -14,21 +14,19 @@ import (
 // one under the prefix). It is lazy: nothing is dialled or started until a
 // resource, or an exported resource, needs it.
 func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
-	var seeds []string
-	for _, s := range strings.Split(f.Seeds, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			seeds = append(seeds, s)
-		}
-	}
-	return world.Open(world.OpenConfig{Seeds: seeds, Hostname: hostname, Prefix: prefix})
+	return world.Open(world.OpenConfig{Seeds: cli.List(f.Seeds), Hostname: hostname, Prefix: prefix})
 }
 
 // An exporter publishes, in its own goroutine, the resources of the latest
 // graph that carry Meta:export; a newer graph replaces one not yet
-// published.
+// published. Under --noop it writes nothing to the world, neither exports
+// nor their withdrawal at exit (a preview beside the running daemon of the
+// same host must not touch the daemon's exports): it logs what it would
+// have exported.
 type exporter struct {
 	w    *world.Lazy
 	lg   *logger
+	noop bool
 	mu   sync.Mutex
 	next []*graph.Resource
 	set  bool
@@ -36,13 +34,29 @@ type exporter struct {
 	done chan struct{}
 }
 
-func newExporter(ctx context.Context, w *world.Lazy, lg *logger) *exporter {
-	x := &exporter{w: w, lg: lg, kick: make(chan struct{}, 1), done: make(chan struct{})}
+func newExporter(ctx context.Context, w *world.Lazy, lg *logger, noop bool) *exporter {
+	x := &exporter{w: w, lg: lg, noop: noop, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	if noop {
+		close(x.done)
+		return x
+	}
 	go x.loop(ctx)
 	return x
 }
 
 func (x *exporter) publish(rs []*graph.Resource) {
+	if x.noop {
+		n := 0
+		for _, r := range rs {
+			if r.Meta != nil && len(r.Meta.Export) > 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			x.lg.logf("noop: not exporting %d resource(s) to the world", n)
+		}
+		return
+	}
 	x.mu.Lock()
 	x.next, x.set = rs, true
 	x.mu.Unlock()
@@ -77,7 +91,7 @@ func (x *exporter) loop(ctx context.Context) {
 func (x *exporter) close(cancel context.CancelFunc) {
 	cancel()
 	<-x.done
-	if x.w.Started() {
+	if x.w.Started() && !x.noop {
 		ctx, c := context.WithTimeout(context.Background(), 2*time.Second)
 		x.w.ResExport(ctx, nil)
 		c()

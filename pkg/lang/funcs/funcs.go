@@ -50,6 +50,9 @@ type Env struct {
 	// World is the etcd world (a pkg/world World) for the world functions,
 	// nil when the tool has none.
 	World any
+	// CollectFrom lists the hosts whose exported resources the collect
+	// statement (and world/collect.res) take; nil takes every host.
+	CollectFrom []string
 }
 
 // Impl computes the value of one call.

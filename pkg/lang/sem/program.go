@@ -45,6 +45,9 @@ type Options struct {
 	Download bool
 	// World is given to the functions through funcs.Env.World.
 	World any
+	// CollectFrom lists the hosts whose exported resources collect takes
+	// (funcs.Env.CollectFrom); nil takes every host.
+	CollectFrom []string
 }
 
 // A Program is a checked mcl program, ready to run.
@@ -114,6 +117,7 @@ func (p *Program) envOf(m *module) *funcs.Env {
 	e := &funcs.Env{
 		ModuleDir: m.dir, DeployRoot: p.root, Prefix: p.opts.Prefix, Hostname: p.opts.Hostname,
 		Getenv: os.LookupEnv, Args: p.opts.Args, Logf: p.opts.Logf, World: p.opts.World,
+		CollectFrom: p.opts.CollectFrom,
 	}
 	p.envs[m] = e
 	return e

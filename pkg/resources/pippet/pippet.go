@@ -51,6 +51,11 @@ type PippetRes struct {
 	w    *worker
 }
 
+// Collectable is false: a pippet resource is any Puppet resource, its
+// parameters can name another target than its title (a file's path, an
+// exec's command), so a host never takes one from an exporter.
+func (obj *PippetRes) Collectable() bool { return false }
+
 // Default returns a pippet resource with no parameters.
 func (obj *PippetRes) Default() engine.Res { return &PippetRes{Params: "{}"} }
 

@@ -33,7 +33,8 @@ type PkgRes struct {
 	// exact version.
 	State string `lang:"state" yaml:"state"`
 	// AllowUntrusted allows packages that are not signed by a trusted key.
-	AllowUntrusted bool `lang:"allowuntrusted" yaml:"allowuntrusted"`
+	// Only the applying host decides that: an exporter may not set it.
+	AllowUntrusted bool `lang:"allowuntrusted" yaml:"allowuntrusted" collect:"local"`
 	// AllowNonFree allows installing non-free packages (PackageKit's free
 	// filter; with apt, a section starting with "non-free").
 	AllowNonFree bool `lang:"allownonfree" yaml:"allownonfree"`

@@ -35,8 +35,10 @@ type UserRes struct {
 	HomeDir *string `lang:"homedir" yaml:"homedir"`
 	// Shell is the login shell.
 	Shell *string `lang:"shell" yaml:"shell"`
-	// AllowDuplicateUID lets the UID be shared with another user.
-	AllowDuplicateUID bool `lang:"allowduplicateuid" yaml:"allowduplicateuid"`
+	// AllowDuplicateUID lets the UID be shared with another user. The
+	// user would then stand for that other account (uid 0: root), so an
+	// exporter may not set it.
+	AllowDuplicateUID bool `lang:"allowduplicateuid" yaml:"allowduplicateuid" collect:"local"`
 
 	// Root is the directory the account files live under (the shadow
 	// tools' --root); empty means /.

@@ -44,8 +44,8 @@ type KVRes struct {
 	init *engine.Init
 	w    kvWorld
 
-	// Key defaults to the resource name.
-	Key          string  `lang:"key" yaml:"key"`
+	// Key defaults to the resource name; a collected one must equal it.
+	Key          string  `lang:"key" yaml:"key" collect:"name"`
 	Value        *string `lang:"value" yaml:"value"`
 	Mapped       bool    `lang:"mapped" yaml:"mapped"`
 	SkipLessThan bool    `lang:"skiplessthan" yaml:"skiplessthan"`

@@ -21,8 +21,9 @@ type ScheduleRes struct {
 	init *engine.Init
 	w    world.SchedulerWorld
 
-	// Namespace defaults to the resource name.
-	Namespace string `lang:"namespace" yaml:"namespace"`
+	// Namespace defaults to the resource name; a collected one must equal
+	// it.
+	Namespace string `lang:"namespace" yaml:"namespace" collect:"name"`
 	// Strategy is one of world.Strategies; empty means "first".
 	Strategy string `lang:"strategy" yaml:"strategy"`
 	// Max is the number of hosts to choose; 0 means all volunteers.

@@ -16,7 +16,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
@@ -204,7 +206,7 @@ func streamCollectRes(ctx context.Context, w any, c *funcs.Call, emit func(value
 	if err != nil {
 		return err
 	}
-	return Collect(ctx, rw, strArg(c, 0), nil, false, c.Out(), emit)
+	return Collect(ctx, rw, strArg(c, 0), nil, false, collectOptions(c.Env), c.Out(), emit)
 }
 
 func streamCollect(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
@@ -225,19 +227,61 @@ func streamCollect(ctx context.Context, w any, c *funcs.Call, emit func(values.V
 			names = []string{} // an empty list collects nothing
 		}
 	}
-	return Collect(ctx, rw, strArg(c, 0), names, true, c.Out(), emit)
+	return Collect(ctx, rw, strArg(c, 0), names, true, collectOptions(c.Env), c.Out(), emit)
+}
+
+// CollectOptions are the collecting host's choices about exported
+// resources.
+type CollectOptions struct {
+	// From lists the hosts whose exports are taken; nil takes every
+	// host of the world.
+	From []string
+	// Logf reports each exported resource that was selected but refused
+	// (see pw.Exported's Err) or ignored (its host is not in From),
+	// naming the exporting host and the key; nil reports nothing.
+	Logf func(format string, args ...any)
+}
+
+func collectOptions(env *funcs.Env) CollectOptions {
+	if env == nil {
+		return CollectOptions{}
+	}
+	return CollectOptions{From: env.CollectFrom, Logf: env.Logf}
 }
 
 // Collect streams the resources of kind exported to this host, as a list
 // of struct{name; host} (with data, the resource as a graph-document JSON
-// object). A non-nil names keeps only those names.
-func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, data bool, out *types.Type, emit func(values.Value)) error {
+// object). A non-nil names keeps only those names. The world refuses an
+// exported resource that does not agree with its key or breaks its kind's
+// collect rules (pw.Client.ResCollect); Collect drops it, and those of
+// hosts not in opts.From, and logs each once per stream (again only if the
+// reason changes), so the rest of the collection still applies.
+func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, data bool, opts CollectOptions, out *types.Type, emit func(values.Value)) error {
 	if kind == "" {
 		return fmt.Errorf("empty kind")
 	}
 	keep := map[string]bool{}
 	for _, n := range names {
 		keep[n] = true
+	}
+	logged := map[string]string{} // key -> the last reason logged
+	var seen map[string]bool      // keys of the current read
+	drop := func(e *pw.Exported) bool {
+		seen[e.Key] = true
+		why := ""
+		switch {
+		case opts.From != nil && !slices.Contains(opts.From, e.From):
+			why = "ignored " + e.Res.Ref().String() + " exported by host " + e.From + " (key " + e.Key + "): host not in the collect-from list"
+		case e.Err != nil:
+			why = "refused " + e.Res.Ref().String() + " exported by host " + e.From + " (key " + e.Key + "): " + e.Err.Error()
+		}
+		if why != "" && logged[e.Key] != why && opts.Logf != nil {
+			opts.Logf("collect: %s", why)
+		}
+		if why != "" {
+			logged[e.Key] = why
+		}
+		return why != ""
 	}
 	watch := w.ResWatch(ctx)
 	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
@@ -246,8 +290,9 @@ func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, da
 			return nil, err
 		}
 		rows := []any{}
+		seen = map[string]bool{}
 		for _, e := range es {
-			if names != nil && !keep[e.Res.Name] {
+			if (names != nil && !keep[e.Res.Name]) || drop(e) {
 				continue
 			}
 			row := map[string]any{"name": e.Res.Name, "host": e.From}
@@ -260,6 +305,8 @@ func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, da
 			}
 			rows = append(rows, row)
 		}
+		// A key that went away is reported again if it comes back.
+		maps.DeleteFunc(logged, func(k, _ string) bool { return !seen[k] })
 		return values.FromGo(rows, out)
 	}, emit)
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -102,10 +103,10 @@ func TestCollect(t *testing.T) {
 	ctx := context.Background()
 	h1, h2 := worldtest.Connect(t, "h1"), worldtest.Connect(t, "h2")
 	res := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return Collect(ctx, h2, "file", nil, false, typ(t, "[]struct{name str; host str}"), emit)
+		return Collect(ctx, h2, "file", nil, false, CollectOptions{}, typ(t, "[]struct{name str; host str}"), emit)
 	})
 	data := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return Collect(ctx, h2, "file", []string{"/b"}, true, typ(t, "[]"+collectRow), emit)
+		return Collect(ctx, h2, "file", []string{"/b"}, true, CollectOptions{}, typ(t, "[]"+collectRow), emit)
 	})
 	next(t, res, `[]`)
 	next(t, data, `[]`)
@@ -119,6 +120,48 @@ func TestCollect(t *testing.T) {
 	h1.ResExport(ctx, nil)
 	next(t, res, `[]`)
 	next(t, data, `[]`)
+}
+
+// TestCollectDrops checks that a refused exported resource, and one from
+// a host not in From, is dropped and logged once with its host and key,
+// while the rest of the collection goes on.
+func TestCollectDrops(t *testing.T) {
+	ctx := context.Background()
+	h1, h2, h3 := worldtest.Connect(t, "h1"), worldtest.Connect(t, "h2"), worldtest.Connect(t, "h3")
+	logs := make(chan string, 16)
+	opts := CollectOptions{From: []string{"h1", "h2"}, Logf: func(f string, a ...any) { logs <- fmt.Sprintf(f, a...) }}
+	data := run(t, func(ctx context.Context, emit func(values.Value)) error {
+		return Collect(ctx, h2, "file", []string{"/ok", "/bad", "/h3"}, true, opts, typ(t, "[]"+collectRow), emit)
+	})
+	next(t, data, `[]`)
+	badKey := h1.Namespace() + "/exported/h2/h1/file//bad"
+	if err := h1.Put(ctx, badKey, `{"kind":"file","name":"/etc/passwd"}`); err != nil {
+		t.Fatal(err)
+	}
+	h3.ResExport(ctx, []*graph.Resource{{Kind: "file", Name: "/h3", Meta: &graph.Meta{Export: []string{"*"}}}})
+	h1.ResExport(ctx, []*graph.Resource{{Kind: "file", Name: "/ok", Meta: &graph.Meta{Export: []string{"h2"}}}})
+	next(t, data, `[struct{name => "/ok", host => "h1", data => "{\"kind\":\"file\",\"name\":\"/ok\"}"}]`)
+	got := map[string]bool{}
+	for len(got) < 2 {
+		select {
+		case l := <-logs:
+			if got[l] {
+				t.Fatalf("logged twice: %s", l)
+			}
+			got[l] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("logged %v, want the refusal of /bad and the h3 entry", got)
+		}
+	}
+	want := []string{
+		`collect: refused file[/bad] exported by host h1 (key ` + badKey + `): the value names "/etc/passwd", the key "/bad"`,
+		`collect: ignored file[/h3] exported by host h3 (key ` + h3.Namespace() + `/exported/*/h3/file//h3): host not in the collect-from list`,
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("missing log line %q; got %v", w, got)
+		}
+	}
 }
 
 func TestRegistered(t *testing.T) {

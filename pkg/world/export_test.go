@@ -1,0 +1,91 @@
+package world
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+func init() {
+	// A kind with collect rules, as pkg/engine registers them for the
+	// resource kinds (which this package does not import).
+	graph.RegisterKind(&graph.KindSchema{Kind: "worldtestfile", Params: map[string]string{"path": "str", "source": "str", "content": "str"},
+		Collect: graph.CollectRules{Name: []string{"path"}, Local: []string{"source"}}})
+	graph.RegisterKind(&graph.KindSchema{Kind: "worldtestrefused", Collect: graph.CollectRules{Refused: true}})
+}
+
+// TestCollectRefuses writes exported values by hand, as a host with write
+// access to the world could, and checks that the collecting host gets
+// each bad one with Err set (naming the key), the good ones intact, and
+// never a kind, name, export list or target other than the key's.
+func TestCollectRefuses(t *testing.T) {
+	ctx := context.Background()
+	h1, h2 := client(t, "h1"), client(t, "h2")
+	const k = "worldtestfile"
+	put := func(to, name, v string) {
+		t.Helper()
+		if err := h1.Put(ctx, h1.exportKey(to, "h1", k, name), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("*", "/a", `{"kind":"worldtestfile","name":"/elsewhere"}`)
+	put("*", "/b", `{"kind":"exec","name":"/b","params":{"cmd":"id"}}`)
+	put("*", "/c", `{"kind":`)
+	put("*", "/d", `{"kind":"worldtestfile","name":"/d","params":{"path":"/etc/shadow"}}`)
+	put("*", "/e", `{"name":"/e","params":{"source":"/etc/shadow"}}`)
+	put("*", "/f", `{"name":"/f"} {"name":"/g"}`)
+	put("*", "/ok", `{"kind":"worldtestfile","name":"/ok","params":{"path":"/ok","content":"x","source":""},"meta":{"export":["*"],"hidden":true,"noop":true}}`)
+	// The copy addressed to h2 wins over the one to every host.
+	put("*", "/mine", `{"params":{"content":"for all"}}`)
+	put("h2", "/mine", `{"params":{"content":"for h2"}}`)
+	if err := h1.Put(ctx, h1.exportKey("*", "h1", "worldtestrefused", "x"), `{}`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h2.ResCollect(ctx, "")
+	if err != nil {
+		t.Fatalf("one bad value failed the whole collection: %v", err)
+	}
+	want := map[string]string{
+		"/a":    `names "/elsewhere"`,
+		"/b":    `names kind "exec"`,
+		"/c":    "undecodable",
+		"/d":    `path "/etc/shadow" differs from the name`,
+		"/e":    "source",
+		"/f":    "data after the resource",
+		"/mine": "",
+		"/ok":   "",
+		"x":     "cannot be collected",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("collected %v, want one entry for each of %v", names(got), want)
+	}
+	for _, e := range got {
+		w, ok := want[e.Res.Name]
+		switch {
+		case !ok:
+			t.Errorf("unexpected entry %s", e.Res.Ref())
+		case w == "" && e.Err != nil:
+			t.Errorf("%s refused: %v", e.Key, e.Err)
+		case w != "" && (e.Err == nil || !strings.Contains(e.Err.Error(), w)):
+			t.Errorf("%s: error %v, want one containing %q", e.Key, e.Err, w)
+		}
+		if e.Key == "" || !strings.HasSuffix(e.Key, "/"+e.Res.Kind+"/"+e.Res.Name) || e.From != "h1" {
+			t.Errorf("entry %s: key %q from %q", e.Res.Ref(), e.Key, e.From)
+		}
+		if e.Res.Kind != k && e.Res.Name != "x" {
+			t.Errorf("entry %s has kind %q, not the key's", e.Key, e.Res.Kind)
+		}
+		switch e.Res.Name {
+		case "/ok":
+			if m := e.Res.Meta; m == nil || !m.Noop || len(m.Export) != 0 || m.Hidden {
+				t.Errorf("collected meta %+v: want noop, no export, not hidden", m)
+			}
+		case "/mine":
+			if e.To != "h2" || e.Res.Params["content"] != "for h2" {
+				t.Errorf("collected the copy to %q: %v", e.To, e.Res.Params)
+			}
+		}
+	}
+}

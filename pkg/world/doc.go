@@ -20,6 +20,13 @@
 //	NS/scheduler/schedule/<ns>               the chosen hosts, comma separated
 //	NS/converged/<host>                      "true" or "false", on a lease
 //
+// Exported values are read back by ResCollect, which returns every entry
+// addressed to this host or to "*", with Err set on the ones a collecting
+// host must not apply: undecodable, naming another kind or name than the
+// key, or breaking the kind's graph.CollectRules. A collected copy loses
+// Meta:export and Meta:hidden, as an exported one does, so it is never
+// exported again under the collecting host's name.
+//
 // Watches deliver coalesced change notifications on a channel: a nil value
 // means "something under the watched key changed, read it again"; the first
 // one arrives as soon as the watch is established, so a consumer reads the

@@ -1,6 +1,12 @@
 // Package mclcompile implements the mcl-compile tool: compile an mcl
 // program into a stream of resource graph documents (JSON lines on stdout).
 //
+// The collect statement takes exported resources from every host of the
+// world, or with --collect-from only from the hosts listed; a resource
+// ignored for that, or refused by the collect rules of its kind, is logged
+// on stderr with its exporter and key and left out of the graph (see the
+// package doc of pkg/lang/funcs/world).
+//
 // The default scope holds $hostname (the host name the program sees:
 // --hostname, or the system's); --var name=value (or MGMT_VAR for one
 // variable) adds or overrides a str variable of that scope. The conformance

@@ -9,6 +9,18 @@
 // compiler sets funcs.Env's World field (any value implementing the
 // pkg/world interface a function needs). Without a world, the functions
 // fail with an error saying how to provide one.
+//
+// Collecting: the collect statement applies resources another host wrote,
+// so it takes only what it selected. pkg/world's ResCollect refuses an
+// exported value that names another kind or name than its key, or that
+// breaks its kind's graph.CollectRules (a parameter naming another target
+// than the name, a parameter only the collecting host may set, a kind that
+// is never collected); Collect drops each refused resource, and each one
+// from a host not in funcs.Env.CollectFrom (mcl-compile --collect-from),
+// logs it once with the exporting host and the key, and goes on with the
+// rest. Whatever the rules leave to the exporter (a file's content and
+// mode, an exec's command) is trusted: the statement's own fields override
+// the exporter's, so a program pins there what it must decide itself.
 package world
 
 import (

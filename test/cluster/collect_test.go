@@ -82,7 +82,8 @@ func exportDoc(t *testing.T, files map[string]map[string]any) string {
 // mgmt-apply. evil exports a file named like one web asks for whose path
 // points elsewhere with a setuid mode: web must drop it with an error
 // naming evil and the key, and still apply the rest of the collection.
-// With --collect-from=trusted, web takes nothing from evil.
+// With --collect-from=trusted, web takes nothing from evil; a statement
+// naming (name, host) pairs takes each name only from its host.
 func TestCollectChecks(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -106,14 +107,14 @@ func TestCollectChecks(t *testing.T) {
 	indexKey := "exported/*/evil/file/" + index
 	waitExported(t, seed, indexKey, "exported/*/evil/file/"+fromEvil, "exported/*/trusted/file/"+ok)
 
-	main := filepath.Join(dir, "main.mcl")
-	src := fmt.Sprintf("collect file [%q, %q, %q] {}\n", index, ok, fromEvil)
-	if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// collect runs mcl-compile --once as web and applies its graph.
-	collect := func(t *testing.T, extra ...string) (graphDoc, log string) {
+	// collect runs mcl-compile --once as web on the program src and
+	// applies its graph.
+	collect := func(t *testing.T, src string, extra ...string) (graphDoc, log string) {
 		t.Helper()
+		main := filepath.Join(t.TempDir(), "main.mcl")
+		if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		args := append([]string{"--prefix", prefix, "--hostname", "web", "--once"}, extra...)
 		c := testutil.Run(t, "", "mcl-compile", append(args, main)...)
 		if c.Code != 0 {
@@ -125,8 +126,9 @@ func TestCollectChecks(t *testing.T) {
 		}
 		return c.Stdout, c.Stderr
 	}
+	all := fmt.Sprintf("collect file [%q, %q, %q] {}\n", index, ok, fromEvil)
 	t.Run("redirect", func(t *testing.T) {
-		graphDoc, log := collect(t)
+		graphDoc, log := collect(t, all)
 		if _, err := os.Stat(other); err == nil {
 			t.Fatalf("a collected file was written at %s, not at its name:\n%s\n%s", other, graphDoc, log)
 		}
@@ -144,7 +146,7 @@ func TestCollectChecks(t *testing.T) {
 		os.Remove(fromEvil)
 	})
 	t.Run("collect-from", func(t *testing.T) {
-		graphDoc, log := collect(t, "--collect-from", "trusted")
+		graphDoc, log := collect(t, all, "--collect-from", "trusted")
 		if strings.Contains(graphDoc, fromEvil) || strings.Contains(graphDoc, index) {
 			t.Fatalf("the graph holds a resource from a host not in --collect-from:\n%s", graphDoc)
 		}
@@ -156,6 +158,13 @@ func TestCollectChecks(t *testing.T) {
 		}
 		if !strings.Contains(log, "host evil") || !strings.Contains(log, "collect-from") {
 			t.Fatalf("the log does not say what was ignored and why:\n%s", log)
+		}
+	})
+	// The statement itself can name the host of each resource.
+	t.Run("pairs", func(t *testing.T) {
+		graphDoc, _ := collect(t, fmt.Sprintf("collect file [struct{name => %q, host => \"evil\",}, struct{name => %q, host => \"evil\",},] {}\n", ok, fromEvil))
+		if strings.Contains(graphDoc, ok) || !strings.Contains(graphDoc, fromEvil) {
+			t.Fatalf("collecting (%s, evil) and (%s, evil) gave:\n%s", ok, fromEvil, graphDoc)
 		}
 	})
 	evil.Signal(syscall.SIGTERM)

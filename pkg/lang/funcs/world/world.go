@@ -51,15 +51,30 @@ func init() {
 		Sigs: sigs("func(kind str) []struct{name str; host str}"), Stream: withWorld(streamCollectRes)})
 }
 
+// collectSigs are the signatures of _collect: one name, a list of names
+// (from any host), or a list of (name, host) pairs; the last is the one
+// an otherwise ambiguous call (an empty list) takes.
+var collectSigs = sigs("func(kind str, name str) []"+collectRow, "func(kind str, names []str) []"+collectRow,
+	"func(kind str, names []struct{name str; host str}) []"+collectRow)
+
 // CollectBuiltin is the hidden builtin "_collect" behind the collect
 // statement, for the compiler to register (or call) when it implements the
-// statement: the exported resources of a kind, filtered by one name or a
-// list of names, with data holding each resource as a graph-document JSON
-// object (the resource with its parameters and metaparameters, without
-// Meta:export).
+// statement: the exported resources of a kind, filtered by one name, a
+// list of names, or a list of struct{name str; host str} pairs (each name
+// only from that host), with data holding each resource as a
+// graph-document JSON object (the resource with its parameters and
+// metaparameters, without Meta:export).
 var CollectBuiltin = &funcs.Func{Module: "", Name: "_collect", Doc: "exported resources of a kind, for the collect statement",
-	Sigs:   sigs("func(kind str, name str) []"+collectRow, "func(kind str, names []str) []"+collectRow),
-	Stream: withWorld(streamCollect)}
+	Sigs: collectSigs, Infer: inferCollect, Stream: withWorld(streamCollect)}
+
+func inferCollect(ic *funcs.InferCtx) error {
+	err := funcs.InferSigs(collectSigs)(ic)
+	pairs := collectSigs[len(collectSigs)-1]
+	if err != nil && err != funcs.ErrDefer && ic.Final && types.TryUnify(pairs.Copy(), ic.Sig()) {
+		return ic.UnifySig(pairs)
+	}
+	return err
+}
 
 func sigs(ss ...string) []*types.Type {
 	out := make([]*types.Type, len(ss))
@@ -226,20 +241,48 @@ func streamCollect(ctx context.Context, w any, c *funcs.Call, emit func(values.V
 	if err != nil {
 		return err
 	}
-	var names []string
-	switch a := c.Args[1].(type) {
+	sel, err := selection(c.Args[1])
+	if err != nil {
+		return err
+	}
+	return Collect(ctx, rw, strArg(c, 0), sel, true, collectOptions(c.Env), c.Out(), emit)
+}
+
+// A Selection is what a collect statement names: entries whose name is in
+// Names (from any host) or whose (name, host) is in Pairs.
+type Selection struct {
+	Names map[string]bool
+	Pairs map[[2]string]bool
+}
+
+func (s *Selection) has(name, host string) bool {
+	return s.Names[name] || s.Pairs[[2]string{name, host}]
+}
+
+// selection reads the name argument of _collect: a str, a []str, or a
+// []struct{name str; host str} whose hosts are real host names.
+func selection(arg values.Value) (*Selection, error) {
+	sel := &Selection{Names: map[string]bool{}, Pairs: map[[2]string]bool{}}
+	switch a := arg.(type) {
 	case values.Str:
-		names = []string{string(a)}
+		sel.Names[string(a)] = true
 	case *values.List:
 		for _, v := range a.V {
-			s, _ := v.(values.Str)
-			names = append(names, string(s))
-		}
-		if len(names) == 0 {
-			names = []string{} // an empty list collects nothing
+			switch e := v.(type) {
+			case values.Str:
+				sel.Names[string(e)] = true
+			case *values.Struct:
+				n, _ := e.Lookup("name")
+				h, _ := e.Lookup("host")
+				name, host := string(n.(values.Str)), string(h.(values.Str))
+				if host == "" || host == pw.ExportAll {
+					return nil, fmt.Errorf("collect: host %q of %q: want a host name", host, name)
+				}
+				sel.Pairs[[2]string{name, host}] = true
+			}
 		}
 	}
-	return Collect(ctx, rw, strArg(c, 0), names, true, collectOptions(c.Env), c.Out(), emit)
+	return sel, nil
 }
 
 // CollectOptions are the collecting host's choices about exported
@@ -263,18 +306,14 @@ func collectOptions(env *funcs.Env) CollectOptions {
 
 // Collect streams the resources of kind exported to this host, as a list
 // of struct{name; host} (with data, the resource as a graph-document JSON
-// object). A non-nil names keeps only those names. The world refuses an
+// object). A non-nil sel keeps only what it names. The world refuses an
 // exported resource that does not agree with its key or breaks its kind's
 // collect rules (pw.Client.ResCollect); Collect drops it, and those of
 // hosts not in opts.From, and logs each once per stream (again only if the
 // reason changes), so the rest of the collection still applies.
-func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, data bool, opts CollectOptions, out *types.Type, emit func(values.Value)) error {
+func Collect(ctx context.Context, w pw.ResWorld, kind string, sel *Selection, data bool, opts CollectOptions, out *types.Type, emit func(values.Value)) error {
 	if kind == "" {
 		return fmt.Errorf("empty kind")
-	}
-	keep := map[string]bool{}
-	for _, n := range names {
-		keep[n] = true
 	}
 	logged := map[string]string{} // key -> the last reason logged
 	var seen map[string]bool      // keys of the current read
@@ -304,7 +343,7 @@ func Collect(ctx context.Context, w pw.ResWorld, kind string, names []string, da
 		rows := []any{}
 		seen = map[string]bool{}
 		for _, e := range es {
-			if (names != nil && !keep[e.Res.Name]) || drop(e) {
+			if (sel != nil && !sel.has(e.Res.Name, e.From)) || drop(e) {
 				continue
 			}
 			row := map[string]any{"name": e.Res.Name, "host": e.From}

@@ -106,7 +106,7 @@ func TestCollect(t *testing.T) {
 		return Collect(ctx, h2, "file", nil, false, CollectOptions{}, typ(t, "[]struct{name str; host str}"), emit)
 	})
 	data := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return Collect(ctx, h2, "file", []string{"/b"}, true, CollectOptions{}, typ(t, "[]"+collectRow), emit)
+		return Collect(ctx, h2, "file", &Selection{Names: map[string]bool{"/b": true}}, true, CollectOptions{}, typ(t, "[]"+collectRow), emit)
 	})
 	next(t, res, `[]`)
 	next(t, data, `[]`)
@@ -131,7 +131,7 @@ func TestCollectDrops(t *testing.T) {
 	logs := make(chan string, 16)
 	opts := CollectOptions{From: []string{"h1", "h2"}, Logf: func(f string, a ...any) { logs <- fmt.Sprintf(f, a...) }}
 	data := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return Collect(ctx, h2, "file", []string{"/ok", "/bad", "/h3"}, true, opts, typ(t, "[]"+collectRow), emit)
+		return Collect(ctx, h2, "file", &Selection{Names: map[string]bool{"/ok": true, "/bad": true, "/h3": true}}, true, opts, typ(t, "[]"+collectRow), emit)
 	})
 	next(t, data, `[]`)
 	badKey := h1.Namespace() + "/exported/h2/h1/file//bad"
@@ -182,6 +182,42 @@ func TestRegistered(t *testing.T) {
 		err := f.Stream(context.Background(), &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str("x"), values.Str("y")}, Env: &funcs.Env{}}, func(values.Value) {})
 		if err == nil || !strings.Contains(err.Error(), "needs the world") {
 			t.Errorf("%s without a world: %v", name, err)
+		}
+	}
+}
+
+func TestSelection(t *testing.T) {
+	pairs := typ(t, "[]struct{name str; host str}")
+	for _, tc := range []struct {
+		arg  any
+		typ  *types.Type
+		keep map[[2]string]bool // (name, host) -> kept
+		err  string
+	}{
+		{"/a", types.Str, map[[2]string]bool{{"/a", "h1"}: true, {"/b", "h1"}: false}, ""},
+		{[]string{}, typ(t, "[]str"), map[[2]string]bool{{"/a", "h1"}: false}, ""},
+		{[]map[string]any{{"name": "/a", "host": "h1"}}, pairs, map[[2]string]bool{{"/a", "h1"}: true, {"/a", "h2"}: false}, ""},
+		{[]map[string]any{{"name": "/a", "host": "*"}}, pairs, nil, `host "*" of "/a": want a host name`},
+		{[]map[string]any{{"name": "/a", "host": ""}}, pairs, nil, `host "" of "/a": want a host name`},
+	} {
+		v, err := values.FromGo(tc.arg, tc.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := selection(v)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: error %v, want %q", v, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		for p, want := range tc.keep {
+			if sel.has(p[0], p[1]) != want {
+				t.Errorf("%v keeps %v: %v, want %v", v, p, !want, want)
+			}
 		}
 	}
 }

@@ -5,6 +5,28 @@
 // their mcl names, from which the engine derives each kind's schema
 // (pointer fields are optional: absent differs from the zero value).
 //
+// # Collecting
+//
+// A host that collects a resource another host exported applies only the
+// kind and name it selected (see graph.CollectRules, enforced where the
+// world is read). Each kind declares, with a `collect` struct tag next to
+// its `lang` tag, the parameters that would let the exporter act on
+// something else: collect:"name" when the parameter names the target and
+// defaults to the name (file path, kv and value key, schedule namespace,
+// json:edit store): an exporter may set it only to the name;
+// collect:"local" when only the collecting host may set it, in its collect
+// body: parameters that read the collecting host's own files (file source
+// and fragments), pick the target apart from a label-like name (line
+// file, ssh:authorized_key file and user, sysctl path), or widen what the
+// resource stands for (user allowduplicateuid, pkg allowuntrusted).
+// pippet is not collectable at all (Collectable returns false): a Puppet
+// resource's parameters can name any target. exec's cwd, user and group
+// stay the exporter's: an exec runs as root by default, so another user
+// only lowers its rights, and the command can change directory itself;
+// collecting an exec is trusting the exporter with a command, as
+// collecting a sysctl or a file's content is trusting it with that value.
+// A new kind with such a parameter must tag it.
+//
 // # Watching
 //
 // Every resource that watches paths (file, password, value) subscribes to

@@ -31,8 +31,9 @@ type JSONEditRes struct {
 	world world.StrWorld
 
 	// Store is where the object lives: an absolute path, "file:///path"
-	// or "etcd:///key"; it defaults to the resource name.
-	Store string `lang:"store" yaml:"store"`
+	// or "etcd:///key"; it defaults to the resource name (a collected one
+	// must equal it).
+	Store string `lang:"store" yaml:"store" collect:"name"`
 	// Edits are applied in order: ".a.b = VALUE" or "del(.a.b)".
 	Edits []string `lang:"edits" yaml:"edits"`
 

@@ -31,8 +31,9 @@ type LineRes struct {
 	init *engine.Init
 
 	// File is the file to edit: an absolute path, or one starting with
-	// "~/" or "~user/" (expanded when used).
-	File string `lang:"file" yaml:"file"`
+	// "~/" or "~user/" (expanded when used). The name is only a label, so
+	// a collecting host sets the file itself: an exporter may not.
+	File string `lang:"file" yaml:"file" collect:"local"`
 	// State is "exists" or "absent".
 	State string `lang:"state" yaml:"state"`
 	// Content is the line or block of lines. One final newline ends the

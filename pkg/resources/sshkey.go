@@ -38,10 +38,11 @@ type SSHAuthorizedKeyRes struct {
 	State string `lang:"state" yaml:"state"`
 	// File is the authorized_keys file; it defaults to
 	// "~user/.ssh/authorized_keys" with user, "~/.ssh/authorized_keys"
-	// without.
-	File string `lang:"file" yaml:"file"`
+	// without. Which account a key opens is the collecting host's to
+	// say: an exporter may set neither File nor User.
+	File string `lang:"file" yaml:"file" collect:"local"`
 	// User owns what the resource creates and names the default file.
-	User string `lang:"user" yaml:"user"`
+	User string `lang:"user" yaml:"user" collect:"local"`
 	// Content is the whole entry; otherwise options, type, key and comment
 	// make it, and without those the resource name is the entry.
 	Content string   `lang:"content" yaml:"content"`

@@ -35,8 +35,8 @@ type SysctlRes struct {
 	// Persist enforces the assignment in the conf file.
 	Persist bool `lang:"persist" yaml:"persist"`
 	// Path is the conf file; it defaults to
-	// /etc/sysctl.d/99-<name>.conf.
-	Path string `lang:"path" yaml:"path"`
+	// /etc/sysctl.d/99-<name>.conf. An exporter may not set it.
+	Path string `lang:"path" yaml:"path" collect:"local"`
 
 	procRoot string // /proc/sys, unless a test points elsewhere
 }

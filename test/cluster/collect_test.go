@@ -10,16 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/pkg/world"
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 // privateSeed returns the client URL of the private world under prefix,
-// which a running tool started there.
+// once a running tool has started it there.
 func privateSeed(t *testing.T, prefix string) string {
 	t.Helper()
+	lay, err := world.PrefixLayout(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var url string
 	eventually(t, 30*time.Second, func() error {
-		b, err := os.ReadFile(filepath.Join(prefix, "server.url"))
+		b, err := os.ReadFile(lay.URLFile())
 		if err != nil {
 			return err
 		}

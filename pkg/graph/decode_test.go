@@ -209,3 +209,39 @@ func TestDecodeEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidUTF8Refused checks that a string that is not valid UTF-8 is
+// an error at the offending byte in both formats, never a string repaired
+// into another name.
+func TestInvalidUTF8Refused(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"{\"mgmt\":\"graph/v1\",\"resources\":[{\"kind\":\"file\",\"name\":\"/tmp/a\xffb\"}]}",
+			"in:1:62: invalid UTF-8 byte 0xff in string literal"},
+		{"{\"mgmt\":\"graph/v1\",\"resources\":[{\"kind\":\"file\",\"name\":\"/tmp/\\n\xc3\"}]}",
+			"in:1:63: invalid UTF-8 byte 0xc3 in string literal"},
+		{"{\"mgmt\":\"graph/v1\",\"resources\":[{\"kind\":\"file\",\"name\":\"/a\",\"params\":{\"content\":\"\xed\xa0\x80\"}}]}",
+			"in:1:81: invalid UTF-8 byte 0xed in string literal"},
+		{`{"mgmt":"graph/v1","resources":[{"kind":"file","name":"/tmp/\ud800"}]}`,
+			`in:1:61: invalid \u escape in string literal: lone surrogate \ud800`},
+		{"---\ngraph: g\nresources:\n  file:\n  - name: \"/tmp/a\xfe\"\n",
+			"in:5:18: invalid UTF-8 byte 0xfe"},
+		{"graph: g\nresources:\n  file:\n  - name: /tmp/a\n    content: \"x\xff\"\n",
+			"in:5:16: invalid UTF-8 byte 0xff"},
+	}
+	for _, tt := range tests {
+		docs, err := ReadAll(strings.NewReader(tt.in), "in")
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q:\n got %v (%d documents)\nwant %s", tt.in, err, len(docs), tt.want)
+		}
+	}
+}
+
+// TestYAMLErrorLineAfterSeparator checks that an error in a document that
+// follows a "---" line names the line it is on.
+func TestYAMLErrorLineAfterSeparator(t *testing.T) {
+	in := "---\ngraph: g\nresources:\n  file:\n  - name: /a\n    meta: {retry: x}\n"
+	_, err := ReadAll(strings.NewReader(in), "in")
+	if err == nil || !strings.HasPrefix(err.Error(), "in:6:19: ") {
+		t.Fatalf("got %v, want an error at in:6:19", err)
+	}
+}

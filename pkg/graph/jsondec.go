@@ -284,10 +284,12 @@ func (p *jsonParser) str(intern bool) string {
 		switch {
 		case c == '"':
 			b := p.data[p.i:j]
-			p.i = j + 1
-			if !ascii && !utf8.Valid(b) {
-				return fixUTF8(b)
+			if !ascii {
+				if k := invalidUTF8(b); k >= 0 {
+					p.failUTF8(p.i + k)
+				}
 			}
+			p.i = j + 1
 			if intern {
 				if s, ok := p.intern[string(b)]; ok {
 					return s
@@ -309,20 +311,28 @@ func (p *jsonParser) str(intern bool) string {
 	return ""
 }
 
-// fixUTF8 replaces every byte of b that is not part of valid UTF-8 by
-// U+FFFD, as encoding/json does.
-func fixUTF8(b []byte) string {
-	var out strings.Builder
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 {
-			out.WriteRune(utf8.RuneError)
-		} else {
-			out.Write(b[:n])
+// invalidUTF8 returns the index of the first byte of b that is not part
+// of valid UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
 		}
-		b = b[n:]
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
 	}
-	return out.String()
+	return -1
+}
+
+// failUTF8 fails at the byte at off, which is not valid UTF-8. Such a
+// string is refused rather than repaired: replacing the byte (as
+// encoding/json does, with U+FFFD) would silently name another file.
+func (p *jsonParser) failUTF8(off int) {
+	p.fail(off, "invalid UTF-8 byte 0x%02x in string literal", p.data[off])
 }
 
 // slowStr parses a string with escapes.
@@ -334,12 +344,17 @@ func (p *jsonParser) slowStr(start int) string {
 		switch {
 		case c == '"':
 			p.i = j + 1
-			if !utf8.Valid(b) {
-				return fixUTF8(b)
-			}
 			return string(b)
 		case c < 0x20:
 			p.fail(j, "invalid character %s in string literal", describeByte(c))
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(p.data[j:])
+			if r == utf8.RuneError && n == 1 {
+				p.failUTF8(j)
+			}
+			b = append(b, p.data[j:j+n]...)
+			j += n
+			continue
 		case c != '\\':
 			b = append(b, c)
 			j++
@@ -374,12 +389,14 @@ func (p *jsonParser) slowStr(start int) string {
 				if j+6 <= len(p.data) && p.data[j] == '\\' && p.data[j+1] == 'u' {
 					r2, ok = p.hex4(j + 2)
 				}
-				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
-					r = d
-					j += 6
-				} else {
-					r = utf8.RuneError
+				d := utf16.DecodeRune(r, r2)
+				if !ok || d == utf8.RuneError {
+					// A lone surrogate names no character: refused, not
+					// replaced by U+FFFD.
+					p.fail(j-6, "invalid \\u escape in string literal: lone surrogate %s", p.data[j-6:j])
 				}
+				r = d
+				j += 6
 			}
 			b = utf8.AppendRune(b, r)
 		default:

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // parseValue parses one JSON value with the document parser.
@@ -28,7 +29,9 @@ func parseValue(data []byte) (v any, err error) {
 	return v, nil
 }
 
-// stdValue parses one JSON value with encoding/json.
+// stdValue parses one JSON value with encoding/json, and refuses, as our
+// parser does, the strings encoding/json repairs: invalid UTF-8 and lone
+// surrogate escapes, which it replaces with U+FFFD.
 func stdValue(data []byte) (any, error) {
 	if !json.Valid(data) {
 		return nil, &PosError{Msg: "invalid"}
@@ -39,7 +42,47 @@ func stdValue(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
+	if !utf8.Valid(data) || countFFFD(v) > writtenFFFD(data) {
+		return nil, &PosError{Msg: "repaired"}
+	}
 	return v, nil
+}
+
+// countFFFD counts the U+FFFD characters in the strings of a decoded value.
+func countFFFD(v any) int {
+	switch v := v.(type) {
+	case string:
+		return strings.Count(v, "\uFFFD")
+	case []any:
+		n := 0
+		for _, e := range v {
+			n += countFFFD(e)
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for k, e := range v {
+			n += countFFFD(k) + countFFFD(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// writtenFFFD counts the U+FFFD characters that data itself writes: raw,
+// or as a \ufffd escape.
+func writtenFFFD(data []byte) int {
+	n := bytes.Count(data, []byte("\uFFFD"))
+	for i := 0; i+1 < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		if data[i+1] == 'u' && i+6 <= len(data) && strings.EqualFold(string(data[i+2:i+6]), "fffd") {
+			n++
+		}
+		i++ // skip the escaped character
+	}
+	return n
 }
 
 var jsonValues = []string{

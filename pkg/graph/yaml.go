@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -74,10 +75,7 @@ func (d *Decoder) frameYAML() (frame []byte, start int, eof bool, err error) {
 			frame = append(frame[:0], rest...)
 			frame = append(frame, '\n')
 			blank = isBlankYAML(rest)
-			start = d.line
-			if !blank {
-				start = lineNo
-			}
+			start = lineNo // the frame's first line is what follows the separator on its line
 			if eof {
 				return frame, start, eof, nil
 			}
@@ -102,20 +100,20 @@ func (d *Decoder) nextYAML() (*Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		empty := true
-		for _, l := range bytes.Split(frame, []byte{'\n'}) {
+		first := -1 // the first significant line, counted in the frame
+		for i, l := range bytes.Split(frame, []byte{'\n'}) {
 			if !isBlankYAML(l) {
-				empty = false
+				first = i
 				break
 			}
 		}
-		if empty {
+		if first < 0 {
 			if eof {
 				return nil, io.EOF
 			}
 			continue
 		}
-		return decodeYAMLFrame(frame, d.pos(start, 1))
+		return decodeYAMLFrame(frame, d.pos(start, 1), d.pos(start+first, 1))
 	}
 }
 
@@ -138,8 +136,17 @@ func yamlError(err error, start Position) error {
 	return &PosError{Pos: p.String(), Msg: msg}
 }
 
-// decodeYAMLFrame parses one graph.yaml document.
-func decodeYAMLFrame(frame []byte, start Position) (*Document, error) {
+// decodeYAMLFrame parses one graph.yaml document whose first line is at
+// start and first significant line at at.
+func decodeYAMLFrame(frame []byte, start, at Position) (*Document, error) {
+	if k := invalidUTF8(frame); k >= 0 {
+		// yaml.v3 refuses it too, but at the line where its read buffer
+		// starts: name the byte.
+		line := bytes.Count(frame[:k], []byte{'\n'})
+		col := k - (bytes.LastIndexByte(frame[:k], '\n') + 1) + 1
+		p := Position{File: start.File, Line: start.Line + line, Col: col}
+		return nil, &PosError{Pos: p.String(), Msg: fmt.Sprintf("invalid UTF-8 byte 0x%02x", frame[k])}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(frame, &root); err != nil {
 		return nil, yamlError(err, start)
@@ -154,8 +161,8 @@ func decodeYAMLFrame(frame []byte, start Position) (*Document, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
-	doc.At = start
-	if err := doc.finish(start); err != nil {
+	doc.At = at
+	if err := doc.finish(at); err != nil {
 		return nil, err
 	}
 	return doc, nil
@@ -630,7 +637,56 @@ func encodeYAML(w io.Writer, doc *Document) error {
 	return err
 }
 
-func ystr(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+// ystr returns a string scalar. Multi-line strings get a style chosen
+// here: yaml.v3 picks the literal style for them but writes some of them
+// wrongly (one newline short when there is nothing else, a wrong
+// indentation indicator when a line starts with a space or the first line
+// is empty, a tab read back as indentation), so the literal style is used
+// only where it is known to round-trip, and double quotes otherwise.
+func ystr(s string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if strings.IndexByte(s, '\n') >= 0 {
+		n.Style = yaml.DoubleQuotedStyle
+		if literalSafe(s) {
+			n.Style = yaml.LiteralStyle
+		}
+	}
+	return n
+}
+
+// ykey returns a string scalar used as a mapping key: never a literal
+// block, which would make it a complex key.
+func ykey(s string) *yaml.Node {
+	n := ystr(s)
+	if n.Style == yaml.LiteralStyle {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
+
+// literalSafe reports whether the multi-line string s can be written as a
+// YAML literal block: it neither starts with a newline nor consists of
+// newlines only, no line starts with a space, and it holds no character
+// other than newline that YAML would escape, fold or take for
+// indentation.
+func literalSafe(s string) bool {
+	if s[0] == '\n' || strings.Trim(s, "\n") == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '\n':
+			if i+1 < len(s) && s[i+1] == ' ' {
+				return false
+			}
+		case r == ' ' && i == 0:
+			return false
+		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029, r == 0xfeff, r == utf8.RuneError:
+			return false
+		}
+	}
+	return true
+}
 
 func ymap(kv ...any) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode}
@@ -668,12 +724,12 @@ func yamlResources(res []*Resource) *yaml.Node {
 	for _, r := range res {
 		if list == nil || r.Kind != last {
 			list = &yaml.Node{Kind: yaml.SequenceNode}
-			out.Content = append(out.Content, ystr(r.Kind), list)
+			out.Content = append(out.Content, ykey(r.Kind), list)
 			last = r.Kind
 		}
 		item := ymap("name", ystr(r.Name))
 		for _, k := range sortedKeys(r.Params) {
-			item.Content = append(item.Content, ystr(k), yamlValue(r.Params[k]))
+			item.Content = append(item.Content, ykey(k), yamlValue(r.Params[k]))
 		}
 		if r.Meta != nil {
 			var mn yaml.Node
@@ -725,7 +781,7 @@ func yamlValue(v any) *yaml.Node {
 	case map[string]any:
 		n := &yaml.Node{Kind: yaml.MappingNode}
 		for _, k := range sortedKeys(v) {
-			n.Content = append(n.Content, ystr(k), yamlValue(v[k]))
+			n.Content = append(n.Content, ykey(k), yamlValue(v[k]))
 		}
 		return n
 	}

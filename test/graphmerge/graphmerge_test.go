@@ -5,6 +5,7 @@ package graphmerge_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -128,6 +129,28 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestYAMLKeepsEveryByte sends strings that YAML writes in special ways
+// through graph-merge -o yaml | graph-merge: every byte comes back.
+func TestYAMLKeepsEveryByte(t *testing.T) {
+	for _, content := range []string{"\n", "\n\n", "\n\n\n", "a\n\n", "\na\n", " a\n b\n", "\t\n", "a\tb\n", "x \n", "\r\n", "a\n...\n---\n"} {
+		doc := map[string]any{"mgmt": "graph/v1", "graph": "g", "seq": 1,
+			"resources": []any{map[string]any{"kind": "file", "name": "/tmp/x", "params": map[string]any{"content": content}}}}
+		in, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mid := testutil.Run(t, string(in)+"\n", "graph-merge", "-o", "yaml", "-")
+		back := testutil.Run(t, mid.Stdout, "graph-merge", "-")
+		if mid.Code != 0 || back.Code != 0 {
+			t.Fatalf("%q: exit %d/%d: %s%s", content, mid.Code, back.Code, mid.Stderr, back.Stderr)
+		}
+		got := decode(t, back.Stdout)[0].Resources[0].Params["content"]
+		if got != content {
+			t.Errorf("content %q came back as %q through:\n%s", content, got, mid.Stdout)
+		}
+	}
+}
+
 var errLine = regexp.MustCompile(`^graph-merge: [^:\s]+:\d+(:\d+)?: \S`)
 
 // TestBadInput feeds bad input of every kind: each gives positioned
@@ -151,6 +174,8 @@ func TestBadInput(t *testing.T) {
 		{"yaml syntax", "graph: g\nresources:\n  noop:\n  - name: [\n", "in:5: did not find expected node content"},
 		{"yaml wrong type", "graph: g\nresources:\n  noop:\n  - name: n\n    meta: {retry: many}\n", "in:5:19: meta.retry: got string, want integer (int16)"},
 		{"yaml list", "- a\n- b\n", "in:1:1: document: got sequence, want mapping"},
+		{"invalid UTF-8 in a JSON name", `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"file","name":"/tmp/a` + "\xff" + `"}]}`, "in:1:82: invalid UTF-8 byte 0xff in string literal"},
+		{"invalid UTF-8 in a YAML name", "graph: g\nresources:\n  file:\n  - name: /tmp/a\xfe\n", "in:4:17: invalid UTF-8 byte 0xfe"},
 		{"bad kind", `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"No-op","name":"a"}]}`, `bad resource kind "No-op"`},
 		{"empty input", "", "in: input ended without a valid graph"},
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // Config configures an Engine.
@@ -129,7 +131,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			select {
 			case <-e.converged:
 			default:
-				e.cfg.Logf("converged for %s", e.cfg.ConvergedTimeout)
+				e.logf("converged for %s", e.cfg.ConvergedTimeout)
 				close(e.converged)
 			}
 			continue
@@ -152,7 +154,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			if e.s.nres != st.Total {
 				groups = fmt.Sprintf(" in %d vertices", st.Total)
 			}
-			e.cfg.Logf("graph seq %d converged in %s (%d resources%s)", st.Seq, roundDur(time.Since(e.s.loadedAt)), e.s.nres, groups)
+			e.logf("graph seq %d converged in %s (%d resources%s)", st.Seq, roundDur(time.Since(e.s.loadedAt)), e.s.nres, groups)
 		}
 		if e.cfg.ConvergedTimeout >= 0 {
 			conv := st.Loaded && st.Total == st.Converged && st.Running == 0
@@ -196,7 +198,12 @@ func (e *Engine) goTrack(f func()) {
 	}()
 }
 
-func (e *Engine) logf(format string, v ...any) { e.cfg.Logf(format, v...) }
+// logf logs one line through Config.Logf. The line is made Printable:
+// names and values from graph documents may hold NUL bytes, newlines or
+// terminal escapes, and none of them reaches the log raw.
+func (e *Engine) logf(format string, v ...any) {
+	e.cfg.Logf("%s", graph.Printable(fmt.Sprintf(format, v...)))
+}
 
 // errorf formats an error about a vertex, with its position when known.
 func errorAt(vs *vstate, format string, v ...any) string {

@@ -429,3 +429,18 @@ func TestWatchRetryAndRewatch(t *testing.T) {
 		t.Fatalf("%+v b=%q c=%q\n%s", st, sys.get("b"), sys.get("c"), h.logs)
 	}
 }
+
+func TestLogEscapesControlCharacters(t *testing.T) {
+	h := start(t, engine.Config{})
+	d := doc(1, []string{"a want=1 fail=#100"})
+	d.Resources[0].Name = "a\x00b\nforged line"
+	h.load(d)
+	h.converge(1)
+	logs := h.logs.String()
+	if strings.ContainsAny(logs, "\x00\x1b") || strings.Contains(logs, "\nforged line") {
+		t.Fatalf("a raw control character reached the log:\n%q", logs)
+	}
+	if !strings.Contains(logs, `tval[a\x00b\nforged line]: error: failing on purpose`) {
+		t.Fatalf("the escaped name is missing from the log:\n%s", logs)
+	}
+}

@@ -42,7 +42,7 @@ func (e *Engine) newInit(vs *vstate) *Init {
 				return
 			}
 			vs.notesMu.Unlock()
-			e.cfg.Logf("%s: %s", vs.key, line)
+			e.logf("%s: %s", vs.key, line)
 		},
 	}
 }

@@ -42,12 +42,13 @@ type PosError struct {
 	Msg string
 }
 
-// Error returns "POS: MSG", or MSG when the position is unknown.
+// Error returns "POS: MSG", or MSG when the position is unknown, on one
+// line: made Printable, since both may quote names from the input.
 func (e *PosError) Error() string {
 	if e.Pos == "" {
-		return e.Msg
+		return Printable(e.Msg)
 	}
-	return e.Pos + ": " + e.Msg
+	return Printable(e.Pos + ": " + e.Msg)
 }
 
 // Doc returns e as the payload of an error document.

@@ -93,6 +93,12 @@ func (obj *FileRes) Validate() error {
 	if p == "" || !filepath.IsAbs(p) {
 		return fmt.Errorf("path %q must be absolute", p)
 	}
+	for _, name := range append([]string{p, obj.Source}, obj.Fragments...) {
+		if strings.IndexByte(name, 0) >= 0 {
+			// No file can be named so, and the system calls refuse it.
+			return fmt.Errorf("path %q holds a NUL byte", name)
+		}
+	}
 	if c := filepath.Clean(p); c != strings.TrimSuffix(p, "/") && p != "/" {
 		return fmt.Errorf("path %q is not clean (want %q)", p, c)
 	}

@@ -412,6 +412,9 @@ func TestFileValidate(t *testing.T) {
 		{"/a", &FileRes{Mode: "rwx"}, "mode"},
 		{"/", &FileRes{State: "absent", Recurse: true}, "refusing"},
 		{"/a", &FileRes{Fragments: []string{"rel"}}, "fragment"},
+		{"/a\x00b", &FileRes{State: "exists"}, `path "/a\x00b" holds a NUL byte`},
+		{"/a", &FileRes{Source: "/b\x00"}, "NUL byte"},
+		{"/a", &FileRes{Fragments: []string{"/f\x00"}}, "NUL byte"},
 	} {
 		f := tc.f
 		f.SetName(tc.name)

@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // A logger writes one line per message to stderr. When stderr is a
@@ -37,7 +38,19 @@ const (
 	colOff   = "\x1b[0m"
 )
 
+// line writes s. Each line of s (a list of errors comes with one per
+// error, prefixed already) is made Printable: no NUL byte, terminal escape
+// or other control character from a name or value reaches stderr raw.
 func (l *logger) line(s, colour string) {
+	if strings.IndexByte(s, '\n') < 0 {
+		s = graph.Printable(s)
+	} else {
+		parts := strings.Split(s, "\n")
+		for i, p := range parts {
+			parts[i] = graph.Printable(p)
+		}
+		s = strings.Join(parts, "\n")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tty {

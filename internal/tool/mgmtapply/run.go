@@ -166,7 +166,7 @@ func decodeError(err error) string {
 	var up *upstreamError
 	var pe *graph.PosError
 	if !errors.As(err, &up) && errors.As(err, &pe) && pe.Pos != "" {
-		return pe.Pos + ": " + pe.Msg
+		return pe.Error()
 	}
 	return stageError(err)
 }
@@ -203,9 +203,9 @@ func stageError(err error) string {
 
 func withStage(pos, msg string) string {
 	if pos == "" {
-		return "runtime error: " + msg
+		return "runtime error: " + graph.Printable(msg)
 	}
-	return pos + ": runtime error: " + msg
+	return graph.Printable(pos + ": runtime error: " + msg)
 }
 
 func errDoc(err error) *graph.Error {

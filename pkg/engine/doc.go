@@ -77,8 +77,15 @@
 // # Reversals
 //
 // A Reversible resource with Meta:reverse has, after each CheckApply that
-// applied, its Reversed resource saved under PREFIX/reverse. Whenever a
-// graph is loaded without that resource (in the same run or after a
-// restart), the saved resource joins the graph; its file is deleted after
-// its first successful CheckApply.
+// applied, its Reversed resource saved under PREFIX/reverse; what the
+// reversal needs beyond its parameters (a file's original content) the
+// resource keeps in its VarDir(ReverseVarDir). Whenever a graph is loaded
+// without that resource (in the same run or after a restart), the saved
+// resource joins the graph, with Init.Reversal set. After its first
+// CheckApply that applies without error (a noop run does not count), the
+// reversal is done: the saved resource and the ReverseVarDir are deleted
+// and the vertex leaves the running graph, so it never enforces the old
+// state over a later edit, and a later reversal of the same resource
+// starts from a fresh state. The ReverseVarDir is also deleted when the
+// resource runs without Meta:reverse.
 package engine

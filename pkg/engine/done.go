@@ -159,8 +159,9 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, notes []s
 		}
 	}
 	s.sendValues(vs)
-	if vs.reversal != "" {
-		s.reversalDone(vs)
+	if apply && vs.reversal != "" {
+		s.reversalDone(vs) // a noop run leaves the reversal pending
+		return
 	}
 	if apply && vs.meta.Reverse {
 		s.saveReversal(vs)

@@ -28,11 +28,12 @@ func (e *Engine) newInit(vs *vstate) *Init {
 			}
 			return sr.Send(st)
 		},
-		Recv:   func() map[string]*Send { return vs.recvNow },
-		World:  e.cfg.World,
-		Prefix: e.cfg.Prefix,
-		VarDir: func(p string) (string, error) { return e.varDir(vs, p) },
-		Debug:  e.cfg.Debug,
+		Recv:     func() map[string]*Send { return vs.recvNow },
+		Reversal: vs.reversal != "",
+		World:    e.cfg.World,
+		Prefix:   e.cfg.Prefix,
+		VarDir:   func(p string) (string, error) { return e.varDir(vs, p) },
+		Debug:    e.cfg.Debug,
 		Logf: func(format string, v ...any) {
 			line := fmt.Sprintf(format, v...)
 			vs.notesMu.Lock()
@@ -55,9 +56,14 @@ func (e *Engine) varDir(vs *vstate, p string) (string, error) {
 	if filepath.IsAbs(p) {
 		return "", fmt.Errorf("vardir path %q must be relative", p)
 	}
-	d := filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.Src.Kind), url.PathEscape(vs.v.Src.Name), filepath.Clean("/"+p))
+	d := e.varDirPath(vs, p)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return "", err
 	}
 	return d, nil
+}
+
+// varDirPath returns PREFIX/vardir/KIND/NAME/P without creating it.
+func (e *Engine) varDirPath(vs *vstate, p string) string {
+	return filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.Src.Kind), url.PathEscape(vs.v.Src.Name), filepath.Clean("/"+p))
 }

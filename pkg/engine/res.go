@@ -66,8 +66,13 @@ type Init struct {
 	// World is the shared world, or nil when the tool runs without one.
 	World World
 	// VarDir returns a directory private to this resource for the given
-	// sub path, creating it if needed.
+	// sub path, creating it if needed. ReverseVarDir is reserved for
+	// reversal state.
 	VarDir func(path string) (string, error)
+	// Reversal is set when the resource runs as the saved reversal of a
+	// resource that left the graph (Meta:reverse): it may then read what
+	// that resource kept in VarDir(ReverseVarDir).
+	Reversal bool
 	// Prefix is the engine's state directory (--prefix).
 	Prefix string
 

@@ -17,7 +17,18 @@ import (
 // Reversed method returns, as a graph document resource under
 // PREFIX/reverse/. When a graph arrives without that resource (in this run
 // or after a restart), the saved resource joins the graph as a reversal
-// vertex; its file is deleted after its first successful CheckApply.
+// vertex. After its first CheckApply that applied without error, the
+// reversal is done: the saved resource and the resource's ReverseVarDir
+// are deleted, and the vertex leaves the graph (it would otherwise enforce
+// the old state over later edits).
+
+// ReverseVarDir is the VarDir sub path where a Reversible resource keeps
+// what its reversal needs (a file's original content, say). The saved
+// reversal runs under the same kind and name, so it finds it there. The
+// engine removes the directory once the reversal is done, and when the
+// resource runs without Meta:reverse, so that what it holds never outlives
+// the reversal it serves: a later reversal never restores a stale state.
+const ReverseVarDir = "reverse"
 
 func (e *Engine) reverseDir() string {
 	if e.cfg.Prefix == "" {
@@ -170,9 +181,31 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 	return vs
 }
 
-// reversalDone forgets a saved reversal once it has been applied.
+// reversalDone forgets a saved reversal once it has been applied, with
+// the state it used, and takes its vertex out of the running graph.
 func (s *sched) reversalDone(vs *vstate) {
 	if err := os.Remove(vs.reversal); err != nil && !os.IsNotExist(err) {
+		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+	}
+	s.forgetReverseState(vs)
+	s.e.logf("%s: reversal done", vs.key)
+	s.retire(vs)
+}
+
+// forgetReverseState removes the ReverseVarDir of the resource of vs, and
+// its saved reversal unless vs is that reversal.
+func (s *sched) forgetReverseState(vs *vstate) {
+	if s.e.cfg.Prefix == "" {
+		return
+	}
+	if vs.reversal == "" {
+		if p := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name); p != "" {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+			}
+		}
+	}
+	if err := os.RemoveAll(s.e.varDirPath(vs, ReverseVarDir)); err != nil {
 		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
 	}
 }

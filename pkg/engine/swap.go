@@ -194,6 +194,11 @@ func (s *sched) reblock() {
 // with retries.
 func (s *sched) launch(vs *vstate) {
 	vs.launched = true
+	if _, ok := vs.res.(Reversible); ok && !vs.meta.Reverse && vs.reversal == "" {
+		// Its predecessor has stopped: what it saved for a reversal
+		// describes a state that this resource no longer undoes.
+		s.forgetReverseState(vs)
+	}
 	if vs.meta.Hidden {
 		return
 	}
@@ -220,6 +225,38 @@ func (s *sched) stop(vs *vstate) {
 	if !vs.running {
 		s.finalize(vs)
 	}
+}
+
+// retire takes vs out of the running graph outside a swap (a reversal
+// that is done) and stops it.
+func (s *sched) retire(vs *vstate) {
+	delete(s.vertices, vs.key)
+	for i, o := range s.order {
+		if o == vs {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.nres -= 1 + len(vs.v.Members)
+	for _, e := range vs.in {
+		e.from.out = dropEdges(e.from.out, vs)
+	}
+	for _, e := range vs.out {
+		e.to.in = dropEdges(e.to.in, vs)
+	}
+	vs.in, vs.out = nil, nil
+	s.stop(vs)
+}
+
+// dropEdges returns es without the edges from or to vs.
+func dropEdges(es []*redge, vs *vstate) []*redge {
+	out := es[:0]
+	for _, e := range es {
+		if e.from != vs && e.to != vs {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // finalize waits, in a goroutine, for the Watch of a removed vertex to end,

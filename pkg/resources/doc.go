@@ -49,14 +49,39 @@
 // (left by a killed process) are swept from a directory the first time a
 // file resource in it starts. Without state "exists", a missing file is
 // never created (content and mode only apply to an existing file). The
-// mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X"). A
-// symbolic link at the path is followed: its target is managed and
-// watched, the link stays (state "absent" removes the link itself).
+// mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X").
+//
+// Symbolic links: the directories of the path are resolved by the kernel
+// (links among them are followed, under the kernel's own
+// fs.protected_symlinks rule when that sysctl is on). A symbolic link at
+// the path itself is followed (its target is managed and watched, the link
+// stays; state "absent" removes the link itself), hop by hop, unless
+// others may have planted it: a link in a directory that is sticky or
+// writable by its group or by everyone is followed only if it belongs to
+// that directory's owner or to the user mgmt-apply runs as, as the kernel
+// rule says. Otherwise the resource fails with "refusing to follow the
+// symbolic link ..." and the target is left alone, so that nobody can
+// steer a root-run resource onto a file they could not write. Every change
+// goes through the entry that was checked: content is compared through a
+// descriptor opened with O_NOFOLLOW and replaced by a rename, and mode and
+// owner change through an O_PATH descriptor of the entry (owner first:
+// a chown clears set-id bits), never by path.
 //
 // With Meta:reverse, the state of the path before the resource's first
-// change (existence, mode, owner and, up to 1 MiB, content) is saved as
-// JSON in "<vardir>/reverse/orig.json"; Reversed returns a file resource
-// that removes a path the resource created, or restores that state.
+// change is saved in the resource's VarDir(engine.ReverseVarDir): its
+// existence, mode and owner in orig.json, a regular file's content, byte
+// for byte and whatever its size, in the file "content" (mode 0600, in a
+// 0700 directory: only root, or the user mgmt-apply runs as, can read it),
+// and for a directory the resource created, the entries it creates below
+// it. Reversed returns a file resource that removes a file the resource
+// created, restores the saved content (as its source), mode and owner, or
+// for a created directory removes what the resource created in it and then
+// the directory if nothing else is left: entries others added stay, and
+// are logged. The engine deletes the saved state once the reversal is
+// done, and when the resource runs without Meta:reverse, so that no later
+// reversal restores a stale state. Entries that a source copy overwrites
+// in a directory that existed before are not saved: their reversal keeps
+// the copies.
 //
 // Automatic edges: a file depends on its nearest managed parent directory
 // and on the user and group resources named by owner and group; an exec

@@ -68,6 +68,7 @@ type FileRes struct {
 	mode     *fileMode
 	uid, gid int       // resolved owner and group, -1 until resolved
 	orig     *fileOrig // the state before our first change (Meta:reverse)
+	created  []string  // as a reversal: what the resource created below its directory
 }
 
 // Default returns a file resource with its defaults.
@@ -169,6 +170,13 @@ func (obj *FileRes) Init(init *engine.Init) error {
 			return err
 		}
 		obj.orig = o
+	}
+	if init.Reversal && obj.State == FileStateAbsent && obj.isDir() {
+		created, err := obj.loadCreated()
+		if err != nil {
+			return err
+		}
+		obj.created = created
 	}
 	return nil
 }
@@ -322,16 +330,16 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		return obj.checkAbsent(c)
 	}
 	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
-		// A symbolic link is followed: its target is managed, and the
-		// link stays.
-		target, err := filepath.EvalSymlinks(c.path)
+		// A symbolic link is followed, unless others may have planted
+		// it: its target is managed, and the link stays.
+		target, tfi, err := followLinks(c.path, fi)
 		if err != nil {
-			return fmt.Errorf("%s: %v", c.path, err)
-		}
-		if c.fi, err = os.Lstat(target); err != nil {
 			return err
 		}
-		c.path = target
+		if tfi == nil {
+			return fmt.Errorf("%s: a symbolic link to %s, which does not exist", c.path, target)
+		}
+		c.path, c.fi = target, tfi
 	}
 	if c.fi != nil && c.fi.IsDir() != obj.isDir() {
 		if err := obj.replaceKind(c); err != nil || c.fi != nil {
@@ -381,6 +389,9 @@ func (obj *FileRes) checkTree(c *fileCheck) error {
 		if len(t.changed) > 0 {
 			c.change(fmt.Sprintf("copied %d entries from %s", len(t.changed), obj.Source))
 		}
+		if rerr := obj.recordCreated(c.path, t.wrote); err == nil {
+			err = rerr
+		}
 	case obj.Recurse && (attrs.mode != nil || attrs.uid >= 0 || attrs.gid >= 0):
 		err = t.attrsBelow(c.path)
 		if len(t.changed) > 0 {
@@ -396,6 +407,9 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 		return nil
 	}
 	isDir := c.fi.IsDir()
+	if obj.created != nil && isDir {
+		return obj.undoCreated(c)
+	}
 	if isDir != obj.isDir() && !obj.Force {
 		return fmt.Errorf("%s is a %s, not a %s (set force to remove it)", c.path, kindWord(isDir), kindWord(obj.isDir()))
 	}
@@ -466,16 +480,11 @@ func (obj *FileRes) create(c *fileCheck) error {
 		return err
 	}
 	if obj.isDir() {
-		if err := os.Mkdir(c.path, os.FileMode(perm&0o777)); err != nil {
+		if err := os.Mkdir(c.path, 0o700); err != nil {
 			return missingParent(c.path, err)
 		}
-		if err := syscall.Chmod(c.path, perm); err != nil {
-			return &os.PathError{Op: "chmod", Path: c.path, Err: err}
-		}
-		if uid >= 0 || gid >= 0 {
-			if err := os.Lchown(c.path, uid, gid); err != nil {
-				return err
-			}
+		if err := setAttrs(c.path, perm, uid, gid); err != nil {
+			return err
 		}
 	} else {
 		data, err := obj.wantContent()
@@ -586,43 +595,75 @@ func (obj *FileRes) owner() (int, int, error) {
 	return uid, gid, nil
 }
 
-// checkAttrs compares and sets the mode, owner and group.
+// checkAttrs compares and sets the mode, owner and group. Changes go
+// through a descriptor of the entry (see filefd.go), the owner first: a
+// chown clears the set-id bits that the mode may ask for.
 func (obj *FileRes) checkAttrs(c *fileCheck) error {
-	if c.fi.Mode()&os.ModeSymlink != 0 {
-		return nil // chmod and chown would follow the link
-	}
-	perm, uid, gid := statBits(c.fi)
-	if obj.mode != nil {
-		if want := obj.mode.apply(perm, c.fi.IsDir()); want != perm {
-			c.change(fmt.Sprintf("mode %04o -> %04o", perm, want))
-			if c.apply {
-				if err := obj.saveOrig(c); err != nil {
-					return err
-				}
-				if err := syscall.Chmod(c.path, want); err != nil {
-					return &os.PathError{Op: "chmod", Path: c.path, Err: err}
-				}
-			}
-		}
-	}
-	if obj.Owner == "" && obj.Group == "" {
+	if c.fi.Mode()&os.ModeSymlink != 0 || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
 		return nil
 	}
 	wu, wg, err := obj.owner()
 	if err != nil {
 		return err
 	}
-	if (wu < 0 || wu == uid) && (wg < 0 || wg == gid) {
+	perm, uid, gid := statBits(c.fi)
+	if !obj.attrChanges(nil, perm, uid, gid, c.fi.IsDir(), wu, wg) {
 		return nil
 	}
-	c.change(fmt.Sprintf("owner %d:%d -> %d:%d", uid, gid, pick(wu, uid), pick(wg, gid)))
 	if !c.apply {
+		obj.attrChanges(c, perm, uid, gid, c.fi.IsDir(), wu, wg)
 		return nil
 	}
 	if err := obj.saveOrig(c); err != nil {
 		return err
 	}
-	return os.Lchown(c.path, wu, wg)
+	e, err := openEntry(c.path)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	if e.isLink() {
+		return fmt.Errorf("%s became a symbolic link while being checked", c.path)
+	}
+	// The entry held now decides, should it differ from the one checked.
+	perm, uid, gid = e.bits()
+	isDir := e.st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	if !obj.attrChanges(c, perm, uid, gid, isDir, wu, wg) {
+		return nil
+	}
+	if (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+		if err := e.chown(wu, wg); err != nil {
+			return err
+		}
+	}
+	if obj.mode != nil {
+		if want := obj.mode.apply(perm, isDir); want != perm || (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+			return e.chmod(want) // again after a chown, which may clear set-id bits
+		}
+	}
+	return nil
+}
+
+// attrChanges reports whether an entry with the bits perm and owner
+// uid:gid needs a chmod or chown to get the wanted mode and owner wu:wg
+// (-1: not managed), and records the changes in c unless it is nil.
+func (obj *FileRes) attrChanges(c *fileCheck, perm uint32, uid, gid int, isDir bool, wu, wg int) bool {
+	changed := false
+	if obj.mode != nil {
+		if want := obj.mode.apply(perm, isDir); want != perm {
+			changed = true
+			if c != nil {
+				c.change(fmt.Sprintf("mode %04o -> %04o", perm, want))
+			}
+		}
+	}
+	if (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+		changed = true
+		if c != nil {
+			c.change(fmt.Sprintf("owner %d:%d -> %d:%d", uid, gid, pick(wu, uid), pick(wg, gid)))
+		}
+	}
+	return changed
 }
 
 func pick(want, have int) int {

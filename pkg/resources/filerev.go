@@ -1,48 +1,55 @@
 package resources
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
-// maxSavedContent bounds the previous content kept for a reversal.
-const maxSavedContent = 1 << 20
+// Files of the reversal state, in the resource's VarDir(ReverseVarDir).
+const (
+	origFile    = "orig.json" // the fileOrig, written last
+	contentFile = "content"   // the original content, byte for byte
+	createdFile = "created"   // entries created below a directory, NUL-terminated
+)
 
 // fileOrig is the state of a path before a file resource first changed it,
-// saved as JSON under the resource's VarDir ("reverse/orig.json") so that
-// a reversal restores it even after a restart.
+// saved so that a reversal restores it even after a restart.
 type fileOrig struct {
-	Existed bool    `json:"existed"`
-	IsDir   bool    `json:"isdir,omitempty"`
-	Mode    uint32  `json:"mode,omitempty"`
-	UID     int     `json:"uid,omitempty"`
-	GID     int     `json:"gid,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Existed bool   `json:"existed"`
+	IsDir   bool   `json:"isdir,omitempty"`
+	Mode    uint32 `json:"mode,omitempty"`
+	UID     int    `json:"uid,omitempty"`
+	GID     int    `json:"gid,omitempty"`
+	Content bool   `json:"content,omitempty"` // saved in contentFile
 }
 
-func (obj *FileRes) origFile() (string, error) {
+// reverseDir returns the directory of the reversal state, or "" when the
+// engine gives no VarDir.
+func (obj *FileRes) reverseDir() (string, error) {
 	if obj.init == nil || obj.init.VarDir == nil {
 		return "", nil
 	}
-	d, err := obj.init.VarDir("reverse")
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "orig.json"), nil
+	return obj.init.VarDir(engine.ReverseVarDir)
 }
 
 func (obj *FileRes) loadOrig() (*fileOrig, error) {
-	p, err := obj.origFile()
-	if err != nil || p == "" {
+	d, err := obj.reverseDir()
+	if err != nil || d == "" {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := os.ReadFile(filepath.Join(d, origFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -51,45 +58,128 @@ func (obj *FileRes) loadOrig() (*fileOrig, error) {
 	}
 	o := &fileOrig{}
 	if err := json.Unmarshal(b, o); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reverse: %s: %v", filepath.Join(d, origFile), err)
 	}
 	return o, nil
 }
 
 // saveOrig records the current state before the first change, when the
-// resource is reversible (Meta:reverse).
+// resource is reversible (Meta:reverse): the content of a regular file is
+// copied, whatever its size, into the reversal state, and the metadata is
+// written after it, so a state that was saved is complete.
 func (obj *FileRes) saveOrig(c *fileCheck) error {
 	if obj.orig != nil || !obj.MetaParams().Reverse {
 		return nil
+	}
+	d, err := obj.reverseDir()
+	if err != nil {
+		return fmt.Errorf("reverse: %v", err)
 	}
 	o := &fileOrig{}
 	if c.fi != nil {
 		o.Existed, o.IsDir = true, c.fi.IsDir()
 		o.Mode, o.UID, o.GID = statBits(c.fi)
-		if c.fi.Mode().IsRegular() && c.fi.Size() <= maxSavedContent {
-			b, err := os.ReadFile(c.path)
-			if err != nil {
-				return err
+		if c.fi.Mode().IsRegular() && d != "" {
+			if err := copyOut(c.ctx, c.path, c.fi, filepath.Join(d, contentFile)); err != nil {
+				return fmt.Errorf("reverse: saving the original content: %v", err)
 			}
-			s := string(b)
-			o.Content = &s
+			o.Content = true
+		}
+	}
+	if d != "" {
+		if !o.Existed && obj.isDir() {
+			// The reversal removes what the resource creates below the
+			// directory, and the directory itself if nothing else is left.
+			if err := writeAtomic(c.ctx, filepath.Join(d, createdFile), nil, 0o600, -1, -1); err != nil {
+				return fmt.Errorf("reverse: %v", err)
+			}
+		}
+		b, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(c.ctx, filepath.Join(d, origFile), b, 0o600, -1, -1); err != nil {
+			return fmt.Errorf("reverse: %v", err)
 		}
 	}
 	obj.orig = o
-	p, err := obj.origFile()
-	if err != nil || p == "" {
-		return err
-	}
-	b, err := json.Marshal(o)
+	return nil
+}
+
+// copyOut copies the regular file at path, described by fi, to dst (mode
+// 0600), without following a symbolic link that replaced it meanwhile.
+func copyOut(ctx context.Context, path string, fi os.FileInfo, dst string) error {
+	fd, err := openNoFollow(path, syscall.O_RDONLY)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(c.ctx, p, b, 0o600, -1, -1)
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if err := sameFile(f, fi); err != nil {
+		return err
+	}
+	return writeAtomicFrom(ctx, dst, f, 0o600)
+}
+
+// recordCreated appends the entries the resource created below its
+// directory (paths under dir) to the reversal state, for a reversal to
+// remove them.
+func (obj *FileRes) recordCreated(dir string, paths []string) error {
+	if len(paths) == 0 || !obj.MetaParams().Reverse || obj.orig == nil || obj.orig.Existed {
+		return nil
+	}
+	d, err := obj.reverseDir()
+	if err != nil || d == "" {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, p := range paths {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		buf.WriteString(rel)
+		buf.WriteByte(0)
+	}
+	f, err := os.OpenFile(filepath.Join(d, createdFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("reverse: %v", err)
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// loadCreated reads, for a reversal, the entries the resource created
+// below the directory it created; nil when it did not create one.
+func (obj *FileRes) loadCreated() ([]string, error) {
+	d, err := obj.reverseDir()
+	if err != nil || d == "" {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(d, createdFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, rel := range strings.Split(string(b), "\x00") {
+		if rel != "" && filepath.IsLocal(rel) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }
 
 // Reversed returns the resource that undoes what this one did: it removes
-// a path that did not exist before, or restores the previous content, mode
-// and owner. It returns nil when nothing was changed.
+// a path that did not exist before (for a directory, only what the
+// resource created in it), or restores the previous content, byte for
+// byte from the copy in the reversal state, and the mode and owner. It
+// returns nil when nothing was changed.
 func (obj *FileRes) Reversed() (engine.Res, error) {
 	o := obj.orig
 	if o == nil {
@@ -106,7 +196,6 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 	r.SetMetaParams(&meta)
 	if !o.Existed {
 		r.State = FileStateAbsent
-		r.Recurse = obj.isDir() && obj.Source != ""
 		return r, nil
 	}
 	if o.IsDir != obj.isDir() {
@@ -116,10 +205,79 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 	r.Mode = "0" + strconv.FormatUint(uint64(o.Mode), 8)
 	r.Owner = strconv.Itoa(o.UID)
 	r.Group = strconv.Itoa(o.GID)
-	if !o.IsDir {
-		r.Content = o.Content
+	if o.Content && !o.IsDir {
+		d, err := obj.reverseDir()
+		if err != nil {
+			return nil, err
+		}
+		r.Source = filepath.Join(d, contentFile)
 	}
 	return r, nil
+}
+
+// undoCreated is the reversal of a directory the resource created: it
+// removes, deepest first, the entries the resource created below it, then
+// the directory if it is empty. Entries added by others stay (so does a
+// directory of ours that holds some), and are logged.
+func (obj *FileRes) undoCreated(c *fileCheck) error {
+	rels := append([]string(nil), obj.created...)
+	sort.Sort(sort.Reverse(sort.StringSlice(rels))) // a child sorts after its parent
+	var ours []string                               // created entries still there
+	for i, rel := range rels {
+		p := filepath.Join(c.path, rel)
+		if i > 0 && rel == rels[i-1] {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			ours = append(ours, p)
+		}
+	}
+	if !c.apply {
+		if len(ours) > 0 {
+			c.change(fmt.Sprintf("removed %d entries it created, and the directory if nothing else is left", len(ours)))
+		} else if ents, err := os.ReadDir(c.path); err == nil && len(ents) == 0 {
+			c.change("removed")
+		}
+		return nil
+	}
+	removed := 0
+	for _, p := range ours {
+		switch err := os.Remove(p); {
+		case err == nil:
+			removed++
+		case errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.EEXIST), errors.Is(err, fs.ErrNotExist):
+			// a directory of ours holding entries of others stays
+		default:
+			return err
+		}
+	}
+	if removed > 0 {
+		c.change(fmt.Sprintf("removed %d entries it created", removed))
+	}
+	err := os.Remove(c.path)
+	if err == nil {
+		c.change("removed")
+		return nil
+	}
+	if !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+		return err
+	}
+	ents, err := os.ReadDir(c.path)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for i, e := range ents {
+		if i == 5 {
+			names = append(names, "...")
+			break
+		}
+		names = append(names, e.Name())
+	}
+	if obj.init != nil && obj.init.Logf != nil {
+		obj.init.Logf("kept %s: it holds entries this resource did not create (%s)", c.path, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // FileUID identifies a file resource for automatic edges by its cleaned

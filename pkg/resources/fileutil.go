@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -61,7 +62,38 @@ func sweepStaleTemps(dir string, now time.Time) {
 // It uses raw system calls, as sameContent does: an *os.File would add
 // fcntl and epoll_ctl calls for a descriptor that is never polled, and
 // os.Rename an lstat of path, on the path of every repair.
-func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int) (err error) {
+func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int) error {
+	return replaceAtomic(ctx, path, perm, uid, gid, func(fd int, tmp string) error {
+		return writeAll(ctx, fd, tmp, data)
+	})
+}
+
+// writeAtomicFrom replaces path with what r reads, as writeAtomic does,
+// streaming: the size is not bounded by memory.
+func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32) error {
+	return replaceAtomic(ctx, path, perm, -1, -1, func(fd int, tmp string) error {
+		bp := readBufs.Get().(*[]byte)
+		defer readBufs.Put(bp)
+		for {
+			n, err := r.Read(*bp)
+			if n > 0 {
+				if werr := writeAll(ctx, fd, tmp, (*bp)[:n]); werr != nil {
+					return werr
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// replaceAtomic is writeAtomic with the writing of the temporary file's
+// content left to fill.
+func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, fill func(fd int, tmp string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
@@ -78,7 +110,7 @@ func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid
 			syscall.Unlink(tmp)
 		}
 	}()
-	if err = writeAll(ctx, fd, tmp, data); err != nil {
+	if err = fill(fd, tmp); err != nil {
 		return err
 	}
 	if err = syscall.Fchmod(fd, perm); err != nil {
@@ -151,9 +183,9 @@ func sameContent(path string, size int64, want []byte) (bool, error) {
 	}
 	// Raw system calls: os.Open would add an fstat and allocations, on
 	// the path every converged file takes.
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := openNoFollow(path, syscall.O_RDONLY)
 	if err != nil {
-		return false, &os.PathError{Op: "open", Path: path, Err: err}
+		return false, err
 	}
 	defer syscall.Close(fd)
 	bp := readBufs.Get().(*[]byte)
@@ -273,7 +305,9 @@ func (a treeAttrs) perm(cur uint32, isDir bool) uint32 {
 
 // fix gives the existing entry d (described by di) the wanted bits perm
 // and the wanted owner, and reports whether anything differed. Links get
-// only their owner: a chmod would follow them.
+// only their owner (a link has no mode of its own). The changes go through
+// a descriptor of the entry, which is left alone if it is no longer the
+// entry di describes.
 func (a treeAttrs) fix(d string, di os.FileInfo, perm uint32, apply bool) (bool, error) {
 	have, uid, gid := statBits(di)
 	link := di.Mode()&os.ModeSymlink != 0
@@ -285,15 +319,21 @@ func (a treeAttrs) fix(d string, di os.FileInfo, perm uint32, apply bool) (bool,
 	if !apply {
 		return true, nil
 	}
-	if !modeOK {
-		if err := syscall.Chmod(d, perm); err != nil {
-			return true, &os.PathError{Op: "chmod", Path: d, Err: err}
-		}
+	e, err := openEntry(d)
+	if err != nil {
+		return true, err
+	}
+	defer e.close()
+	if !sameInode(&e.st, di) {
+		return true, fmt.Errorf("%s was replaced while being checked", d)
 	}
 	if !ownerOK {
-		if err := os.Lchown(d, a.uid, a.gid); err != nil {
+		if err := e.chown(a.uid, a.gid); err != nil {
 			return true, err
 		}
+	}
+	if !modeOK || !ownerOK && !link {
+		return true, e.chmod(perm) // again after a chown, which may clear set-id bits
 	}
 	return true, nil
 }
@@ -305,6 +345,7 @@ type treeSync struct {
 	recurse bool
 	attrs   treeAttrs
 	changed []string // the paths it changed (or, with apply false, would change)
+	wrote   []string // the paths it created or replaced
 }
 
 // fix gives the existing entry d the wanted bits and owner (see
@@ -373,13 +414,9 @@ func (t *treeSync) dir(s, d string, si os.FileInfo) error {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return err
 		}
-		if err := syscall.Chmod(d, perm); err != nil {
-			return &os.PathError{Op: "chmod", Path: d, Err: err}
-		}
-		if t.attrs.uid >= 0 || t.attrs.gid >= 0 {
-			if err := os.Lchown(d, t.attrs.uid, t.attrs.gid); err != nil {
-				return err
-			}
+		t.wrote = append(t.wrote, d)
+		if err := setAttrs(d, perm, t.attrs.uid, t.attrs.gid); err != nil {
+			return err
 		}
 	default:
 		if err := t.fix(d, d+"/", di, perm); err != nil {
@@ -410,6 +447,7 @@ func (t *treeSync) link(s, d string) error {
 	if err := os.Symlink(target, d); err != nil {
 		return err
 	}
+	t.wrote = append(t.wrote, d)
 	if t.attrs.uid >= 0 || t.attrs.gid >= 0 {
 		return os.Lchown(d, t.attrs.uid, t.attrs.gid)
 	}
@@ -444,7 +482,11 @@ func (t *treeSync) file(s, d string, si os.FileInfo) error {
 			return err
 		}
 	}
-	return writeAtomic(t.ctx, d, want, perm, t.attrs.uid, t.attrs.gid)
+	if err := writeAtomic(t.ctx, d, want, perm, t.attrs.uid, t.attrs.gid); err != nil {
+		return err
+	}
+	t.wrote = append(t.wrote, d)
+	return nil
 }
 
 // attrsBelow gives every entry below the directory dst, at every depth,

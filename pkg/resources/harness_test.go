@@ -28,6 +28,8 @@ type harness struct {
 	logs    []string
 	vardir  string
 	prefix  string
+	// reversal makes the resource run as a saved reversal (Init.Reversal).
+	reversal bool
 }
 
 func newHarness(t testing.TB) *harness {
@@ -75,7 +77,8 @@ func (h *harness) init() *engine.Init {
 			d := filepath.Join(h.vardir, p)
 			return d, os.MkdirAll(d, 0o755)
 		},
-		Prefix: h.prefix,
+		Prefix:   h.prefix,
+		Reversal: h.reversal,
 		Logf: func(format string, v ...any) {
 			h.mu.Lock()
 			defer h.mu.Unlock()

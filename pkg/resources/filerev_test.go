@@ -1,0 +1,157 @@
+package resources
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+)
+
+// reversal returns the saved reversal of f as the engine runs it: its
+// parameters through JSON and back into a new resource, initialised with
+// the vardir of f's harness h.
+func reversal(t *testing.T, h *harness, f *FileRes) *FileRes {
+	t.Helper()
+	r, err := f.Reversed()
+	if err != nil || r == nil {
+		t.Fatalf("reversed: %v, %v", r, err)
+	}
+	params, err := engine.EncodeParams(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&back); err != nil {
+		t.Fatal(err)
+	}
+	rev := &FileRes{}
+	if err := engine.DecodeParams(rev, back); err != nil {
+		t.Fatal(err)
+	}
+	hr := newHarness(t)
+	hr.vardir, hr.reversal = h.vardir, true
+	return setup(t, hr, "file", f.Name(), rev).(*FileRes)
+}
+
+// TestFileReverseRestoresEveryByte reverses a change to a large binary
+// file: the content comes back byte for byte, whatever its size and
+// whether or not it is UTF-8, with its mode.
+func TestFileReverseRestoresEveryByte(t *testing.T) {
+	for _, size := range []int{16, 3<<20 + 17} {
+		testReverseBytes(t, size)
+	}
+}
+
+func testReverseBytes(t *testing.T, size int) {
+	p := filepath.Join(t.TempDir(), "blob")
+	orig := make([]byte, size)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range orig {
+		orig[i] = byte(rng.Uint32())
+	}
+	copy(orig, "\xff\xfe\x00not utf-8\xc3")
+	if err := os.WriteFile(p, orig, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o640)
+	h := newHarness(t)
+	f := &FileRes{Content: strp("new\n"), Mode: "0600"}
+	f.SetMetaParams(&engine.MetaParams{Reverse: true})
+	f = newFile(t, h, p, f)
+	checkApply(t, f, true, false)
+	if mustRead(t, p) != "new\n" {
+		t.Fatal("not applied")
+	}
+	// As after a restart: a new instance finds the saved state.
+	again := &FileRes{Content: strp("new\n"), Mode: "0600"}
+	again.SetMetaParams(&engine.MetaParams{Reverse: true})
+	rev := reversal(t, h, newFile(t, h, p, again))
+	checkApply(t, rev, true, false)
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, orig) {
+		t.Fatalf("restored %d bytes, want the original %d bytes", len(got), len(orig))
+	}
+	if perm := permOf(t, p); perm != 0o640 {
+		t.Fatalf("restored mode %04o, want 0640", perm)
+	}
+	checkApply(t, rev, true, true)
+}
+
+// TestFileReverseCreatedDirKeepsOthers reverses a directory made from a
+// source: what the resource created goes, what others added since stays.
+func TestFileReverseCreatedDirKeepsOthers(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	os.MkdirAll(filepath.Join(src, "sub"), 0o755)
+	mustWrite(t, filepath.Join(src, "a"), "a")
+	mustWrite(t, filepath.Join(src, "sub", "b"), "b")
+	h := newHarness(t)
+	f := &FileRes{State: "exists", Source: src + "/", Recurse: true}
+	f.SetMetaParams(&engine.MetaParams{Reverse: true})
+	f = newFile(t, h, dst+"/", f)
+	checkApply(t, f, true, false)
+	if mustRead(t, filepath.Join(dst, "sub", "b")) != "b" {
+		t.Fatal("not copied")
+	}
+	mustWrite(t, filepath.Join(dst, "mine"), "the user's")
+	mustWrite(t, filepath.Join(dst, "sub", "mine2"), "the user's too")
+
+	rev := reversal(t, h, f)
+	checkApply(t, rev, true, false)
+	for _, gone := range []string{"a", "sub/b"} {
+		if exists(filepath.Join(dst, gone)) {
+			t.Errorf("%s, created by the resource, is still there", gone)
+		}
+	}
+	for _, kept := range []string{"mine", "sub/mine2"} {
+		if !exists(filepath.Join(dst, kept)) {
+			t.Errorf("%s, added by the user, was removed", kept)
+		}
+	}
+	// With the user's files gone too, the directory goes.
+	os.Remove(filepath.Join(dst, "mine"))
+	os.Remove(filepath.Join(dst, "sub", "mine2"))
+	checkApply(t, rev, true, false)
+	if exists(dst) {
+		t.Fatal("the emptied directory is still there")
+	}
+}
+
+// TestFileReverseLogsKept checks that what a reversal keeps is logged.
+func TestFileReverseLogsKept(t *testing.T) {
+	dst := filepath.Join(t.TempDir(), "made")
+	h := newHarness(t)
+	f := &FileRes{State: "exists"}
+	f.SetMetaParams(&engine.MetaParams{Reverse: true})
+	f = newFile(t, h, dst+"/", f)
+	checkApply(t, f, true, false)
+	mustWrite(t, filepath.Join(dst, "mine"), "x")
+	r, err := f.Reversed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr := newHarness(t)
+	hr.vardir, hr.reversal = h.vardir, true
+	rev := setup(t, hr, "file", f.Name(), r)
+	checkApply(t, rev, true, true)
+	if !exists(filepath.Join(dst, "mine")) {
+		t.Fatal("the user's file was removed")
+	}
+	if !strings.Contains(hr.logged(), "kept "+dst+": it holds entries this resource did not create (mine)") {
+		t.Fatalf("log: %q", hr.logged())
+	}
+}

@@ -1,0 +1,50 @@
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+// Nobody is the uid and gid of the second user the tests act as.
+const Nobody = 65534
+
+// NeedRoot skips the test unless it runs as root, which it needs to act as
+// a second user; in CI (CI=true) it fails instead.
+func NeedRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("this test needs root, to act as a second user (uid 65534)")
+	}
+	t.Skip("this test needs root, to act as a second user (uid 65534)")
+}
+
+// AsNobody runs name with args as uid and gid 65534 and fails the test if
+// it does not succeed.
+func AsNobody(t testing.TB, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: Nobody, Gid: Nobody}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v as uid %d: %v\n%s", name, args, Nobody, err, out)
+	}
+}
+
+// SharedTempDir returns a new directory that other users may enter (mode
+// 0755, unlike t.TempDir's), removed when the test ends.
+func SharedTempDir(t testing.TB) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "mgmt-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

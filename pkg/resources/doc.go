@@ -25,7 +25,9 @@
 // only lowers its rights, and the command can change directory itself;
 // collecting an exec is trusting the exporter with a command, as
 // collecting a sysctl or a file's content is trusting it with that value.
-// A new kind with such a parameter must tag it.
+// A new kind with such a parameter must tag it; a test in schemas/ fails
+// for a kind whose parameter has a usual target name (path, file, source,
+// user, ...) and neither a tag nor a reviewed reason.
 //
 // # Watching
 //

@@ -74,16 +74,19 @@
 // existence, mode and owner in orig.json, a regular file's content, byte
 // for byte and whatever its size, in the file "content" (mode 0600, in a
 // 0700 directory: only root, or the user mgmt-apply runs as, can read it),
-// and for a directory the resource created, the entries it creates below
-// it. Reversed returns a file resource that removes a file the resource
-// created, restores the saved content (as its source), mode and owner, or
-// for a created directory removes what the resource created in it and then
-// the directory if nothing else is left: entries others added stay, and
-// are logged. The engine deletes the saved state once the reversal is
-// done, and when the resource runs without Meta:reverse, so that no later
-// reversal restores a stale state. Entries that a source copy overwrites
-// in a directory that existed before are not saved: their reversal keeps
-// the copies.
+// and for a directory, the entries the resource creates below it (in
+// "created", each name followed by a NUL byte). Reversed returns a file
+// resource that removes a file the resource created, or restores the saved
+// content (as its source), mode and owner; for a directory, it removes
+// what the resource created in it and, if the resource created the
+// directory, the directory once nothing else is left: entries others added
+// stay, and are logged. The engine deletes the saved state once the
+// reversal is done, and when the resource runs without Meta:reverse, so
+// that no later reversal restores a stale state. What a reversal could not
+// restore is refused, before it is done, with an error: changing an entry
+// below the directory that the resource did not create (a source copy
+// overwriting it, recurse giving it a mode or owner), removing a directory
+// that holds entries, and replacing a file by a directory or the reverse.
 //
 // Automatic edges: a file depends on its nearest managed parent directory
 // and on the user and group resources named by owner and group; an exec

@@ -66,9 +66,10 @@ type FileRes struct {
 	Group string `lang:"group" yaml:"group"`
 
 	mode     *fileMode
-	uid, gid int       // resolved owner and group, -1 until resolved
-	orig     *fileOrig // the state before our first change (Meta:reverse)
-	created  []string  // as a reversal: what the resource created below its directory
+	uid, gid int             // resolved owner and group, -1 until resolved
+	orig     *fileOrig       // the state before our first change (Meta:reverse)
+	created  []string        // as a reversal: what the resource created below its directory
+	ours     map[string]bool // with Meta:reverse: what it created below its directory
 }
 
 // Default returns a file resource with its defaults.
@@ -171,12 +172,19 @@ func (obj *FileRes) Init(init *engine.Init) error {
 		}
 		obj.orig = o
 	}
-	if init.Reversal && obj.State == FileStateAbsent && obj.isDir() {
+	if (obj.MetaParams().Reverse || init.Reversal) && obj.isDir() {
 		created, err := obj.loadCreated()
 		if err != nil {
 			return err
 		}
-		obj.created = created
+		if init.Reversal {
+			obj.created = created
+		} else {
+			obj.ours = map[string]bool{}
+			for _, rel := range created {
+				obj.ours[rel] = true
+			}
+		}
 	}
 	return nil
 }
@@ -355,6 +363,13 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		}
 	}
 	if obj.isDir() {
+		if obj.created != nil {
+			// The reversal of a directory that was there: only what
+			// the resource created in it goes.
+			if err := obj.undoCreated(c, false); err != nil {
+				return err
+			}
+		}
 		if err := obj.checkTree(c); err != nil {
 			return err
 		}
@@ -382,15 +397,12 @@ func (obj *FileRes) checkTree(c *fileCheck) error {
 	if err != nil {
 		return err
 	}
-	t := &treeSync{ctx: c.ctx, apply: c.apply, recurse: obj.Recurse, attrs: attrs}
+	t := &treeSync{ctx: c.ctx, apply: c.apply, recurse: obj.Recurse, attrs: attrs, before: obj.treeGuard(c)}
 	switch {
 	case obj.Source != "":
 		err = t.tree(obj.Source, c.path)
 		if len(t.changed) > 0 {
 			c.change(fmt.Sprintf("copied %d entries from %s", len(t.changed), obj.Source))
-		}
-		if rerr := obj.recordCreated(c.path, t.wrote); err == nil {
-			err = rerr
 		}
 	case obj.Recurse && (attrs.mode != nil || attrs.uid >= 0 || attrs.gid >= 0):
 		err = t.attrsBelow(c.path)
@@ -408,10 +420,15 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 	}
 	isDir := c.fi.IsDir()
 	if obj.created != nil && isDir {
-		return obj.undoCreated(c)
+		return obj.undoCreated(c, true)
 	}
 	if isDir != obj.isDir() && !obj.Force {
 		return fmt.Errorf("%s is a %s, not a %s (set force to remove it)", c.path, kindWord(isDir), kindWord(obj.isDir()))
+	}
+	if isDir && obj.MetaParams().Reverse {
+		if ents, err := os.ReadDir(c.path); err != nil || len(ents) > 0 {
+			return fmt.Errorf("refusing to remove %s, which holds %d entries: Meta:reverse could not restore them (%v)", c.path, len(ents), err)
+		}
 	}
 	c.change("removed")
 	if !c.apply {
@@ -447,6 +464,9 @@ func (obj *FileRes) replaceKind(c *fileCheck) error {
 	}
 	if !obj.Force {
 		return fmt.Errorf("%s is a %s, want a %s (set force to replace it)", c.path, kindWord(c.fi.IsDir()), kindWord(obj.isDir()))
+	}
+	if obj.MetaParams().Reverse {
+		return fmt.Errorf("refusing to replace the %s %s: Meta:reverse could not restore it", kindWord(c.fi.IsDir()), c.path)
 	}
 	c.change("replaced a " + kindWord(c.fi.IsDir()))
 	if !c.apply {

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -121,35 +120,58 @@ func copyOut(ctx context.Context, path string, fi os.FileInfo, dst string) error
 	return writeAtomicFrom(ctx, dst, f, 0o600)
 }
 
-// recordCreated appends the entries the resource created below its
-// directory (paths under dir) to the reversal state, for a reversal to
-// remove them.
-func (obj *FileRes) recordCreated(dir string, paths []string) error {
-	if len(paths) == 0 || !obj.MetaParams().Reverse || obj.orig == nil || obj.orig.Existed {
+// treeGuard returns, for a reversible resource, the hook its tree copy
+// calls before creating or changing an entry below the directory: a new
+// entry is recorded for the reversal to remove; an entry that was there
+// before the resource (not one it created) is refused, since the reversal
+// could not restore it.
+func (obj *FileRes) treeGuard(c *fileCheck) func(d string, existed bool) error {
+	if !obj.MetaParams().Reverse {
 		return nil
 	}
+	dir := c.path
+	return func(d string, existed bool) error {
+		if err := obj.saveOrig(c); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, d)
+		if err != nil || !filepath.IsLocal(rel) {
+			return fmt.Errorf("%s is not below %s", d, dir)
+		}
+		if obj.ours[rel] {
+			return nil
+		}
+		if existed {
+			return fmt.Errorf("refusing to change %s, which this resource did not create: Meta:reverse could not restore it", d)
+		}
+		return obj.recordCreated(rel)
+	}
+}
+
+// recordCreated appends the entry rel, about to be created below the
+// resource's directory, to the reversal state, for a reversal to remove
+// it.
+func (obj *FileRes) recordCreated(rel string) error {
 	d, err := obj.reverseDir()
 	if err != nil || d == "" {
 		return err
-	}
-	var buf bytes.Buffer
-	for _, p := range paths {
-		rel, err := filepath.Rel(dir, p)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			continue
-		}
-		buf.WriteString(rel)
-		buf.WriteByte(0)
 	}
 	f, err := os.OpenFile(filepath.Join(d, createdFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("reverse: %v", err)
 	}
-	_, err = f.Write(buf.Bytes())
+	_, err = f.WriteString(rel + "\x00")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("reverse: %v", err)
+	}
+	if obj.ours == nil {
+		obj.ours = map[string]bool{}
+	}
+	obj.ours[rel] = true
+	return nil
 }
 
 // loadCreated reads, for a reversal, the entries the resource created
@@ -215,11 +237,12 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 	return r, nil
 }
 
-// undoCreated is the reversal of a directory the resource created: it
-// removes, deepest first, the entries the resource created below it, then
-// the directory if it is empty. Entries added by others stay (so does a
-// directory of ours that holds some), and are logged.
-func (obj *FileRes) undoCreated(c *fileCheck) error {
+// undoCreated is the reversal of what the resource created below its
+// directory: it removes those entries, deepest first, and, with
+// removeDir (the resource created the directory too), the directory if
+// nothing else is left. Entries added by others stay (so does a directory
+// of ours that holds some), and are logged.
+func (obj *FileRes) undoCreated(c *fileCheck, removeDir bool) error {
 	rels := append([]string(nil), obj.created...)
 	sort.Sort(sort.Reverse(sort.StringSlice(rels))) // a child sorts after its parent
 	var ours []string                               // created entries still there
@@ -234,8 +257,8 @@ func (obj *FileRes) undoCreated(c *fileCheck) error {
 	}
 	if !c.apply {
 		if len(ours) > 0 {
-			c.change(fmt.Sprintf("removed %d entries it created, and the directory if nothing else is left", len(ours)))
-		} else if ents, err := os.ReadDir(c.path); err == nil && len(ents) == 0 {
+			c.change(fmt.Sprintf("removed %d entries it created", len(ours)))
+		} else if ents, err := os.ReadDir(c.path); removeDir && err == nil && len(ents) == 0 {
 			c.change("removed")
 		}
 		return nil
@@ -253,6 +276,9 @@ func (obj *FileRes) undoCreated(c *fileCheck) error {
 	}
 	if removed > 0 {
 		c.change(fmt.Sprintf("removed %d entries it created", removed))
+	}
+	if !removeDir {
+		return nil
 	}
 	err := os.Remove(c.path)
 	if err == nil {

@@ -155,3 +155,65 @@ func TestFileReverseLogsKept(t *testing.T) {
 		t.Fatalf("log: %q", hr.logged())
 	}
 }
+
+// TestFileReverseRefusesWhatItCannotRestore checks that a reversible
+// resource refuses, before doing it, what its reversal could not undo:
+// overwriting an entry it did not create, removing a directory with
+// entries, replacing a file by a directory. What it creates in a directory
+// that was there is undone by the reversal.
+func TestFileReverseRefusesWhatItCannotRestore(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	os.Mkdir(src, 0o755)
+	os.Mkdir(dst, 0o750)
+	os.Chmod(dst, 0o750)
+	mustWrite(t, filepath.Join(src, "a"), "a")
+	mustWrite(t, filepath.Join(src, "b"), "b")
+	mustWrite(t, filepath.Join(dst, "b"), "the user's b")
+	mustWrite(t, filepath.Join(dst, "c"), "the user's c")
+	h := newHarness(t)
+	f := &FileRes{State: "exists", Source: src + "/", Mode: "0755"}
+	f.SetMetaParams(&engine.MetaParams{Reverse: true})
+	f = newFile(t, h, dst+"/", f)
+	_, err := f.CheckApply(t.Context(), true)
+	if err == nil || !strings.Contains(err.Error(), "refusing to change "+filepath.Join(dst, "b")+", which this resource did not create") {
+		t.Fatalf("got %v, want a refusal to overwrite b", err)
+	}
+	if mustRead(t, filepath.Join(dst, "b")) != "the user's b" {
+		t.Fatal("the user's b was overwritten")
+	}
+	os.Remove(filepath.Join(dst, "b"))
+	checkApply(t, f, true, false)
+	if mustRead(t, filepath.Join(dst, "b")) != "b" || permOf(t, dst) != 0o755 {
+		t.Fatal("not applied")
+	}
+	rev := reversal(t, h, f)
+	checkApply(t, rev, true, false)
+	if exists(filepath.Join(dst, "a")) || exists(filepath.Join(dst, "b")) {
+		t.Error("the reversal left what the resource created")
+	}
+	if mustRead(t, filepath.Join(dst, "c")) != "the user's c" || permOf(t, dst) != 0o750 {
+		t.Error("the reversal did not restore the directory as it was")
+	}
+
+	full := filepath.Join(dir, "full")
+	os.Mkdir(full, 0o755)
+	mustWrite(t, filepath.Join(full, "x"), "x")
+	for _, tc := range []struct {
+		path string
+		f    *FileRes
+		want string
+	}{
+		{full + "/", &FileRes{State: "absent", Recurse: true}, "refusing to remove " + full + ", which holds 1 entries"},
+		{full, &FileRes{State: "exists", Force: true}, "refusing to replace the directory " + full},
+	} {
+		tc.f.SetMetaParams(&engine.MetaParams{Reverse: true})
+		g := newFile(t, newHarness(t), tc.path, tc.f)
+		if _, err := g.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+		if mustRead(t, filepath.Join(full, "x")) != "x" {
+			t.Fatal("the directory's content was lost")
+		}
+	}
+}

@@ -345,17 +345,33 @@ type treeSync struct {
 	recurse bool
 	attrs   treeAttrs
 	changed []string // the paths it changed (or, with apply false, would change)
-	wrote   []string // the paths it created or replaced
+	// before, when set, is called before the entry d is created
+	// (existed false) or changed: an error leaves it alone.
+	before func(d string, existed bool) error
+}
+
+// will calls before, if set, when the entry d is about to be created or
+// changed.
+func (t *treeSync) will(d string, existed bool) error {
+	if t.before == nil || !t.apply {
+		return nil
+	}
+	return t.before(d, existed)
 }
 
 // fix gives the existing entry d the wanted bits and owner (see
 // treeAttrs.fix) and records it as changed when anything differed; name is
 // how it is recorded.
 func (t *treeSync) fix(d, name string, di os.FileInfo, perm uint32) error {
-	changed, err := t.attrs.fix(d, di, perm, t.apply)
-	if changed {
-		t.changed = append(t.changed, name)
+	changed, err := t.attrs.fix(d, di, perm, false)
+	if !changed || err != nil {
+		return err
 	}
+	t.changed = append(t.changed, name)
+	if err := t.will(d, true); err != nil {
+		return err
+	}
+	_, err = t.attrs.fix(d, di, perm, t.apply)
 	return err
 }
 
@@ -406,6 +422,9 @@ func (t *treeSync) dir(s, d string, si os.FileInfo) error {
 		if !t.apply {
 			return nil
 		}
+		if err := t.will(d, derr == nil); err != nil {
+			return err
+		}
 		if derr == nil {
 			if err := os.RemoveAll(d); err != nil {
 				return err
@@ -414,7 +433,6 @@ func (t *treeSync) dir(s, d string, si os.FileInfo) error {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return err
 		}
-		t.wrote = append(t.wrote, d)
 		if err := setAttrs(d, perm, t.attrs.uid, t.attrs.gid); err != nil {
 			return err
 		}
@@ -443,11 +461,14 @@ func (t *treeSync) link(s, d string) error {
 	if !t.apply {
 		return nil
 	}
+	_, lerr := os.Lstat(d)
+	if err := t.will(d, lerr == nil); err != nil {
+		return err
+	}
 	os.RemoveAll(d)
 	if err := os.Symlink(target, d); err != nil {
 		return err
 	}
-	t.wrote = append(t.wrote, d)
 	if t.attrs.uid >= 0 || t.attrs.gid >= 0 {
 		return os.Lchown(d, t.attrs.uid, t.attrs.gid)
 	}
@@ -477,16 +498,15 @@ func (t *treeSync) file(s, d string, si os.FileInfo) error {
 	if !t.apply {
 		return nil
 	}
+	if err := t.will(d, derr == nil); err != nil {
+		return err
+	}
 	if derr == nil && di.IsDir() {
 		if err := os.RemoveAll(d); err != nil {
 			return err
 		}
 	}
-	if err := writeAtomic(t.ctx, d, want, perm, t.attrs.uid, t.attrs.gid); err != nil {
-		return err
-	}
-	t.wrote = append(t.wrote, d)
-	return nil
+	return writeAtomic(t.ctx, d, want, perm, t.attrs.uid, t.attrs.gid)
 }
 
 // attrsBelow gives every entry below the directory dst, at every depth,

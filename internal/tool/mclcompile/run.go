@@ -84,7 +84,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{name}, a...)...) }
+	// Log lines quote names and values from the program's inputs and from
+	// other hosts (collected resources): none reaches stderr raw.
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "%s: %s\n", name, graph.Printable(fmt.Sprintf(format, a...)))
+	}
 	seeds := cli.List(f.Seeds)
 	var collectFrom []string // nil: every host
 	if f.CollectFrom != "" {

@@ -20,7 +20,10 @@
 // logs it once with the exporting host and the key, and goes on with the
 // rest. Whatever the rules leave to the exporter (a file's content and
 // mode, an exec's command) is trusted: the statement's own fields override
-// the exporter's, so a program pins there what it must decide itself.
+// the exporter's, so a program pins there what it must decide itself. The
+// exporter is the host named in the key; that it really wrote the key is
+// the world's authorization to ensure (each host writes only under its own
+// name), which CollectFrom relies on.
 package world
 
 import (

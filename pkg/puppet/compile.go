@@ -36,10 +36,13 @@ type Source struct {
 	Agent      bool   // fetch the catalog from the Puppet server
 	Engine     string // auto, native or puppet
 	Certname   string // node name; default: the fqdn fact / Puppet's certname
-	PuppetConf string // puppet.conf to use (real Puppet only)
+	PuppetConf string // puppet.conf to use
 	ModulePath []string
-	Facts      map[string]any // native engine; nil: the built-in fact set
-	Log        func(string)   // compiler messages (notice(), ...)
+	// Environment is the Puppet environment to compile in (real Puppet:
+	// its modules and Hiera data); empty: Puppet's configured one.
+	Environment string
+	Facts       map[string]any // native engine; nil: the built-in fact set
+	Log         func(string)   // compiler messages (notice(), ...)
 }
 
 // PuppetPath returns the path of the installed puppet command, or "".
@@ -62,38 +65,73 @@ func ResolveEngine(e string) string {
 	return e
 }
 
-// Compile compiles the source to a catalog with the chosen engine. It
-// also returns the files the compilation read (for --watch; the native
-// engine only).
-func Compile(ctx context.Context, src Source) (*catalog.Catalog, []string, error) {
+// A Result is a compiled catalog and what went into it.
+type Result struct {
+	Catalog *catalog.Catalog
+	// Read lists the files the compilation read (for --watch; the
+	// native engine lists its manifests and templates too).
+	Read []string
+	// Env is how pippet's Puppet must start to see what the compilation
+	// saw: its module path, environment and puppet.conf.
+	Env PuppetEnv
+}
+
+// Compile compiles the source to a catalog with the chosen engine. A
+// manifest that cannot be read is an error with either engine.
+func Compile(ctx context.Context, src Source) (*Result, error) {
 	engine := ResolveEngine(src.Engine)
+	if src.Manifest != "" {
+		// both engines must refuse a manifest they cannot read (Puppet
+		// compiles a missing one to an empty catalog)
+		if err := readable(src.Manifest); err != nil {
+			return nil, err
+		}
+	}
+	env := NewPuppetEnv(src.ModulePath, src.Environment, src.PuppetConf)
 	if src.Agent {
 		if PuppetPath() == "" {
-			return nil, nil, fmt.Errorf("--agent needs Puppet installed")
+			return nil, fmt.Errorf("--agent needs Puppet installed")
 		}
-		return compilePuppet(ctx, src)
+		return compilePuppet(ctx, src, env)
 	}
 	switch engine {
 	case EngineNative:
-		return compileNative(src)
+		return compileNative(src, env)
 	case EnginePuppet:
 		if PuppetPath() == "" {
-			return nil, nil, fmt.Errorf("--engine puppet: puppet is not installed (use --engine native)")
+			return nil, fmt.Errorf("--engine puppet: puppet is not installed (use --engine native)")
 		}
-		return compilePuppet(ctx, src)
+		return compilePuppet(ctx, src, env)
 	}
-	return nil, nil, fmt.Errorf("unknown engine %q, want auto, native or puppet", src.Engine)
+	return nil, fmt.Errorf("unknown engine %q, want auto, native or puppet", src.Engine)
 }
 
-func compileNative(src Source) (*catalog.Catalog, []string, error) {
+// readable checks that a manifest can be opened and is not a directory.
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory, want a manifest file", path)
+	}
+	return nil
+}
+
+func compileNative(src Source, env PuppetEnv) (*Result, error) {
 	file, code := "<code>", src.Code
-	var read []string
+	res := &Result{}
 	if src.PuppetConf != "" {
 		conf, err := readPuppetConf(src.PuppetConf)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		read = append(read, src.PuppetConf)
+		res.Read = append(res.Read, src.PuppetConf)
 		if src.Certname == "" {
 			src.Certname = conf["certname"]
 		}
@@ -108,28 +146,65 @@ func compileNative(src Source) (*catalog.Catalog, []string, error) {
 	if src.Manifest != "" {
 		b, err := os.ReadFile(src.Manifest)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		file, code = src.Manifest, string(b)
-		read = append(read, src.Manifest)
+		res.Read = append(res.Read, src.Manifest)
 	}
 	facts := src.Facts
 	if facts == nil {
 		facts = eval.DefaultFacts()
 	}
-	mp := src.ModulePath
-	if mp == nil {
-		mp = DefaultModulePath
-		if src.Manifest != "" {
-			mp = append([]string{filepath.Join(filepath.Dir(src.Manifest), "modules")}, mp...)
-		}
-	}
+	mp := NativeModulePath(src)
+	res.Env = env
 	cat, err := eval.Compile(file, code, eval.Options{
 		Facts: facts, Certname: src.Certname, ModulePath: mp, Log: src.Log,
 		StrictTypes: PuppetPath() != "",
-		Read:        func(p string) { read = append(read, p) },
+		Read:        func(p string) { res.Read = append(res.Read, p) },
 	})
-	return cat, read, err
+	if err != nil {
+		return nil, err
+	}
+	res.Catalog = cat
+	return res, nil
+}
+
+// NewPuppetEnv returns the pippet setup for a module path, environment
+// and puppet.conf, with absolute paths (relative ones are resolved now:
+// the graph may be applied from another directory).
+func NewPuppetEnv(modulepath []string, environment, conf string) PuppetEnv {
+	env := PuppetEnv{ModulePath: absPaths(modulepath), Environment: environment, Conf: conf}
+	if conf != "" {
+		if a, err := filepath.Abs(conf); err == nil {
+			env.Conf = a
+		}
+	}
+	return env
+}
+
+func absPaths(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if a, err := filepath.Abs(d); err == nil {
+			d = a
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// NativeModulePath is the module path the native engine uses for src: the
+// given one (or puppet.conf's), else Puppet's default: the environment's
+// modules directory, then Debian's base module path.
+func NativeModulePath(src Source) []string {
+	if src.ModulePath != nil {
+		return src.ModulePath
+	}
+	env := src.Environment
+	if env == "" {
+		env = "production"
+	}
+	return append([]string{"/etc/puppet/code/environments/" + env + "/modules"}, DefaultModulePath[1:]...)
 }
 
 // readPuppetConf reads the settings of the [main], [server] and [agent]
@@ -180,10 +255,15 @@ func puppetArgs(src Source) []string {
 	if src.PuppetConf != "" {
 		args = append(args, "--config", src.PuppetConf)
 	}
-	return append(args, "--render-as", "json", "--log_level", "warning", "--color", "false")
+	if src.Environment != "" {
+		args = append(args, "--environment", src.Environment)
+	}
+	// rich data keeps Deferred values and non-string hash keys as they
+	// are, for pippet's Puppet to resolve
+	return append(args, "--render-as", "rich_data_json", "--log_level", "warning", "--color", "false")
 }
 
-func compilePuppet(ctx context.Context, src Source) (*catalog.Catalog, []string, error) {
+func compilePuppet(ctx context.Context, src Source, env PuppetEnv) (*Result, error) {
 	if src.Agent && src.Certname == "" {
 		src.Certname = puppetSetting(ctx, src.PuppetConf, "certname")
 	}
@@ -192,7 +272,7 @@ func compilePuppet(ctx context.Context, src Source) (*catalog.Catalog, []string,
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	if err != nil {
-		return nil, nil, puppetError(errb.String(), err)
+		return nil, puppetError(errb.String(), err)
 	}
 	// the JSON starts at the first '{' (notices may precede it)
 	data := out.Bytes()
@@ -201,13 +281,13 @@ func compilePuppet(ctx context.Context, src Source) (*catalog.Catalog, []string,
 	}
 	cat, err := catalog.Decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the catalog Puppet compiled: %v", err)
+		return nil, fmt.Errorf("reading the catalog Puppet compiled: %v", err)
 	}
-	var read []string
+	res := &Result{Catalog: cat, Env: env}
 	if src.Manifest != "" {
-		read = append(read, src.Manifest)
+		res.Read = append(res.Read, src.Manifest)
 	}
-	return cat, read, nil
+	return res, nil
 }
 
 var (

@@ -20,17 +20,21 @@
 //     contents, which precede completed_X; edges to X go to admissible_X,
 //     edges from X leave from completed_X.
 //  3. Translate: every vertex becomes a resource of our kinds (file, exec,
-//     pkg, svc, user, group, msg, mount, augeas; whits and anchors become
-//     noop), following the reference translator's table and going further
-//     where our kinds can (exec unless/onlyif/creates/path/environment,
-//     package versions, Debian services). A parameter a target kind lacks
-//     (checked against the schema registry of pkg/graph), or a value the
-//     table cannot map, makes the resource fall back to pippet, which
-//     mgmt-apply hands to Puppet. Refresh events keep Puppet's meaning:
-//     Puppet's whits relay them, our noops do not, so every resource gets a
-//     notify edge to each resource Puppet would refresh after it (through
-//     notify/subscribe on classes and defines too). Messages are written in
-//     the reference's style
-//     ("Warning: File[/x] ..."); conservative mode falls back on warnings
-//     too.
+//     pkg, svc, user, group, msg, mount; whits, anchors and concat
+//     fragments become noop) through a table of mappings (mapping.go:
+//     one rule per Puppet parameter, so that adding a translation is one
+//     entry). A translation is exact or it does not happen: a parameter
+//     without a rule, a value a rule cannot express, a parameter the
+//     target kind lacks (checked against the schema registry of
+//     pkg/graph), a kind that is not registered, sensitive or rich-data
+//     (Deferred) values, or a resource the kind's own validation refuses
+//     (Options.Check) send the resource to pippet, which mgmt-apply hands
+//     to Puppet; the reason is logged at info level. Pippet resources
+//     carry the Puppet setup of the compilation (module path,
+//     environment, puppet.conf) and the companions Puppet needs in the
+//     same catalog (a concat_file's fragments, the files managed below a
+//     recursive directory). Refresh events keep Puppet's meaning:
+//     Puppet's whits relay them, our noops do not, so every resource gets
+//     a notify edge to each resource Puppet would refresh after it
+//     (through notify/subscribe on classes and defines too).
 package puppet

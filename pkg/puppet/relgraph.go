@@ -204,7 +204,14 @@ func (b *builder) autoRequires(v *Vertex) []*Vertex {
 		if c := str("cwd"); c != "" {
 			add("file", c)
 		}
-		for _, m := range absCmd.FindAllStringSubmatch(v.Name, -1) {
+		cmd := v.Res.Title
+		switch c := p["command"].(type) {
+		case string:
+			cmd = c
+		case []any:
+			cmd, _ = firstString(c)
+		}
+		for _, m := range absCmd.FindAllStringSubmatch(cmd, -1) {
 			add("file", m[1])
 		}
 		for _, k := range []string{"onlyif", "unless"} {
@@ -252,6 +259,14 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+func firstString(l []any) (string, bool) {
+	if len(l) == 0 {
+		return "", false
+	}
+	s, ok := l[0].(string)
+	return s, ok
 }
 
 func stringList(v any) []string {

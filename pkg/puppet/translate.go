@@ -3,7 +3,6 @@ package puppet
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -12,20 +11,29 @@ import (
 
 // Options tune the translation.
 type Options struct {
-	// Conservative turns every translation warning into a fallback to
-	// the pippet resource.
+	// Conservative is accepted for compatibility: every translation that
+	// cannot be exact falls back to pippet anyway.
 	Conservative bool
 	// Log receives the translation messages, one line each, in the
-	// reference translator's style ("Warning: File[/x] ..."). May be nil.
+	// reference translator's style ("Info: File[/x] ..."). May be nil.
 	Log func(line string)
 	// Schema looks up the parameter schema of a kind; nil means
-	// graph.LookupKind. Parameters a registered kind does not have make
-	// the translation fail (fallback to pippet).
+	// graph.LookupKind. A kind that is not registered, or lacks one of
+	// the parameters a translation needs, makes the resource fall back to
+	// pippet.
 	Schema func(kind string) (*graph.KindSchema, bool)
 	// RunInterval is Puppet's runinterval in seconds (0: 1800). Puppet
 	// runs every exec once per run: translated execs rerun on a watchcmd
 	// tick at this interval.
 	RunInterval int
+	// Check, when set, validates a native translation the way the engine
+	// will (parameters decoded, the resource's own Validate); an error
+	// sends the resource to pippet instead.
+	Check func(*graph.Resource) error
+	// Puppet is how pippet resources start their Puppet: the same
+	// modulepath, environment and puppet.conf as the compilation, so that
+	// types and puppet:///modules sources from modules resolve.
+	Puppet PuppetEnv
 }
 
 // DefaultRunInterval is Puppet's default runinterval, in seconds.
@@ -41,24 +49,36 @@ func (o Options) runInterval() int {
 // Stats counts what a translation did, like the reference's `stats`.
 type Stats struct {
 	Native      int            // resources translated to a native kind
-	Failed      int            // native translation failed: fell back to pippet
-	Unsupported int            // no translator: pippet directly
-	Errors      map[string]int // "<Ref> <message>" of every error-level message
+	Failed      int            // native translation not exact: fell back to pippet
+	Unsupported int            // no mapping for the type: pippet directly
+	Reasons     map[string]int // "<Ref> <reason>" of every fallback
 }
 
 // Summary renders the stats as the reference's `stats` action prints them.
 func (s *Stats) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d native translations\n%d failed translations\n%d unsupported resources\n", s.Native, s.Failed, s.Unsupported)
-	keys := make([]string, 0, len(s.Errors))
-	for k := range s.Errors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%dx %s\n", s.Errors[k], k)
+	for _, k := range sortedKeys(s.Reasons) {
+		fmt.Fprintf(&b, "%dx %s\n", s.Reasons[k], k)
 	}
 	return b.String()
+}
+
+// note logs why v goes to pippet and counts the reason.
+func (s *Stats) note(opts Options, v *Vertex, why string) {
+	s.Reasons[v.Ref+" "+why]++
+	if opts.Log == nil {
+		return
+	}
+	line := "Info: " + v.Ref + " goes to pippet: " + why
+	if v.Res != nil && v.Res.Line > 0 {
+		f := v.Res.File
+		if f == "" {
+			f = "<code>"
+		}
+		line += fmt.Sprintf(" (file: %s, line: %d)", f, v.Res.Line)
+	}
+	opts.Log(line)
 }
 
 // Translate builds the relationship graph of c and maps every vertex to a
@@ -74,12 +94,13 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	if opts.Schema == nil {
 		opts.Schema = graph.LookupKind
 	}
-	st := &Stats{Errors: map[string]int{}}
+	st := &Stats{Reasons: map[string]int{}}
+	comp := findCompanions(g)
 	doc := &graph.Document{Mgmt: graph.Version, Graph: c.Name}
 	refs := map[*Vertex]graph.Ref{}
 	seen := map[graph.Ref]*graph.Resource{}
 	for _, v := range g.Vertices {
-		r := translateVertex(v, opts, st)
+		r := translateVertex(v, opts, st, comp)
 		if old := seen[r.Ref()]; old != nil {
 			return nil, nil, &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
 		}
@@ -89,24 +110,20 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	}
 	type pair struct{ from, to graph.Ref }
 	edges := map[pair]*graph.Edge{}
-	for _, e := range g.Edges {
-		p := pair{refs[e.Source], refs[e.Target]}
+	edge := func(p pair) *graph.Edge {
 		ge := edges[p]
 		if ge == nil {
 			ge = &graph.Edge{From: p.from, To: p.to}
 			edges[p] = ge
 			doc.Edges = append(doc.Edges, ge)
 		}
+		return ge
+	}
+	for _, e := range g.Edges {
+		edge(pair{refs[e.Source], refs[e.Target]})
 	}
 	for _, rp := range refreshPairs(g) {
-		p := pair{refs[rp[0]], refs[rp[1]]}
-		ge := edges[p]
-		if ge == nil {
-			ge = &graph.Edge{From: p.from, To: p.to}
-			edges[p] = ge
-			doc.Edges = append(doc.Edges, ge)
-		}
-		ge.Notify = true
+		edge(pair{refs[rp[0]], refs[rp[1]]}).Notify = true
 	}
 	Canonicalize(doc)
 	return doc, st, nil
@@ -155,39 +172,51 @@ func Canonicalize(doc *graph.Document) {
 	graph.SortEdges(doc.Edges)
 }
 
-// translateVertex picks the translator of v's type and falls back to
-// pippet when there is none or it failed.
-func translateVertex(v *Vertex, opts Options, st *Stats) *graph.Resource {
+// translateVertex translates v with the mapping of its type, or hands it
+// to pippet: when its type has no mapping, or the mapping cannot express
+// it exactly (the reason is logged at info level).
+func translateVertex(v *Vertex, opts Options, st *Stats, comp companions) *graph.Resource {
 	if v.Res == nil || v.Type == "anchor" && len(realParams(v.Res)) == 0 {
 		return &graph.Resource{Kind: "noop", Name: v.Name, Origin: "puppet", Pos: pos(v)}
 	}
-	fn := translators[v.Type]
-	if fn == nil {
-		msg := "cannot be translated natively, falling back to pippet"
-		logf(opts, st, "Error", v, msg)
+	m := mappings[v.Type]
+	if m == nil {
 		st.Unsupported++
-		return pippet(v, opts)
+		st.note(opts, v, "no native kind for type "+v.Type)
+		return pippet(v, opts, comp[v])
 	}
-	t := &tr{v: v, opts: opts, st: st, params: realParams(v.Res), used: map[string]bool{},
-		out: map[string]any{}, meta: &graph.Meta{}}
-	t.kind = v.Type
-	fn(t)
-	for _, k := range v.Res.SortedParamNames() {
-		if _, ok := t.params[k]; ok && !t.used[k] {
-			t.fail(fmt.Sprintf("cannot translate attribute '%s', failing resource translation (value: %s)", k, inspect(t.params[k])))
+	t := &tr{v: v, opts: opts, params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}}
+	if len(v.Res.Sensitive) > 0 {
+		t.fallback("sensitive parameters (%s): Puppet keeps them out of its logs", strings.Join(v.Res.Sensitive, ", "))
+	}
+	if rich := richParam(t.params); rich != "" {
+		t.fallback("parameter '%s' holds a value only Puppet can resolve (%s)", rich, inspect(t.params[rich]))
+	}
+	if t.why == "" {
+		t.run(m)
+	}
+	if t.why == "" {
+		t.checkSchema(m.kind)
+	}
+	name := v.Name
+	if m.title {
+		name = v.Res.Title
+	}
+	r := &graph.Resource{Kind: m.kind, Name: name, Params: t.out, Origin: "puppet", Pos: pos(v)}
+	if t.meta.Noop || t.meta.Retry != 0 || t.meta.Delay != 0 {
+		r.Meta = &graph.Meta{Noop: t.meta.Noop, Retry: t.meta.Retry, Delay: t.meta.Delay}
+	}
+	if t.why == "" && opts.Check != nil {
+		if err := opts.Check(r); err != nil {
+			t.fallback("%v", err)
 		}
 	}
-	t.checkSchema()
-	if t.unclean {
-		logf(opts, nil, "Warning", v, "emitting a pippet node because of the errors above.")
+	if t.why != "" {
 		st.Failed++
-		return pippet(v, opts)
+		st.note(opts, v, t.why)
+		return pippet(v, opts, comp[v])
 	}
 	st.Native++
-	r := &graph.Resource{Kind: t.kind, Name: v.Res.Title, Params: t.out, Origin: "puppet", Pos: pos(v)}
-	if t.meta.Noop || t.meta.Retry != 0 || t.meta.Delay != 0 {
-		r.Meta = t.meta
-	}
 	return r
 }
 
@@ -213,22 +242,36 @@ func realParams(r *catalog.Resource) map[string]any {
 	return out
 }
 
-func logf(opts Options, st *Stats, level string, v *Vertex, msg string) {
-	if st != nil && level == "Error" {
-		st.Errors[v.Ref+" "+msg]++
-	}
-	if opts.Log == nil {
-		return
-	}
-	line := level + ": " + v.Ref + " " + msg
-	if v.Res != nil && v.Res.Line > 0 {
-		f := v.Res.File
-		if f == "" {
-			f = "<code>"
+// richParam returns the name of a parameter whose value is Puppet rich
+// data (a Deferred, a Hash with non-string keys, ...), or "".
+func richParam(params map[string]any) string {
+	for _, k := range sortedKeys(params) {
+		if isRich(params[k]) {
+			return k
 		}
-		line += fmt.Sprintf(" (file: %s, line: %d)", f, v.Res.Line)
 	}
-	opts.Log(line)
+	return ""
+}
+
+func isRich(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["__ptype"]; ok {
+			return true
+		}
+		for _, e := range x {
+			if isRich(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if isRich(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inspect renders a value the way Ruby's inspect would, for messages.
@@ -244,11 +287,7 @@ func inspect(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(x)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = inspect(k) + "=>" + inspect(x[k])
@@ -256,33 +295,6 @@ func inspect(v any) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprint(v)
-}
-
-// pippet is the catch-all translation: the resource is handed to Puppet.
-func pippet(v *Vertex, _ Options) *graph.Resource {
-	p := map[string]any{}
-	for k, val := range v.Res.Params {
-		switch k {
-		case "name", "before", "require", "notify", "subscribe":
-			continue
-		}
-		p[k] = val
-	}
-	if nv := Namevar(v.Type); nv != "name" {
-		p[nv] = v.Name
-	}
-	js, _ := json.Marshal(p)
-	return &graph.Resource{
-		Kind: "pippet",
-		Name: rubyCapitalize(v.Type) + "[" + v.Name + "]",
-		Params: map[string]any{
-			"type":   v.Type,
-			"title":  v.Res.Title,
-			"params": string(js),
-		},
-		Origin: "puppet",
-		Pos:    v.Res.Pos(),
-	}
 }
 
 // rubyCapitalize upper-cases the first letter and lower-cases the rest.

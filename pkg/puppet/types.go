@@ -4,259 +4,385 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
-// tr is the state of one resource translation: the Puppet parameters, the
-// ones consumed so far, the output parameters and whether it stays clean.
-type tr struct {
-	v       *Vertex
-	opts    Options
-	st      *Stats
-	kind    string
-	params  map[string]any
-	used    map[string]bool
-	out     map[string]any
-	meta    *graph.Meta
-	unclean bool
-}
-
-// get consumes and returns parameter k.
-func (t *tr) get(k string) (any, bool) {
-	v, ok := t.params[k]
-	t.used[k] = true
-	return v, ok
-}
-
-func (t *tr) str(k string) (string, bool) {
-	v, ok := t.get(k)
-	if !ok {
-		return "", false
-	}
-	return scalar(v), true
-}
-
-// carry copies parameter k to output key to.
-func (t *tr) carry(k, to string) {
-	if v, ok := t.get(k); ok {
-		t.out[to] = v
-	}
-}
-
-func (t *tr) ignore(ks ...string) {
-	for _, k := range ks {
-		t.used[k] = true
-	}
-}
-
-// fail logs an error and makes the resource fall back to pippet.
-func (t *tr) fail(msg string) {
-	logf(t.opts, t.st, "Error", t.v, msg)
-	t.unclean = true
-}
-
-// warn logs a warning; conservative mode also falls back.
-func (t *tr) warn(msg string) {
-	logf(t.opts, nil, "Warning", t.v, msg)
-	if t.opts.Conservative {
-		t.unclean = true
-	}
-}
-
-// failUnless fails when parameter k is set to something other than ok.
-func (t *tr) failUnless(k string, ok ...string) {
-	v, set := t.str(k)
-	if !set {
-		return
-	}
-	for _, o := range ok {
-		if v == o {
-			return
+// fileMapping translates Puppet's file type to our file kind (a trailing
+// slash on the path means a directory).
+var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: map[string]rule{
+	"owner":   toStr("owner"),
+	"group":   toStr("group"),
+	"mode":    fileMode,
+	"recurse": toBool("recurse"),
+	"force":   toBool("force"),
+	"purge": func(t *tr, k string, v any) {
+		if b, ok := boolValue(v); !ok || b {
+			t.out["purge"] = v
 		}
-	}
-	t.fail(fmt.Sprintf("cannot translate attribute '%s' with value %s", k, inspect(t.params[k])))
-}
+	},
+	// backups go to a filebucket, which we do not have
+	"backup":             only("false"),
+	"replace":            only("true"),
+	"links":              only("manage"),
+	"source_permissions": only("ignore"),
+	// content checksums: a change of content is a change either way
+	"checksum":                only("md5", "md5lite", "sha256", "sha256lite", "sha224", "sha384", "sha512", "sha1", "sha1lite"),
+	"provider":                only("posix"),
+	"selinux_ignore_defaults": only("false"),
+	"sourceselect":            only("first"),
+	"show_diff":               none,
+	"validate_replacement":    none, // only used with validate_cmd, which falls back
+}}
 
-// checkSchema fails the translation when the target kind is registered and
-// lacks one of the output parameters, and coerces numbers to the declared
-// type.
-func (t *tr) checkSchema() {
-	if t.unclean {
-		return
-	}
-	s, ok := t.opts.Schema(t.kind)
-	if !ok {
-		return
-	}
-	keys := make([]string, 0, len(t.out))
-	for k := range t.out {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		typ, ok := s.Params[k]
-		if !ok {
-			t.fail(fmt.Sprintf("cannot be expressed: kind %s has no parameter '%s'", t.kind, k))
-			continue
-		}
-		t.out[k] = coerce(t.out[k], typ)
-	}
-}
-
-func coerce(v any, typ string) any {
-	switch typ {
-	case "float":
-		if i, ok := v.(int64); ok {
-			return float64(i)
-		}
-	case "int":
-		if f, ok := v.(float64); ok && f == float64(int64(f)) {
-			return int64(f)
-		}
-		if s, ok := v.(string); ok {
-			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return i
-			}
-		}
-	case "str":
-		switch x := v.(type) {
-		case int64:
-			return strconv.FormatInt(x, 10)
-		case bool:
-			return strconv.FormatBool(x)
-		}
-	}
-	return v
-}
-
-func scalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		return x == "true" || x == "yes"
-	}
-	return false
-}
-
-var translators = map[string]func(*tr){
-	"file":    trFile,
-	"exec":    trExec,
-	"package": trPackage,
-	"service": trService,
-	"user":    trUser,
-	"group":   trGroup,
-	"notify":  trNotify,
-	"mount":   trMount,
-	"augeas":  trAugeas,
-	"anchor":  trAnchor,
-}
-
-// common handles the metaparameters every translator accepts.
-func (t *tr) common() {
-	t.ignore("loglevel")
-	if v, ok := t.get("noop"); ok {
-		t.meta.Noop = truthy(v)
-	}
-}
-
-func trFile(t *tr) {
-	t.common()
-	t.kind = "file"
+// fileWhole translates ensure (with target and the directory's trailing
+// slash), content and source.
+func fileWhole(t *tr) {
 	p := t.v.Name
-	t.ignore("path")
-	ens, hasEns := t.str("ensure")
-	target, hasTarget := t.str("target")
+	t.get("path")
+	ens, hasEns := t.get("ensure")
+	target, hasTarget := t.get("target")
+	_, hasContent := t.params["content"]
+	_, hasSource := t.params["source"]
+	es := scalar(ens)
 	switch {
+	case !hasEns && hasSource:
+		t.fallback("a source without ensure: Puppet copies a file or a directory, whichever the source is")
+	case !hasEns && hasContent:
+		t.out["state"] = "exists" // content implies ensure => file
 	case !hasEns:
-	case ens == "present" || ens == "file":
+	case es == "present" || es == "file":
 		t.out["state"] = "exists"
-	case ens == "directory":
+	case es == "directory":
 		t.out["state"] = "exists"
 		if p != "/" {
 			p += "/"
 		}
-	case ens == "absent":
+	case es == "absent":
 		t.out["state"] = "absent"
-	case ens == "link" || strings.HasPrefix(ens, "/"):
-		if ens != "link" {
-			target, hasTarget = ens, true
+		// Puppet removes the file and manages nothing else of it
+		for _, k := range []string{"content", "source", "owner", "group", "mode", "recurse", "checksum", "source_permissions", "links"} {
+			t.used[k] = true
+		}
+	case es == "link" || strings.HasPrefix(es, "/"):
+		if es != "link" {
+			target, hasTarget = es, true
 		}
 		if !hasTarget {
-			t.fail("cannot translate attribute 'ensure' with value \"link\" without a target")
+			t.fallback("ensure => link without a target")
 			break
 		}
 		t.out["state"] = "exists"
-		t.out["symlink"] = target
-		hasTarget = false
+		t.out["symlink"] = scalar(target)
 	default:
-		t.fail("cannot translate attribute 'ensure' with value " + inspect(t.params["ensure"]))
-	}
-	if hasTarget {
-		t.fail("cannot translate attribute 'target' without ensure => link")
+		t.fallbackValue("ensure", ens)
 	}
 	t.out["path"] = p
-	t.carry("content", "content")
-	t.carry("owner", "owner")
-	t.carry("group", "group")
-	if m, ok := t.get("mode"); ok {
-		if i, isInt := m.(int64); isInt {
-			m = fmt.Sprintf("%04o", i)
-		}
-		t.out["mode"] = m
-	}
-	if r, ok := t.get("recurse"); ok {
-		if _, isBool := r.(bool); !isBool {
-			t.fail("cannot translate attribute 'recurse' with value " + inspect(r))
-		}
-		t.out["recurse"] = r
-	}
-	t.carry("force", "force")
-	if s, ok := t.get("source"); ok {
-		src, isStr := s.(string)
-		switch {
-		case !isStr:
-			t.fail("cannot translate several sources " + inspect(s))
-		case strings.HasPrefix(src, "puppet:"):
-			t.fail("cannot translate a puppet: source " + inspect(s))
-		default:
-			src = strings.TrimPrefix(src, "file://")
-			src = path.Clean(regexp.MustCompile(`/+`).ReplaceAllString(src, "/"))
-			t.out["source"] = src
+	if c, ok := t.params["content"]; ok && !t.used["content"] {
+		t.get("content")
+		if s, isStr := c.(string); isStr {
+			t.out["content"] = s
+		} else {
+			t.fallbackValue("content", c)
 		}
 	}
-	t.ignore("validate_replacement", "provider", "sourceselect", "show_diff", "checksum", "selinux_ignore_defaults")
-	if _, ok := t.get("validate_cmd"); ok {
-		t.warn("has a validate_cmd: the content will not be validated")
+	if s, ok := t.params["source"]; ok && !t.used["source"] {
+		t.get("source")
+		fileSource(t, s, strings.HasSuffix(p, "/"))
 	}
-	if v, ok := t.get("purge"); ok && truthy(v) {
-		t.fail("cannot purge directories")
+}
+
+var slashes = regexp.MustCompile(`/+`)
+
+// fileSource translates a local source (a path or a file: URL).
+func fileSource(t *tr, s any, dir bool) {
+	src, isStr := s.(string)
+	switch {
+	case !isStr:
+		t.fallbackValue("source", s)
+		return
+	case strings.HasPrefix(src, "puppet:"):
+		t.fallback("a puppet: source is served by Puppet")
+		return
+	case dir && !truthyParam(t.params["recurse"]):
+		t.fallback("a directory source without recurse: Puppet copies nothing, our kind copies the top level")
+		return
 	}
-	if v, ok := t.get("backup"); ok {
-		if s := scalar(v); s != "false" && s != "puppet" {
-			t.warn("uses the backup " + inspect(v) + ", which mgmt cannot do. There will be no backup copies!")
+	if _, hasMode := t.params["mode"]; !hasMode {
+		t.fallback("a source without a mode: Puppet does not copy the source's mode, our kind does")
+		return
+	}
+	src = strings.TrimPrefix(src, "file://")
+	if !strings.HasPrefix(src, "/") {
+		t.fallbackValue("source", s)
+		return
+	}
+	src = path.Clean(slashes.ReplaceAllString(src, "/"))
+	if dir && src != "/" {
+		src += "/"
+	}
+	t.out["source"] = src
+}
+
+func truthyParam(v any) bool {
+	b, ok := boolValue(v)
+	return ok && b
+}
+
+// fileMode accepts string modes (octal or symbolic); Puppet's numeric
+// modes are deprecated and ambiguous.
+func fileMode(t *tr, k string, v any) {
+	s, ok := v.(string)
+	if !ok || s == "" {
+		t.fallbackValue(k, v)
+		return
+	}
+	t.out["mode"] = s
+}
+
+// execMapping translates Puppet's exec type to our exec kind.
+var execMapping = &mapping{kind: "exec", title: true, whole: execWhole, rules: map[string]rule{
+	"cwd":     toStr("cwd"),
+	"creates": toStr("creates"),
+	"timeout": execTimeout,
+	"refreshonly": func(t *tr, k string, v any) {
+		if b, ok := boolValue(v); !ok || b {
+			t.out["refreshonly"] = true
+		}
+	},
+	"returns": func(t *tr, k string, v any) {
+		l := commandList(v)
+		if len(l) != 1 || scalar(l[0]) != "0" {
+			t.fallbackValue(k, v)
+		}
+	},
+	"logoutput": none,
+	"provider":  only("posix", "shell"),
+	"tries": func(t *tr, k string, v any) {
+		n, err := strconv.Atoi(scalar(v))
+		if err != nil || n < 1 || n > 32767 {
+			t.fallbackValue(k, v)
+			return
+		}
+		t.meta.Retry = int16(n - 1)
+	},
+	"try_sleep": func(t *tr, k string, v any) {
+		f, err := strconv.ParseFloat(scalar(v), 64)
+		if err != nil || f < 0 {
+			t.fallbackValue(k, v)
+			return
+		}
+		t.meta.Delay = uint64(f * 1000)
+	},
+}}
+
+// execWhole translates the command (a shell line, or an argv array run
+// without a shell), path and environment, and onlyif/unless (each a list of
+// commands, themselves lines or argv arrays) into one shell condition.
+func execWhole(t *tr) {
+	cmd, ok := t.get("command")
+	if !ok {
+		cmd = t.v.Name
+	}
+	env := map[string]any{}
+	var dirs []string
+	if p, ok := t.get("path"); ok {
+		dirs = pathList(p)
+		env["PATH"] = strings.Join(dirs, ":")
+	}
+	if e, ok := t.get("environment"); ok {
+		execEnv(t, e, env)
+	}
+	if len(env) > 0 {
+		t.out["env"] = env
+	}
+	shellProvider := scalar(t.params["provider"]) == "shell"
+	argv, isArgv := words(cmd)
+	switch {
+	case isArgv && shellProvider:
+		t.fallback("an argv command with the shell provider")
+	case isArgv && len(argv) > 0:
+		execArgv(t, argv, dirs != nil)
+	case isArgv:
+		t.fallbackValue("command", cmd)
+	default:
+		line := scalar(cmd)
+		if !shellProvider && !qualified(line, dirs != nil) {
+			t.fallback("the command %q is not qualified and no path is set: Puppet refuses it", line)
+		}
+		t.out["cmd"] = line
+		t.out["shell"] = "/bin/sh"
+	}
+	var conds []string
+	for _, k := range []string{"onlyif", "unless"} {
+		v, ok := t.get(k)
+		if !ok {
+			continue
+		}
+		for _, c := range commandList(v) {
+			s, qual := conditionShell(c)
+			if s == "" {
+				t.fallbackValue(k, v)
+				continue
+			}
+			if !shellProvider && !qualified(qual, dirs != nil) {
+				t.fallback("the %s command %q is not qualified and no path is set: Puppet refuses it", k, qual)
+			}
+			if k == "unless" {
+				s = "! " + s
+			}
+			conds = append(conds, s)
 		}
 	}
-	if v, ok := t.get("replace"); ok && !truthy(v) {
-		t.fail("cannot translate replace => false")
+	if len(conds) > 0 {
+		t.out["ifcmd"] = strings.Join(conds, " && ")
+		t.out["ifshell"] = "/bin/sh"
 	}
-	t.failUnless("links", "manage")
-	t.failUnless("source_permissions", "ignore")
-	if v, ok := t.get("max_files"); ok && scalar(v) != "0" {
-		t.warn("max_files is ignored")
+	t.out["timeout"] = int64(300)
+	// Puppet runs an exec at every run: a tick per runinterval reruns it
+	t.out["watchcmd"] = fmt.Sprintf("while sleep %d; do echo puppet run interval passed; done", t.opts.runInterval())
+	t.out["watchshell"] = "/bin/sh"
+}
+
+// execArgv translates an argv command: run without a shell when the
+// program is an absolute path, else through a shell with every word
+// quoted (the shell then looks the program up in PATH, as Puppet does in
+// path).
+func execArgv(t *tr, argv []string, hasPath bool) {
+	switch {
+	case strings.HasPrefix(argv[0], "/") && (len(argv) > 1 || !strings.ContainsAny(argv[0], " \t\n")):
+		t.out["cmd"] = argv[0]
+		if len(argv) > 1 {
+			t.out["args"] = toAnyList(argv[1:])
+		}
+	case strings.HasPrefix(argv[0], "/") || hasPath:
+		t.out["cmd"] = shellQuote(argv)
+		t.out["shell"] = "/bin/sh"
+	default:
+		t.fallback("the command %q is not qualified and no path is set: Puppet refuses it", argv[0])
 	}
+}
+
+// conditionShell renders one onlyif/unless command for /bin/sh, in a
+// subshell so that an exit or cd in it stays there, and returns the word
+// Puppet checks for qualification.
+func conditionShell(c any) (sh, first string) {
+	if argv, ok := words(c); ok {
+		if len(argv) == 0 {
+			return "", ""
+		}
+		return "(" + shellQuote(argv) + ")", argv[0]
+	}
+	line, ok := c.(string)
+	if !ok || strings.TrimSpace(line) == "" {
+		return "", ""
+	}
+	return "(\n" + line + "\n)", line
+}
+
+// qualified reports whether Puppet accepts the command line: its program
+// is an absolute path, or a path is set to look it up.
+func qualified(line string, hasPath bool) bool {
+	f := strings.Fields(line)
+	return hasPath || len(f) > 0 && strings.HasPrefix(f[0], "/")
+}
+
+// words returns the strings of an argv array; ok is false when v is not
+// an array of strings.
+func words(v any) (argv []string, ok bool) {
+	l, isList := v.([]any)
+	if !isList {
+		return nil, false
+	}
+	for _, e := range l {
+		s, isStr := e.(string)
+		if !isStr {
+			return nil, true
+		}
+		argv = append(argv, s)
+	}
+	if argv == nil {
+		argv = []string{}
+	}
+	return argv, true
+}
+
+// commandList returns the commands of an onlyif/unless value: a line, or
+// an array whose elements are lines or argv arrays.
+func commandList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
+}
+
+// shellQuote quotes every word for /bin/sh, so that the shell runs exactly
+// these words.
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// pathList splits Puppet's exec path: an array of directories or a
+// colon-separated string.
+func pathList(v any) []string {
+	var out []string
+	for _, s := range stringList(v) {
+		out = append(out, strings.Split(s, ":")...)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// execEnv adds Puppet's environment settings (NAME=VALUE, one string or a
+// list) to env; later settings win, as in Puppet.
+func execEnv(t *tr, v any, env map[string]any) {
+	list, isList := v.([]any)
+	if !isList {
+		list = []any{v}
+	}
+	for _, e := range list {
+		s, ok := e.(string)
+		k, val, cut := strings.Cut(s, "=")
+		if !ok || !cut || k == "" {
+			t.fallbackValue("environment", v)
+			return
+		}
+		env[k] = val
+	}
+}
+
+func execTimeout(t *tr, k string, v any) {
+	var n float64
+	switch x := v.(type) {
+	case int64:
+		n = float64(x)
+	case float64:
+		n = x
+	default:
+		f, err := strconv.ParseFloat(scalar(v), 64)
+		if err != nil {
+			t.fallbackValue(k, v)
+			return
+		}
+		n = f
+	}
+	if n < 0 || n != float64(int64(n)) {
+		t.fallbackValue(k, v)
+		return
+	}
+	t.out["timeout"] = int64(n)
+}
+
+func toAnyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, e := range s {
+		out[i] = e
+	}
+	return out
 }

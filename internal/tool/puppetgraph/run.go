@@ -9,6 +9,7 @@ package puppetgraph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/puppet"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
@@ -37,8 +39,9 @@ type flags struct {
 	Modulepath   string `help:"Colon-separated module directories." placeholder:"DIRS"`
 	Facts        string `help:"JSON file of facts for the native engine (default: this machine's)." placeholder:"FILE"`
 	Certname     string `help:"Node name to compile for (default: the fqdn)."`
+	Environment  string `help:"Puppet environment to compile in (default: Puppet's configured one)." placeholder:"NAME"`
 	Watch        bool   `help:"Keep running: write a new graph whenever an input file changes (and every runinterval with --agent)."`
-	Conservative bool   `help:"Fall back to pippet on every translation warning too."`
+	Conservative bool   `help:"Accepted for compatibility: every translation that cannot be exact falls back to pippet."`
 	Stats        bool   `help:"Print the translation summary counts to stderr."`
 	Output       string `short:"o" default:"json" enum:"json,yaml,dot" help:"Output format: json (graph documents), yaml or dot."`
 }
@@ -163,7 +166,7 @@ func (t *tool) once(ctx context.Context) ([]string, error) {
 
 func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	f := t.f
-	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine}
+	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine, Check: checkResource}
 	if f.PuppetConf != "" {
 		opts.RunInterval = puppet.ConfRunInterval(f.PuppetConf)
 	}
@@ -174,34 +177,67 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 		}
 		defer r.Close()
 		doc, err := puppet.ImportMgmtgraph(r, f.Mgmtgraph, opts)
+		if err == nil {
+			err = checkDocument(doc)
+		}
 		return doc, []string{f.Mgmtgraph}, err
 	}
 	var cat *catalog.Catalog
 	var read []string
-	var err error
 	if f.Catalog != "" {
-		cat, err = t.readCatalog()
+		c, err := t.readCatalog()
 		if f.Catalog != "-" {
 			read = []string{f.Catalog}
 		}
+		if err != nil {
+			return nil, read, err
+		}
+		cat = c
+		opts.Puppet = puppet.NewPuppetEnv(t.mp, f.Environment, f.PuppetConf)
 	} else {
-		cat, read, err = puppet.Compile(ctx, puppet.Source{
+		res, err := puppet.Compile(ctx, puppet.Source{
 			Manifest: f.Manifest, Code: f.Code, Agent: f.Agent, Engine: f.Engine,
 			Certname: f.Certname, PuppetConf: f.PuppetConf, ModulePath: t.mp,
-			Facts: t.facts, Log: t.logLine,
+			Environment: f.Environment, Facts: t.facts, Log: t.logLine,
 		})
-	}
-	if err != nil {
-		return nil, read, err
+		if err != nil {
+			return nil, nil, err
+		}
+		cat, read, opts.Puppet = res.Catalog, res.Read, res.Env
 	}
 	doc, st, err := puppet.Translate(cat, opts)
 	if err != nil {
+		return nil, read, err
+	}
+	if err := checkDocument(doc); err != nil {
 		return nil, read, err
 	}
 	if f.Stats {
 		fmt.Fprint(t.stderr, st.Summary())
 	}
 	return doc, read, nil
+}
+
+// checkResource validates one translated resource the way mgmt-apply
+// will: decoded into its kind, metaparameters and parameters validated.
+func checkResource(r *graph.Resource) error {
+	doc := &graph.Document{Mgmt: graph.Version, Graph: "check", Resources: []*graph.Resource{r}}
+	_, err := engine.Build(doc, engine.BuildOptions{NoAutoEdges: true, NoAutoGroups: true})
+	var pe *engine.PosError
+	if errors.As(err, &pe) {
+		return errors.New(pe.Msg)
+	}
+	return err
+}
+
+// checkDocument prepares the whole graph the way mgmt-apply will (edges,
+// cycles, automatic edges and groups), so that puppet-graph never writes a
+// graph mgmt-apply refuses.
+func checkDocument(doc *graph.Document) error {
+	if _, err := engine.Build(doc, engine.BuildOptions{}); err != nil {
+		return fmt.Errorf("the translated graph would be refused: %v", err)
+	}
+	return nil
 }
 
 func (t *tool) readCatalog() (*catalog.Catalog, error) {

@@ -212,8 +212,8 @@ File["/tmp/pg-l"] ~> Exec["e"]
 		t.Error("~> did not give a notify edge")
 	}
 	for _, want := range []string{
-		"Error: Tidy[h] cannot be translated natively, falling back to pippet",
-		"Warning: Exec[e] emitting a pippet node because of the errors above.",
+		"Info: Tidy[h] goes to pippet: no native kind for type tidy (file: <code>, line: 5)",
+		"Info: Exec[e] goes to pippet: kind exec has no parameter 'refreshonly'",
 		"1 native translations\n", "2 failed translations\n", "1 unsupported resources\n",
 	} {
 		if !strings.Contains(errs, want) {
@@ -222,15 +222,26 @@ File["/tmp/pg-l"] ~> Exec["e"]
 	}
 }
 
-func TestConservative(t *testing.T) {
-	code := `file { "/tmp/pg-c": ensure => file, validate_cmd => "/bin/true %" }`
-	out, errs, _ := run(t, "--engine", "native", "--code", code)
-	if !strings.Contains(out, `"kind":"file"`) || !strings.Contains(errs, "Warning: File[/tmp/pg-c] has a validate_cmd") {
-		t.Errorf("optimistic: want a native file and a warning, got %s\n%s", out, errs)
-	}
-	out, _, _ = run(t, "--engine", "native", "--conservative", "--code", code)
-	if !strings.Contains(out, `"kind":"pippet"`) {
-		t.Errorf("conservative: want a pippet fallback, got %s", out)
+// TestNothingDropped: a parameter our kind cannot express sends the
+// resource to pippet, with or without --conservative, and says why at
+// info level.
+func TestNothingDropped(t *testing.T) {
+	code := `file { "/tmp/pg-c": ensure => file, validate_cmd => "/bin/true %" }
+user { "pgc": ensure => present, comment => "Pg C", membership => inclusive, groups => [] }`
+	for _, args := range [][]string{{}, {"--conservative"}} {
+		out, errs, status := run(t, append(append([]string{"--engine", "native"}, args...), "--code", code)...)
+		if status != 0 {
+			t.Fatalf("%v: exit %d: %s", args, status, errs)
+		}
+		for _, want := range []string{`"name":"File[/tmp/pg-c]"`, `"name":"User[pgc]"`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: want pippet %s, got %s", args, want, out)
+			}
+		}
+		if !strings.Contains(errs, "Info: File[/tmp/pg-c] goes to pippet: no native translation for parameter 'validate_cmd'") ||
+			!strings.Contains(errs, "Info: User[pgc] goes to pippet: kind user has no parameter 'comment'") || strings.Contains(errs, "Error:") {
+			t.Errorf("%v: messages: %s", args, errs)
+		}
 	}
 }
 
@@ -249,6 +260,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"--engine", "native", "--code", `file { "/a": require => File["/b"] }`}, 1, "Could not find resource 'File[/b]'"},
 		{[]string{"--engine", "native", "--code", `nosuch { "x": }`}, 1, "<code>:1:1: unknown resource type: 'nosuch'"},
 		{[]string{"--catalog", filepath.Join(dir, "missing.json")}, 1, "no such file"},
+		{[]string{"--engine", "native", filepath.Join(dir, "missing.pp")}, 1, "no such file"},
+		{[]string{"--engine", "native", dir + ".pp"}, 1, "no such file"},
 		{[]string{}, 2, "want exactly one input"},
 		{[]string{"--code", "x", "--manifest", "y.pp"}, 2, "want exactly one input"},
 		{[]string{"--engine", "bogus", "--code", "x"}, 2, "engine"},

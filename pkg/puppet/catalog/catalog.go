@@ -47,6 +47,9 @@ type Resource struct {
 	Col    int // 0 when unknown (real Puppet does not report columns)
 	Params map[string]any
 	Tags   []string
+	// Sensitive names the parameters whose values were Sensitive: Puppet
+	// keeps them out of its logs and reports.
+	Sensitive []string
 }
 
 // Ref returns the canonical reference Type[title].
@@ -142,6 +145,7 @@ type wireRes struct {
 	Exported   bool           `json:"exported"`
 	Tags       []string       `json:"tags"`
 	Parameters map[string]any `json:"parameters"`
+	Sensitive  []string       `json:"sensitive_parameters"`
 }
 
 type wireEdge struct {
@@ -188,7 +192,7 @@ func decode(data []byte, depth int) (*Catalog, error) {
 		c.Resources = append(c.Resources, &Resource{
 			Type: CapitalizeType(wr.Type), Title: scalarString(wr.Title), Kind: wr.Kind,
 			File: wr.File, Line: wr.Line, Params: normalize(wr.Parameters).(map[string]any),
-			Tags: wr.Tags,
+			Tags: wr.Tags, Sensitive: wr.Sensitive,
 		})
 	}
 	var es []wireEdge

@@ -2,9 +2,20 @@
 // parameters) that the engine cannot run natively, applied by Puppet
 // itself. puppet-graph emits it for every resource it cannot translate.
 //
-// Starting Puppet costs seconds, so all pippet resources of a process share
+// Starting Puppet costs seconds, so all pippet resources of a process that
+// name the same Puppet setup (puppet.conf, environment, module path) share
 // one warm Puppet worker (worker.rb, run by ruby with Puppet's libraries):
 // CheckApply sends the resource as one JSON line and reads one JSON answer.
+// The worker loads types from that environment's modules (concat_file,
+// file_line, cron, ...), serves puppet:///modules sources from them, and
+// resolves Deferred values, as puppet apply does.
+//
+// Security: the worker runs with the engine's privileges (root) and loads
+// Ruby code from the module path and settings from the puppet.conf the
+// resource names. Whoever writes the graph can already run commands; but
+// whoever can write into those directories could too, so a module
+// directory or puppet.conf that a user other than root (or the engine's
+// own user) owns, or that is group- or world-writable, is refused.
 // A check (apply false) runs the resource with noop set, so Puppet reports
 // whether it is out of sync without changing anything; an apply runs it
 // for real, and a received refresh calls the type's refresh (exec
@@ -20,9 +31,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
@@ -44,8 +59,21 @@ type PippetRes struct {
 	Type string `lang:"type" yaml:"type"`
 	// Title is the Puppet title.
 	Title string `lang:"title" yaml:"title"`
-	// Params is a JSON object of the Puppet parameters.
+	// Params is a JSON object of the Puppet parameters (catalog data:
+	// Puppet rich data such as Deferred values included).
 	Params string `lang:"params" yaml:"params"`
+	// Sensitive names the parameters Puppet must keep out of its logs.
+	Sensitive []string `lang:"sensitive" yaml:"sensitive"`
+	// Companions is a JSON array of resources ({"type", "title",
+	// "params"}) Puppet needs in the same catalog, applied in noop mode:
+	// the fragments of a concat_file, the files managed below a recursive
+	// directory (so that Puppet neither overwrites nor purges them).
+	Companions string `lang:"companions" yaml:"companions"`
+	// ModulePath (colon-separated), Environment and PuppetConf set up the
+	// Puppet that runs the resource; empty means Puppet's own settings.
+	ModulePath  string `lang:"modulepath" yaml:"modulepath"`
+	Environment string `lang:"environment" yaml:"environment"`
+	PuppetConf  string `lang:"puppetconf" yaml:"puppetconf"`
 
 	init *engine.Init
 	w    *worker
@@ -71,7 +99,39 @@ func (obj *PippetRes) Validate() error {
 	if _, err := obj.params(); err != nil {
 		return err
 	}
+	if _, err := obj.companions(); err != nil {
+		return err
+	}
+	if obj.PuppetConf != "" && !filepath.IsAbs(obj.PuppetConf) {
+		return fmt.Errorf("puppetconf %q must be absolute", obj.PuppetConf)
+	}
+	for _, d := range filepath.SplitList(obj.ModulePath) {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("modulepath entry %q must be absolute", d)
+		}
+	}
 	return nil
+}
+
+func (obj *PippetRes) companions() ([]companion, error) {
+	if strings.TrimSpace(obj.Companions) == "" {
+		return nil, nil
+	}
+	var c []companion
+	if err := json.Unmarshal([]byte(obj.Companions), &c); err != nil {
+		return nil, fmt.Errorf("companions: want a JSON array of resources: %v", err)
+	}
+	for i, r := range c {
+		if r.Type == "" || r.Title == "" {
+			return nil, fmt.Errorf("companions: resource %d needs a type and a title", i)
+		}
+	}
+	return c, nil
+}
+
+// setup is the Puppet setup the resource's worker runs with.
+func (obj *PippetRes) setup() setup {
+	return setup{PuppetConf: obj.PuppetConf, Environment: obj.Environment, ModulePath: obj.ModulePath}
 }
 
 func (obj *PippetRes) params() (map[string]any, error) {
@@ -89,7 +149,7 @@ func (obj *PippetRes) params() (map[string]any, error) {
 // Init starts (or joins) the shared Puppet worker.
 func (obj *PippetRes) Init(init *engine.Init) error {
 	obj.init = init
-	w, err := acquire()
+	w, err := acquire(obj.setup())
 	if err != nil {
 		return err
 	}
@@ -121,8 +181,13 @@ func (obj *PippetRes) CheckApply(ctx context.Context, apply bool) (bool, error) 
 	if err != nil {
 		return false, err
 	}
+	with, err := obj.companions()
+	if err != nil {
+		return false, err
+	}
 	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
-	req := request{Type: obj.Type, Title: obj.Title, Params: params, Noop: !apply, Refresh: refresh && apply}
+	req := request{Type: obj.Type, Title: obj.Title, Params: params, Sensitive: obj.Sensitive,
+		Companions: with, Noop: !apply, Refresh: refresh && apply}
 	resp, err := obj.w.do(ctx, req)
 	if err != nil {
 		return false, err
@@ -147,7 +212,8 @@ func (obj *PippetRes) Cmp(r engine.Res) error {
 	if !ok {
 		return fmt.Errorf("not a %T", obj)
 	}
-	if obj.Type != res.Type || obj.Title != res.Title {
+	if obj.Type != res.Type || obj.Title != res.Title || obj.setup() != res.setup() ||
+		obj.Companions != res.Companions || strings.Join(obj.Sensitive, ",") != strings.Join(res.Sensitive, ",") {
 		return fmt.Errorf("the resource differs")
 	}
 	a, err1 := obj.params()
@@ -161,11 +227,20 @@ func (obj *PippetRes) Cmp(r engine.Res) error {
 }
 
 type request struct {
-	Type    string         `json:"type"`
-	Title   string         `json:"title"`
-	Params  map[string]any `json:"params"`
-	Noop    bool           `json:"noop"`
-	Refresh bool           `json:"refresh"`
+	Type       string         `json:"type"`
+	Title      string         `json:"title"`
+	Params     map[string]any `json:"params"`
+	Sensitive  []string       `json:"sensitive,omitempty"`
+	Companions []companion    `json:"companions,omitempty"`
+	Noop       bool           `json:"noop"`
+	Refresh    bool           `json:"refresh"`
+}
+
+// A companion is a resource applied in noop mode in the same catalog.
+type companion struct {
+	Type   string         `json:"type"`
+	Title  string         `json:"title"`
+	Params map[string]any `json:"params"`
 }
 
 type response struct {
@@ -176,8 +251,17 @@ type response struct {
 	Error     string   `json:"error"`
 }
 
+// A setup is how a worker's Puppet starts: its puppet.conf, environment
+// and module path (empty: Puppet's own).
+type setup struct {
+	PuppetConf  string `json:"puppetconf,omitempty"`
+	Environment string `json:"environment,omitempty"`
+	ModulePath  string `json:"modulepath,omitempty"`
+}
+
 // A worker is the running Puppet process; mu serializes requests.
 type worker struct {
+	setup setup
 	mu    sync.Mutex
 	cmd   *exec.Cmd
 	in    io.WriteCloser
@@ -187,25 +271,30 @@ type worker struct {
 }
 
 var (
-	shared   *worker
+	shared   = map[setup]*worker{}
 	sharedMu sync.Mutex
 )
 
 // Command is the interpreter the worker runs in ("ruby" from PATH).
 var Command = "ruby"
 
-func acquire() (*worker, error) {
+// acquire returns the running worker of s, or starts one.
+func acquire(s setup) (*worker, error) {
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
-	if shared != nil && shared.dead == nil {
-		shared.users++
-		return shared, nil
+	if w := shared[s]; w != nil && w.dead == nil {
+		w.users++
+		return w, nil
+	}
+	if err := s.trusted(); err != nil {
+		return nil, err
 	}
 	ruby, err := exec.LookPath(Command)
 	if err != nil {
 		return nil, fmt.Errorf("pippet needs Puppet (ruby and the puppet libraries): %v", err)
 	}
-	cmd := exec.Command(ruby, "-e", workerScript)
+	arg, _ := json.Marshal(s)
+	cmd := exec.Command(ruby, "-e", workerScript, string(arg))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -219,8 +308,39 @@ func acquire() (*worker, error) {
 	}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	shared = &worker{cmd: cmd, in: in, out: sc, users: 1}
-	return shared, nil
+	w := &worker{setup: s, cmd: cmd, in: in, out: sc, users: 1}
+	shared[s] = w
+	return w, nil
+}
+
+// trusted refuses a puppet.conf or module directory that someone other
+// than root or this process's user owns or may write: Puppet would run
+// code from it with our privileges.
+func (s setup) trusted() error {
+	paths := filepath.SplitList(s.ModulePath)
+	if s.PuppetConf != "" {
+		paths = append(paths, s.PuppetConf)
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) && p != s.PuppetConf {
+			continue // Puppet skips a missing module directory
+		}
+		if err != nil {
+			return fmt.Errorf("pippet: %v", err)
+		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		if !ok {
+			continue
+		}
+		if uid := int(sys.Uid); uid != 0 && uid != os.Geteuid() {
+			return fmt.Errorf("pippet: %s belongs to uid %d: Puppet would run code from it as uid %d", p, uid, os.Geteuid())
+		}
+		if st.Mode().Perm()&0o022 != 0 {
+			return fmt.Errorf("pippet: %s is writable by group or others (mode %04o): Puppet would run code from it", p, st.Mode().Perm())
+		}
+	}
+	return nil
 }
 
 func release(w *worker) {
@@ -232,8 +352,8 @@ func release(w *worker) {
 	}
 	w.in.Close()
 	w.cmd.Wait()
-	if shared == w {
-		shared = nil
+	if shared[w.setup] == w {
+		delete(shared, w.setup)
 	}
 }
 

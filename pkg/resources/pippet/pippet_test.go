@@ -4,25 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
 func needPuppet(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("puppet"); err != nil {
-		t.Skip("Puppet is not installed (apt-get install puppet)")
-	}
+	testneed.Puppet(t)
 }
 
 func newRes(t *testing.T, typ, title string, params map[string]any, refresh *bool) *PippetRes {
 	t.Helper()
 	b, _ := json.Marshal(params)
-	r := &PippetRes{Type: typ, Title: title, Params: string(b)}
+	return initRes(t, &PippetRes{Type: typ, Title: title, Params: string(b)}, refresh)
+}
+
+func initRes(t *testing.T, r *PippetRes, refresh *bool) *PippetRes {
+	t.Helper()
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -42,18 +42,7 @@ var serviceMapping = &mapping{kind: "svc", rules: map[string]rule{
 // userMapping translates Puppet's user type (useradd provider) to our user
 // kind.
 var userMapping = &mapping{kind: "user", whole: func(t *tr) {
-	t.get("name")
-	e, ok := t.str("ensure")
-	switch {
-	case !ok:
-		t.fallback("a user without ensure: Puppet manages its attributes only if it exists")
-	case e == "present":
-		t.out["state"] = "exists"
-	case e == "absent":
-		t.out["state"] = "absent"
-	default:
-		t.fallbackValue("ensure", e)
-	}
+	ensurePresent(t, "user")
 	if g, ok := t.get("groups"); ok {
 		if m, _ := t.str("membership"); m != "inclusive" {
 			t.fallback("groups with membership minimum: Puppet keeps other groups, our kind sets the exact list")
@@ -100,20 +89,7 @@ var userMapping = &mapping{kind: "user", whole: func(t *tr) {
 
 // groupMapping translates Puppet's group type (groupadd provider) to our
 // group kind.
-var groupMapping = &mapping{kind: "group", whole: func(t *tr) {
-	t.get("name")
-	e, ok := t.str("ensure")
-	switch {
-	case !ok:
-		t.fallback("a group without ensure: Puppet manages its attributes only if it exists")
-	case e == "present":
-		t.out["state"] = "exists"
-	case e == "absent":
-		t.out["state"] = "absent"
-	default:
-		t.fallbackValue("ensure", e)
-	}
-}, rules: map[string]rule{
+var groupMapping = &mapping{kind: "group", whole: func(t *tr) { ensurePresent(t, "group") }, rules: map[string]rule{
 	"gid":                  toInt("gid"),
 	"allowdupe":            only("false"),
 	"system":               only("false"),
@@ -169,3 +145,21 @@ var mountMapping = &mapping{kind: "mount", rules: map[string]rule{
 	"target":   only("/etc/fstab"),
 	"remounts": only("true"),
 }}
+
+// ensurePresent translates the ensure of a user or group: present or
+// absent. Without ensure Puppet manages the attributes only of an existing
+// account, which our kinds cannot express.
+func ensurePresent(t *tr, what string) {
+	t.get("name")
+	e, ok := t.str("ensure")
+	switch {
+	case !ok:
+		t.fallback("a %s without ensure: Puppet manages its attributes only if it exists", what)
+	case e == "present":
+		t.out["state"] = "exists"
+	case e == "absent":
+		t.out["state"] = "absent"
+	default:
+		t.fallbackValue("ensure", e)
+	}
+}

@@ -55,7 +55,10 @@
 //
 // Symbolic links: the directories of the path are resolved by the kernel
 // (links among them are followed, under the kernel's own
-// fs.protected_symlinks rule when that sysctl is on). A symbolic link at
+// fs.protected_symlinks rule when that sysctl is on), and so are those
+// of the entries a source copy or recurse reaches below a managed
+// directory; a reversal removes what the resource created there walking
+// down with O_NOFOLLOW, so a directory replaced by a link stops it. A symbolic link at
 // the path itself is followed (its target is managed and watched, the link
 // stays; state "absent" removes the link itself), hop by hop, unless
 // others may have planted it: a link in a directory that is sticky or

@@ -256,3 +256,34 @@ func checkLinkOwner(path string, uid int) error {
 	return fmt.Errorf("refusing to follow the symbolic link %s: it belongs to uid %d, not to the owner of %s (uid %d) nor to us (uid %d), and that directory is %s, so anyone could have planted it",
 		path, uid, dir, st.Uid, os.Geteuid(), strings.Join(why, " and "))
 }
+
+// removeBelow removes the entry rel (a file, a link or an empty directory)
+// below the directory dir without following a symbolic link on the way:
+// each directory is opened from its parent with O_NOFOLLOW, so one that
+// was replaced by a link stops the removal (ELOOP or ENOTDIR) instead of
+// leading it elsewhere.
+func removeBelow(dir, rel string) error {
+	fd, err := openNoFollow(dir, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	if err != nil {
+		return err
+	}
+	parts := strings.Split(rel, "/")
+	for _, part := range parts[:len(parts)-1] {
+		next, err := unix.Openat(fd, part, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		syscall.Close(fd)
+		if err != nil {
+			return &os.PathError{Op: "open", Path: filepath.Join(dir, rel), Err: err}
+		}
+		fd = next
+	}
+	defer syscall.Close(fd)
+	last := parts[len(parts)-1]
+	err = unix.Unlinkat(fd, last, 0)
+	if err == unix.EISDIR {
+		err = unix.Unlinkat(fd, last, unix.AT_REMOVEDIR)
+	}
+	if err != nil {
+		return &os.PathError{Op: "remove", Path: filepath.Join(dir, rel), Err: err}
+	}
+	return nil
+}

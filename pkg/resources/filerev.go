@@ -247,12 +247,11 @@ func (obj *FileRes) undoCreated(c *fileCheck, removeDir bool) error {
 	sort.Sort(sort.Reverse(sort.StringSlice(rels))) // a child sorts after its parent
 	var ours []string                               // created entries still there
 	for i, rel := range rels {
-		p := filepath.Join(c.path, rel)
 		if i > 0 && rel == rels[i-1] {
 			continue
 		}
-		if _, err := os.Lstat(p); err == nil {
-			ours = append(ours, p)
+		if _, err := os.Lstat(filepath.Join(c.path, rel)); err == nil {
+			ours = append(ours, rel)
 		}
 	}
 	if !c.apply {
@@ -264,12 +263,14 @@ func (obj *FileRes) undoCreated(c *fileCheck, removeDir bool) error {
 		return nil
 	}
 	removed := 0
-	for _, p := range ours {
-		switch err := os.Remove(p); {
+	for _, rel := range ours {
+		switch err := removeBelow(c.path, rel); {
 		case err == nil:
 			removed++
-		case errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.EEXIST), errors.Is(err, fs.ErrNotExist):
-			// a directory of ours holding entries of others stays
+		case errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.EEXIST), errors.Is(err, fs.ErrNotExist),
+			errors.Is(err, syscall.ELOOP), errors.Is(err, syscall.ENOTDIR):
+			// A directory of ours holding entries of others stays; so
+			// does what lies behind a link that replaced one of ours.
 		default:
 			return err
 		}

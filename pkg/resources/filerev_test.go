@@ -217,3 +217,29 @@ func TestFileReverseRefusesWhatItCannotRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestFileReverseNeverRemovesThroughALink replaces a directory the
+// resource created by a link to another directory holding a file of the
+// same name: the reversal does not remove that file.
+func TestFileReverseNeverRemovesThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	src, dst, victim := filepath.Join(dir, "src"), filepath.Join(dir, "dst"), filepath.Join(dir, "victim")
+	os.MkdirAll(filepath.Join(src, "sub"), 0o755)
+	mustWrite(t, filepath.Join(src, "sub", "b"), "b")
+	os.Mkdir(victim, 0o755)
+	mustWrite(t, filepath.Join(victim, "b"), "precious")
+	h := newHarness(t)
+	f := &FileRes{State: "exists", Source: src + "/", Recurse: true}
+	f.SetMetaParams(&engine.MetaParams{Reverse: true})
+	f = newFile(t, h, dst+"/", f)
+	checkApply(t, f, true, false)
+	os.RemoveAll(filepath.Join(dst, "sub"))
+	if err := os.Symlink(victim, filepath.Join(dst, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	rev := reversal(t, h, f)
+	checkApply(t, rev, true, false)
+	if mustRead(t, filepath.Join(victim, "b")) != "precious" {
+		t.Fatal("the reversal removed a file through a link")
+	}
+}

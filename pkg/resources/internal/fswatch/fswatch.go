@@ -30,21 +30,54 @@
 // /tmp are left out: they are never renamed, and their constant traffic
 // would wake an idle process.
 //
+// # Never missing a change
+//
+// A kernel watch only reports what happens after it is in place, and the
+// directory it watches can be replaced behind its back. Four rules close
+// those gaps:
+//
+//   - After placing a subscription, the awaited component is looked for
+//     again, at every level: a directory made before the anchor's watch was
+//     in place (mkdir -p) moves the anchor down at once.
+//   - Every kernel watch added anew is followed, before the operation that
+//     added it ends, by a read of its directory: a directory that a
+//     recursive subscription does not watch yet is taken in, and an entry
+//     that is itself watched is checked as below.
+//   - The watcher records which directory (device and inode) each kernel
+//     watch is on. A creation event (or a rename onto the name) for a
+//     watched directory whose name now leads to another directory (it was
+//     removed and made again, or another one was renamed over it) drops the
+//     stale watches at and below it and re-anchors their subscriptions.
+//   - A watch whose last reference goes is removed only once the operation
+//     ends, so re-anchoring never leaves a live ancestor unwatched for a
+//     moment (in such a gap a removal would be reported by nobody).
+//
 // Events are routed through maps keyed by path (the path a subscription waits
 // on, and the directories it watches), so delivering one event costs a few
 // map look-ups whatever the number of subscriptions. Delivery never blocks:
 // each subscription has a one-slot channel, and pending signals coalesce.
 // Spurious signals are allowed; missed ones are not, so a kernel queue
-// overflow or a watcher error signals every subscription.
+// overflow or a watcher error re-checks every watch and signals every
+// subscription.
+//
+// # Kernel limits
+//
+// inotify has two per-user limits: the number of instances
+// (fs.inotify.max_user_instances, hit when the process-wide watcher is
+// made) and the number of watches (fs.inotify.max_user_watches, hit when a
+// directory is watched). Either one is reported as a *LimitError naming the
+// sysctl to raise. Default tries again on its next call after a failure,
+// and a subscription that could not re-anchor for want of watches reports
+// it through Err.
 package fswatch
 
 import (
 	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -54,7 +87,11 @@ type Watcher struct {
 	mu     sync.Mutex
 	fw     *fsnotify.Watcher
 	dirs   map[string]int           // directory used by subscriptions -> references
-	kref   map[string]int           // kernel-watched directory -> dirs at or below it
+	kref   map[string]int           // directory with a kernel watch -> dirs at or below it
+	kid    map[string]fileID        // kernel-watched directory -> the directory the watch is on
+	stale  map[string]bool          // kernel watches without references, removed when the operation ends
+	fresh  []string                 // directories watched anew, read again when the operation ends
+	check  []string                 // watched or awaited paths to check when the operation ends
 	byKey  map[string][]*Sub        // path a subscription waits on -> subs
 	byDir  map[string]map[*Sub]bool // anchor directory -> subs anchored there
 	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
@@ -80,6 +117,7 @@ type Sub struct {
 	key    string          // path whose events concern us (P, or the awaited component)
 	anchor string          // directory watched for key
 	owned  map[string]bool // extra watched directories (Contents/Recursive)
+	err    error           // a watch that could not be set up (a kernel limit)
 	closed bool
 }
 
@@ -92,16 +130,63 @@ type Options struct {
 	Recursive bool
 }
 
+// A LimitError reports a kernel limit that keeps a watch from being set up.
+type LimitError struct {
+	// Limit is what to raise: the sysctl fs.inotify.max_user_watches or
+	// fs.inotify.max_user_instances, or RLIMIT_NOFILE (ulimit -n) when the
+	// process ran out of file descriptors.
+	Limit string
+	Err   error
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%v: %s reached", e.Err, e.Limit)
+}
+
+func (e *LimitError) Unwrap() error { return e.Err }
+
+// WatchLimit returns the limit to raise. The engine polls a resource whose
+// Watch fails with an error that has this method.
+func (e *LimitError) WatchLimit() string { return e.Limit }
+
+// limitError wraps err in a *LimitError when it comes from an inotify
+// limit: ENOSPC from inotify_add_watch is the watch limit, EMFILE from
+// inotify_init the instance limit (or the descriptor limit, when the
+// process cannot open a file either).
+func limitError(err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return &LimitError{Limit: "fs.inotify.max_user_watches", Err: err}
+	case errors.Is(err, syscall.EMFILE):
+		if f, ferr := os.Open(os.DevNull); ferr != nil {
+			return &LimitError{Limit: "RLIMIT_NOFILE (ulimit -n)", Err: err}
+		} else {
+			f.Close()
+		}
+		return &LimitError{Limit: "fs.inotify.max_user_instances", Err: err}
+	}
+	return err
+}
+
 var (
-	defaultOnce sync.Once
-	defaultW    *Watcher
-	defaultErr  error
+	defaultMu sync.Mutex
+	defaultW  *Watcher
 )
 
-// Default returns the process-wide watcher, creating it on first use.
+// Default returns the process-wide watcher, creating it on first use. A
+// failure is not kept: the next call tries again, so that a process that
+// hit the inotify instance limit can watch once an instance is free.
 func Default() (*Watcher, error) {
-	defaultOnce.Do(func() { defaultW, defaultErr = New() })
-	return defaultW, defaultErr
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if defaultW == nil {
+		w, err := New()
+		if err != nil {
+			return nil, err
+		}
+		defaultW = w
+	}
+	return defaultW, nil
 }
 
 // New returns a new watcher with its own inotify instance. Most callers
@@ -109,12 +194,14 @@ func Default() (*Watcher, error) {
 func New() (*Watcher, error) {
 	fw, err := fsnotify.NewBufferedWatcher(1024)
 	if err != nil {
-		return nil, err
+		return nil, limitError(err)
 	}
 	w := &Watcher{
 		fw:    fw,
 		dirs:  map[string]int{},
 		kref:  map[string]int{},
+		kid:   map[string]fileID{},
+		stale: map[string]bool{},
 		byKey: map[string][]*Sub{},
 		byDir: map[string]map[*Sub]bool{},
 		byOwn: map[string]map[*Sub]bool{},
@@ -134,6 +221,14 @@ func (w *Watcher) Close() error {
 	return w.fw.Close()
 }
 
+// unlock ends an operation under w.mu: it re-reads the directories watched
+// anew, checks what they hold, removes the kernel watches left without
+// references, then releases the lock.
+func (w *Watcher) unlock() {
+	w.settleLocked()
+	w.mu.Unlock()
+}
+
 // WatchCount returns the number of directories the kernel watches for w.
 func (w *Watcher) WatchCount() int {
 	w.mu.Lock()
@@ -142,6 +237,7 @@ func (w *Watcher) WatchCount() int {
 }
 
 // Subscribe follows path (an absolute path; a trailing slash is ignored).
+// It fails with a *LimitError when a kernel limit keeps it from watching.
 func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 	if !filepath.IsAbs(path) {
 		return nil, errors.New("fswatch: path must be absolute: " + path)
@@ -154,7 +250,7 @@ func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 		recursive: opts.Recursive,
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer w.unlock()
 	if w.closed {
 		return nil, errors.New("fswatch: watcher closed")
 	}
@@ -169,374 +265,26 @@ func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 // Close ends the subscription and releases its directory watches.
 func (s *Sub) Close() {
 	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
+	defer s.w.unlock()
 	s.w.dropLocked(s)
 }
 
 // Path returns the followed path.
 func (s *Sub) Path() string { return s.path }
 
+// Err returns, once the followed path moved somewhere a kernel limit kept
+// the watcher from watching, that *LimitError; nil otherwise. The
+// subscription then still signals but may miss changes: the subscriber
+// should close it and poll instead.
+func (s *Sub) Err() error {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.err
+}
+
 func (s *Sub) signal() {
 	select {
 	case s.c <- struct{}{}:
 	default:
 	}
-}
-
-// dropLocked releases every watch of s.
-func (w *Watcher) dropLocked(s *Sub) {
-	if s.closed {
-		return
-	}
-	s.closed = true
-	delete(w.all, s)
-	if s.key != "" {
-		delKey(w.byKey, s.key, s)
-		s.key = ""
-	}
-	if s.anchor != "" {
-		delSub(w.byDir, s.anchor, s)
-		w.releaseLocked(s.anchor)
-		s.anchor = ""
-	}
-	for d := range s.owned {
-		delSub(w.byOwn, d, s)
-		w.releaseLocked(d)
-	}
-	s.owned = nil
-}
-
-// anchorLocked (re)computes the anchor of s (the nearest existing ancestor
-// directory of its path), the key it waits on, and its extra watches.
-func (w *Watcher) anchorLocked(s *Sub) error {
-	key, err := w.placeLocked(s)
-	// The awaited component may have been made after we looked for it
-	// but before the anchor's watch was in place (mkdir -p does that):
-	// its creation event is then lost, so look again while it is there.
-	for try := 0; err == nil && key != s.path && try < 64; try++ {
-		if fi, serr := os.Stat(key); serr != nil || !fi.IsDir() {
-			break
-		}
-		key, err = w.placeLocked(s)
-	}
-	if err != nil {
-		return err
-	}
-	if s.contents {
-		w.ownTreeLocked(s, key == s.path)
-	}
-	return nil
-}
-
-// placeLocked moves the anchor of s to the nearest existing ancestor of its
-// path, and its key to the component below it; it returns the key.
-func (w *Watcher) placeLocked(s *Sub) (string, error) {
-	key, anchor := s.path, filepath.Dir(s.path)
-	for anchor != s.anchor {
-		err := w.acquireLocked(anchor)
-		if err == nil {
-			if s.anchor != "" {
-				delSub(w.byDir, s.anchor, s)
-				w.releaseLocked(s.anchor)
-			}
-			s.anchor = anchor
-			addSub(w.byDir, anchor, s)
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
-			return "", err
-		}
-		if anchor == "/" {
-			return "", err
-		}
-		key, anchor = anchor, filepath.Dir(anchor)
-	}
-	if s.key != key {
-		if s.key != "" {
-			delKey(w.byKey, s.key, s)
-		}
-		s.key = key
-		w.byKey[key] = append(w.byKey[key], s)
-	}
-	return key, nil
-}
-
-// ownTreeLocked watches the directory at s.path (and, when recursive, all
-// the directories below it), releasing the ones that disappeared.
-func (w *Watcher) ownTreeLocked(s *Sub, present bool) {
-	want := map[string]bool{}
-	switch {
-	case !present:
-	case s.recursive:
-		_ = filepath.WalkDir(s.path, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				want[p] = true
-			}
-			return nil
-		})
-	default:
-		if fi, err := os.Stat(s.path); err == nil && fi.IsDir() {
-			want[s.path] = true
-		}
-	}
-	for d := range s.owned {
-		if !want[d] {
-			delSub(w.byOwn, d, s)
-			w.releaseLocked(d)
-			delete(s.owned, d)
-		}
-	}
-	for d := range want {
-		if s.owned[d] {
-			continue
-		}
-		if err := w.acquireLocked(d); err == nil {
-			if s.owned == nil {
-				s.owned = map[string]bool{}
-			}
-			s.owned[d] = true
-			addSub(w.byOwn, d, s)
-		}
-	}
-}
-
-var errNotDir = errors.New("not a directory")
-
-// acquireLocked adds a reference to dir. The first one adds kernel
-// watches on dir and on each of its ancestors (shared, counted in kref),
-// so that the rename or removal of any ancestor is seen.
-func (w *Watcher) acquireLocked(dir string) error {
-	if w.dirs[dir] == 0 {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			return errNotDir
-		}
-		if w.kref[dir] == 0 {
-			if err := w.fw.Add(dir); err != nil {
-				return err
-			}
-		}
-		for a := dir; ; a = filepath.Dir(a) {
-			if w.kref[a] == 0 && a != dir && !sharedScratch(a) {
-				// An ancestor that cannot be watched (permissions) only
-				// narrows what is seen; the directory itself is watched.
-				_ = w.fw.Add(a)
-			}
-			w.kref[a]++
-			if a == "/" {
-				break
-			}
-		}
-	}
-	w.dirs[dir]++
-	return nil
-}
-
-// sharedScratch reports whether dir is a sticky, world-writable directory
-// such as /tmp: it is never renamed itself, and every user creates entries
-// in it all the time, so watching it as an ancestor would only cost wake-ups.
-func sharedScratch(dir string) bool {
-	fi, err := os.Stat(dir)
-	return err == nil && fi.Mode()&os.ModeSticky != 0 && fi.Mode().Perm()&0o002 != 0
-}
-
-// releaseLocked drops a reference to dir, and with the last one its kernel
-// watch and its share of its ancestors' watches.
-func (w *Watcher) releaseLocked(dir string) {
-	n, ok := w.dirs[dir]
-	if !ok {
-		return
-	}
-	if n > 1 {
-		w.dirs[dir] = n - 1
-		return
-	}
-	delete(w.dirs, dir)
-	for a := dir; ; a = filepath.Dir(a) {
-		if w.kref[a] <= 1 {
-			delete(w.kref, a)
-			_ = w.fw.Remove(a) // fails harmlessly when the kernel dropped it
-		} else {
-			w.kref[a]--
-		}
-		if a == "/" {
-			break
-		}
-	}
-}
-
-// forgetUnderLocked handles the removal or rename of the directory name:
-// every referenced directory at or below it is released at once, and the
-// subscriptions that used them are returned for re-anchoring.
-func (w *Watcher) forgetUnderLocked(name string) []*Sub {
-	var todo []*Sub
-	prefix := strings.TrimSuffix(name, "/") + "/"
-	for d := range w.dirs {
-		if d != name && !strings.HasPrefix(d, prefix) {
-			continue
-		}
-		for s := range w.byDir[d] {
-			s.anchor = ""
-			todo = append(todo, s)
-		}
-		for s := range w.byOwn[d] {
-			delete(s.owned, d)
-			todo = append(todo, s)
-		}
-		delete(w.byDir, d)
-		delete(w.byOwn, d)
-		w.dirs[d] = 1
-		w.releaseLocked(d)
-	}
-	return todo
-}
-
-func addSub(m map[string]map[*Sub]bool, k string, s *Sub) {
-	set := m[k]
-	if set == nil {
-		set = map[*Sub]bool{}
-		m[k] = set
-	}
-	set[s] = true
-}
-
-// delKey removes s from the (usually one-element) list of k.
-func delKey(m map[string][]*Sub, k string, s *Sub) {
-	l := m[k]
-	for i, x := range l {
-		if x == s {
-			l[i] = l[len(l)-1]
-			l = l[:len(l)-1]
-			break
-		}
-	}
-	if len(l) == 0 {
-		delete(m, k)
-		return
-	}
-	m[k] = l
-}
-
-func delSub(m map[string]map[*Sub]bool, k string, s *Sub) {
-	if set := m[k]; set != nil {
-		delete(set, s)
-		if len(set) == 0 {
-			delete(m, k)
-		}
-	}
-}
-
-// loop moves the fsnotify events into a queue and wakes the dispatcher.
-// It never waits for w.mu: fsnotify may hold its own lock while it sends
-// an error, and Subscribe and Close call into fsnotify with w.mu held.
-func (w *Watcher) loop() {
-	defer close(w.wake)
-	for {
-		var item queued
-		select {
-		case ev, ok := <-w.fw.Events:
-			if !ok {
-				return
-			}
-			item.ev = ev
-		case _, ok := <-w.fw.Errors:
-			if !ok {
-				return
-			}
-			item.all = true
-		}
-		// Fast path: deliver at once when nobody holds the lock and
-		// nothing is queued. Delivery only recomputes state from the file
-		// system, so an event overtaking a batch in flight is harmless.
-		w.qmu.Lock()
-		if len(w.queue) == 0 && w.mu.TryLock() {
-			w.qmu.Unlock()
-			w.deliverLocked(item)
-			w.mu.Unlock()
-			continue
-		}
-		w.queue = append(w.queue, item)
-		w.qmu.Unlock()
-		select {
-		case w.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// deliverLocked dispatches one queued item.
-func (w *Watcher) deliverLocked(item queued) {
-	if item.all {
-		w.signalAllLocked()
-		return
-	}
-	w.dispatchLocked(item.ev)
-}
-
-// queued is an event, or (all) an error that signals every subscription.
-type queued struct {
-	ev  fsnotify.Event
-	all bool
-}
-
-// dispatchLoop delivers the queued events until the watcher is closed.
-func (w *Watcher) dispatchLoop() {
-	for range w.wake {
-		w.qmu.Lock()
-		batch := w.queue
-		w.queue = nil
-		w.qmu.Unlock()
-		w.mu.Lock()
-		for _, item := range batch {
-			w.deliverLocked(item)
-		}
-		w.mu.Unlock()
-	}
-}
-
-func (w *Watcher) signalAllLocked() {
-	for s := range w.all {
-		s.signal()
-	}
-}
-
-// dispatch delivers one event: to the subscriptions waiting on its path,
-// to the ones anchored at or owning the directory it names when that
-// directory went away, and to the ones owning its parent directory.
-func (w *Watcher) dispatchLocked(ev fsnotify.Event) {
-	name := filepath.Clean(ev.Name)
-	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
-	var todo []*Sub
-	if gone && w.kref[name] > 0 {
-		// A watched directory, or an ancestor of one, went away: its
-		// watches are stale (a moved directory keeps its watch under the
-		// new name), so forget them and re-anchor their subscriptions.
-		todo = w.forgetUnderLocked(name)
-	}
-	todo = append(todo, w.byKey[name]...)
-	for s := range w.byOwn[filepath.Dir(name)] {
-		todo = append(todo, s)
-	}
-	for _, s := range todo {
-		if s.key != s.path || s.contents || s.anchor == "" {
-			w.reanchorLocked(s)
-		} else {
-			s.signal()
-		}
-	}
-}
-
-// reanchorLocked recomputes the watches of s after a structural change and
-// signals it.
-func (w *Watcher) reanchorLocked(s *Sub) {
-	if s.closed {
-		return
-	}
-	// An error here means even the root could not be watched (a kernel
-	// limit); the subscriber still gets this signal.
-	_ = w.anchorLocked(s)
-	s.signal()
 }

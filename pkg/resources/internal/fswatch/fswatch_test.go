@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -257,4 +258,52 @@ func TestRecursiveRenameInside(t *testing.T) {
 	expect(t, s, "write in the new subtree", func() error {
 		return os.WriteFile(filepath.Join(d, "sub", "a", "b", "y"), nil, 0o644)
 	})
+}
+
+// TestDirRenamedOver follows a file in an empty directory that another
+// directory, holding the file, is renamed over: the watch on the replaced
+// directory reports nothing more (and fsnotify drops its removal, since
+// the parent is watched), so only the rename onto the watched name tells.
+func TestDirRenamedOver(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	x, y := filepath.Join(dir, "x"), filepath.Join(dir, "y")
+	for _, d := range []string{x, y} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(y, "f"), []byte("y"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(x, "f")
+	s := subscribe(t, w, p, Options{})
+	expect(t, s, "rename over", func() error { return syscall.Rename(y, x) })
+	expect(t, s, "edit", func() error { return os.WriteFile(p, []byte("z"), 0o644) })
+	expect(t, s, "remove", func() error { return os.Remove(p) })
+}
+
+// TestRecreatedWhileQueued removes and makes again the directories of a
+// followed file while the watcher is kept from delivering (as on a loaded
+// machine), so that it re-anchors only after the new tree is in place.
+func TestRecreatedWhileQueued(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a", "b", "f")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := subscribe(t, w, p, Options{})
+	for i := 0; i < 20; i++ {
+		expect(t, s, "remove and make again", func() error {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if err := os.RemoveAll(filepath.Join(dir, "a")); err != nil {
+				return err
+			}
+			return os.MkdirAll(filepath.Dir(p), 0o755)
+		})
+		expect(t, s, "create", func() error { return os.WriteFile(p, nil, 0o644) })
+		expect(t, s, "edit", func() error { return os.WriteFile(p, []byte("x"), 0o644) })
+	}
 }

@@ -101,9 +101,9 @@ func TestRandomTree(t *testing.T) {
 	add("a/b", followTree)
 	sentinel := subscribe(t, w, filepath.Join(root, "s"), Options{})
 	busy(t)
-	rounds := 60
+	rounds := 40
 	if testing.Short() {
-		rounds = 20
+		rounds = 10
 	}
 	for round := 0; round < rounds; round++ {
 		before := make([]string, len(subs))

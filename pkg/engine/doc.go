@@ -62,6 +62,42 @@
 //     paired execution.) Once converged for Config.ConvergedTimeout,
 //     Converged() is closed.
 //
+// # Watches that cannot start
+//
+// A Watch that fails because a kernel limit keeps it from starting returns
+// an error with a WatchLimit() string method naming the limit (the file
+// watcher does for the inotify limits: ENOSPC from inotify_add_watch is
+// fs.inotify.max_user_watches, EMFILE from inotify_init is
+// fs.inotify.max_user_instances, or RLIMIT_NOFILE when the process is out
+// of descriptors). Such a resource is not failed: it is polled instead,
+// checked at once and every Config.LimitPoll (10 s by default), and before
+// each poll its Watch is tried again, so it goes back to watching as soon
+// as the limit allows. The first resource stopped by each limit is logged
+// with the limit to raise; the others are polled without a message, and
+// the first return to watching is logged too. A polled resource counts for
+// convergence like one with Meta:poll.
+//
+// # The periodic recheck
+//
+// With Config.Recheck set (mgmt-apply --recheck, 30 minutes by default),
+// every resource gets a check-only CheckApply (apply false) once per
+// interval: a safety net under the watches, so that a change no watch
+// reported (a missed event, a write through a shared memory mapping, a
+// change on a network file system made by another host) costs at most the
+// interval. The ticks are spread over the interval, one vertex each in key
+// order, and a tick is skipped while the previous recheck is not over, so
+// at most one recheck runs at a time whatever the size of the graph. A
+// recheck is scheduled like any other run (dependencies settled,
+// semaphores, the parallelism cap, never beside another CheckApply of the
+// same resource), only for a resource with nothing pending, and a recheck
+// that finds the resource in its state changes nothing and does not count
+// as work for convergence. Drift found by a recheck waits a second for an
+// event still on its way; if none comes the resource runs as after an
+// event and, when its Watch was running, the drift is counted as missed
+// (Status.Missed, the Prometheus counter mgmt_recheck_drift_total, which
+// should stay 0) and logged as a warning. In noop mode, drift that the
+// last check already reported is not counted again.
+//
 // # Graph swaps
 //
 // Load hands over a new graph. Each new vertex is compared with the running

@@ -17,7 +17,8 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	notes := vs.notes
 	vs.notes, vs.capture = nil, false
 	vs.notesMu.Unlock()
-	if ok || err != nil {
+	check := vs.checkRun
+	if (ok || err != nil) && !check {
 		for _, n := range notes {
 			s.e.logf("%s: %s", vs.key, n)
 		}
@@ -25,21 +26,28 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	}
 	vs.running = false
 	s.running--
+	if check {
+		vs.checkRun = false
+		s.checking--
+	}
 	s.release(vs)
 	if vs.cancelRun != nil {
 		vs.cancelRun()
 		vs.cancelRun = nil
 	}
 	apply := !(s.e.cfg.Noop || vs.meta.Noop)
-	s.e.cfg.Metrics.checkApply(vs, apply, ok, err)
+	s.e.cfg.Metrics.checkApply(vs, apply && !check, ok, err)
 	if vs.removed {
 		s.update(vs)
 		s.finalize(vs)
 		return
 	}
-	if err != nil {
+	switch {
+	case check:
+		s.checkDone(vs, ok, err, notes)
+	case err != nil:
 		s.applyError(vs, err)
-	} else {
+	default:
 		s.applyOK(vs, ok, apply, dur, notes)
 	}
 	s.update(vs)

@@ -28,6 +28,17 @@ type Config struct {
 	// (default 64). Independent resources run in parallel up to it.
 	Parallel int
 
+	// Recheck, when > 0, gives every resource a check-only CheckApply once
+	// per Recheck, spread over the interval, one at a time (see
+	// recheck.go): drift that no watch reported is repaired within it,
+	// and counted in Status.Missed and mgmt_recheck_drift_total.
+	Recheck time.Duration
+
+	// LimitPoll is how often a resource is polled, and its Watch tried
+	// again, while a kernel limit keeps the Watch from starting (default
+	// DefaultLimitPoll).
+	LimitPoll time.Duration
+
 	Debug   bool
 	World   World
 	Logf    func(format string, v ...any) // engine and resource log; nil discards
@@ -38,8 +49,9 @@ type Config struct {
 type Status struct {
 	Total     int // runnable vertices
 	Converged int // vertices with nothing left to do
-	Running   int // CheckApply calls in progress
+	Running   int // CheckApply calls in progress, rechecks aside
 	Failed    int // vertices failed for good (retries exhausted)
+	Missed    int // drift found by a recheck that no watch event reported
 	Loaded    bool
 	Seq       int64     // seq of the graph loaded last
 	Since     time.Time // when the graph became converged; zero if it is not
@@ -73,6 +85,9 @@ type Engine struct {
 func New(cfg Config) *Engine {
 	if cfg.Parallel <= 0 {
 		cfg.Parallel = 64
+	}
+	if cfg.LimitPoll <= 0 {
+		cfg.LimitPoll = DefaultLimitPoll
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}

@@ -21,6 +21,8 @@ type Metrics struct {
 	failuresTotal *prometheus.CounterVec
 	failures      *prometheus.GaugeVec
 	graphStart    prometheus.Gauge
+	rechecks      *prometheus.CounterVec
+	recheckDrift  *prometheus.CounterVec
 }
 
 // NewMetrics returns the metrics, registered in a new registry along with
@@ -48,8 +50,17 @@ func NewMetrics() *Metrics {
 			Name: "mgmt_graph_start_time_seconds",
 			Help: "Start time of the current graph since unix epoch in seconds",
 		}),
+		rechecks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mgmt_rechecks_total",
+			Help: "The number of periodic rechecks (check-only CheckApply calls) started",
+		}, []string{"kind"}),
+		recheckDrift: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mgmt_recheck_drift_total",
+			Help: "Drift found by a periodic recheck that no watch event had reported; anything but 0 is a missed event",
+		}, []string{"kind"}),
 	}
 	m.Registry.MustRegister(m.resources, m.checkApplies, m.failuresTotal, m.failures, m.graphStart,
+		m.rechecks, m.recheckDrift,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -89,6 +100,19 @@ func (m *Metrics) graphLoaded(vss []*vstate) {
 	m.resources.Reset()
 	for k, n := range counts {
 		m.resources.WithLabelValues(k).Set(float64(n))
+		m.recheckDrift.WithLabelValues(k) // shown at 0, as it should stay
 	}
 	m.graphStart.Set(float64(time.Now().UnixNano()) / 1e9)
+}
+
+func (m *Metrics) rechecked(vs *vstate) {
+	if m != nil {
+		m.rechecks.WithLabelValues(vs.v.Src.Kind).Inc()
+	}
+}
+
+func (m *Metrics) missedDrift(vs *vstate) {
+	if m != nil {
+		m.recheckDrift.WithLabelValues(vs.v.Src.Kind).Inc()
+	}
 }

@@ -32,7 +32,10 @@ type Res interface {
 	// Cleanup releases what Init set up. It runs after Watch has ended.
 	Cleanup() error
 	// Watch runs until ctx is done, calling Init.Running once it is ready
-	// and Init.Event whenever the managed state may have changed.
+	// and Init.Event whenever the managed state may have changed. A Watch
+	// that a kernel limit keeps from starting returns an error with a
+	// WatchLimit() string method naming the limit: the engine then polls
+	// the resource instead of failing it.
 	Watch(ctx context.Context) error
 	// CheckApply checks the state and, when apply is true, repairs it. It
 	// returns (true, nil) when the state was already right and (false, nil)

@@ -24,6 +24,9 @@ const (
 	msgStopped                   // a removed vertex finished stopping
 	msgWatchError                // Watch failed, a retry follows
 	msgRecover                   // the pause after a failure for good is over
+	msgPolling                   // a kernel limit keeps Watch from starting: a poll instead
+	msgRecheck                   // the next periodic recheck is due
+	msgDrift                     // the grace after drift found by a recheck is over
 )
 
 // recoverPause is how long a resource that failed for good waits before
@@ -90,6 +93,15 @@ type vstate struct {
 	queued    bool
 	scan      int // where tryStart resumes checking the dependencies
 	cancelRun context.CancelFunc
+
+	// loop-owned: how it is watched, and its periodic recheck
+	watched    bool     // its Watch is running (not polled, not ended)
+	polled     bool     // polled because a kernel limit keeps its Watch from starting
+	limit      string   // that limit
+	recheck    bool     // a recheck (check-only run) is due
+	checkRun   bool     // the running CheckApply is a recheck
+	drift      bool     // a recheck found drift: waiting for a late event
+	driftNotes []string // what the recheck said
 }
 
 type redge struct {
@@ -146,6 +158,13 @@ type sched struct {
 	nres     int       // resources of the graph, grouped ones included
 	reported bool      // its first convergence was logged
 	since    time.Time
+
+	checking     int             // rechecks running (in running, not counted as work)
+	recheckArmed bool            // a recheck tick is pending
+	recheckKey   string          // the vertex rechecked last
+	recheckVs    *vstate         // its state, while its recheck is not over
+	missed       int             // drift found by rechecks that no event reported
+	limitSeen    map[string]bool // kernel limits logged (and not cleared since)
 }
 
 // effects are what the scheduler asks of the outside world: goroutines
@@ -168,13 +187,16 @@ func newSched(e *Engine, fx effects) *sched {
 		pending:  map[string]*vstate{},
 		semas:    map[string]*semaphore{},
 		semWait:  map[*semaphore]bool{},
+
+		limitSeen: map[string]bool{},
 	}
 }
 
 func (s *sched) snapshot() Status {
-	st := Status{Total: len(s.order), Running: s.running, Failed: s.failed, Loaded: s.loaded, Seq: s.seq}
+	st := Status{Total: len(s.order), Running: s.running - s.checking, Failed: s.failed, Loaded: s.loaded, Seq: s.seq,
+		Missed: s.missed}
 	st.Converged = st.Total - s.busy
-	if s.busy == 0 && s.running == 0 && s.loaded {
+	if s.busy == 0 && st.Running == 0 && s.loaded {
 		if s.since.IsZero() {
 			s.since = time.Now()
 		}
@@ -186,13 +208,14 @@ func (s *sched) snapshot() Status {
 }
 
 // update recomputes whether vs keeps the graph from being converged: it
-// does while it waits for its Watch, has an event pending, runs, or waits
-// for a timer. A polled resource also does while its last CheckApply found
-// something to repair, since only the next poll will tell.
+// does while it waits for its Watch, has an event pending, runs (a recheck
+// does not count), or waits for a timer. A polled resource also does while
+// its last CheckApply found something to repair, since only the next poll
+// will tell.
 func (s *sched) update(vs *vstate) {
-	polledBad := vs.meta.Poll > 0 && vs.applied && !vs.lastOK && !(s.e.cfg.Noop || vs.meta.Noop)
+	polledBad := (vs.meta.Poll > 0 || vs.polled) && vs.applied && !vs.lastOK && !(s.e.cfg.Noop || vs.meta.Noop)
 	b := !vs.removed && !vs.meta.Hidden && vs.failed == nil && !vs.blocked &&
-		(!vs.ready || vs.dirty || vs.running || vs.timer || polledBad)
+		(!vs.ready || vs.dirty || vs.running && !vs.checkRun || vs.timer || polledBad)
 	if b != vs.busy {
 		vs.busy = b
 		if b {
@@ -222,6 +245,9 @@ func (s *sched) handle(m msg) {
 	case msgDone:
 		s.done(vs, m.ok, m.err, m.dur)
 		return
+	case msgRecheck:
+		s.recheckTick()
+		return
 	}
 	if vs.removed {
 		return
@@ -230,6 +256,19 @@ func (s *sched) handle(m msg) {
 	case msgRunning:
 		vs.ready = true
 		vs.dirty = true
+		if vs.polled && !m.ok {
+			s.watchingAgain(vs)
+		}
+		vs.watched = !m.ok // ok: polled or nothing to watch
+	case msgPolling:
+		vs.ready = true
+		vs.dirty = true
+		vs.watched = false
+		if !vs.polled {
+			s.pollingFor(vs, m.err)
+		}
+	case msgDrift:
+		s.driftFound(vs)
 	case msgEvent:
 		vs.evPending.Store(false)
 		vs.dirty = true
@@ -311,7 +350,7 @@ func (s *sched) runWork() {
 }
 
 func (s *sched) tryStart(vs *vstate) {
-	if vs.removed || vs.meta.Hidden || !vs.ready || !vs.dirty || vs.running || vs.timer || vs.failed != nil || vs.blocked {
+	if vs.removed || vs.meta.Hidden || !vs.ready || !(vs.dirty || vs.recheck) || vs.running || vs.timer || vs.failed != nil || vs.blocked {
 		return
 	}
 	// Resume the scan of the dependencies at the last one that was not
@@ -364,8 +403,11 @@ func (s *sched) release(vs *vstate) {
 
 func (s *sched) after(d time.Duration, m msg) { s.fx.after(d, m) }
 
-// start runs the CheckApply of vs in its own goroutine.
+// start runs the CheckApply of vs in its own goroutine: a check-only one
+// when it runs for a recheck alone.
 func (s *sched) start(vs *vstate) {
+	vs.checkRun = vs.recheck && !vs.dirty
+	vs.recheck = false
 	vs.dirty = false
 	vs.poked = false
 	vs.running = true
@@ -373,11 +415,16 @@ func (s *sched) start(vs *vstate) {
 	for _, sem := range vs.semas {
 		sem.used++
 	}
-	vs.refreshNow = vs.refresh
-	vs.refresh = false
+	vs.refreshNow = false
+	if vs.checkRun {
+		s.checking++
+	} else {
+		vs.refreshNow = vs.refresh
+		vs.refresh = false
+	}
 	recvErr := s.receive(vs)
 	s.update(vs)
-	s.fx.checkApply(vs, !(s.e.cfg.Noop || vs.meta.Noop), recvErr)
+	s.fx.checkApply(vs, !(s.e.cfg.Noop || vs.meta.Noop || vs.checkRun), recvErr)
 }
 
 // receive sets the parameters vs receives over send/recv edges from the

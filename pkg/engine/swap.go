@@ -80,6 +80,7 @@ func (s *sched) swap(g *Graph) {
 	s.e.logf("graph%s seq %d: %d added, %d removed, %d changed, %d unchanged",
 		name, g.Seq, added, removed, changed, kept)
 	s.e.cfg.Metrics.graphLoaded(s.order)
+	s.armRecheck()
 }
 
 // sameVertex reports whether the running vs can stand for the new v.
@@ -312,12 +313,15 @@ func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
 	retries := vs.meta.Retry
 	for {
 		err := e.watchOnce(ctx, vs)
+		if ctx.Err() == nil && watchLimit(err) != "" {
+			err = e.pollForLimit(ctx, vs, err)
+		}
 		if ctx.Err() != nil {
 			return
 		}
 		if err == nil {
 			// Watch ended on its own: nothing more to watch.
-			e.post(msg{kind: msgRunning, vs: vs})
+			e.post(msg{kind: msgRunning, vs: vs, ok: true})
 			return
 		}
 		if retries == 0 {
@@ -344,11 +348,11 @@ func (e *Engine) watchOnce(ctx context.Context, vs *vstate) error {
 	case p == 0:
 		return safely(func() error { return vs.res.Watch(ctx) })
 	case p < 0:
-		vs.init.Running()
+		e.post(msg{kind: msgRunning, vs: vs, ok: true})
 		<-ctx.Done()
 		return nil
 	default:
-		vs.init.Running()
+		e.post(msg{kind: msgRunning, vs: vs, ok: true})
 		tk := time.NewTicker(time.Duration(p) * time.Second)
 		defer tk.Stop()
 		for {

@@ -239,12 +239,16 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 }
 
 // forwardEvents calls event for every signal of the subscriptions until
-// ctx is done.
+// ctx is done. It returns a subscription's error (a kernel limit met while
+// following a moved path), so that the engine polls the resource instead.
 func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error {
 	if len(subs) == 1 {
 		for {
 			select {
 			case <-subs[0].C:
+				if err := subs[0].Err(); err != nil {
+					return err
+				}
 				event()
 			case <-ctx.Done():
 				return nil
@@ -270,12 +274,16 @@ func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error
 	for {
 		select {
 		case <-subs[0].C:
-			event()
 		case <-merged:
-			event()
 		case <-ctx.Done():
 			return nil
 		}
+		for _, s := range subs {
+			if err := s.Err(); err != nil {
+				return err
+			}
+		}
+		event()
 	}
 }
 

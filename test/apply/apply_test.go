@@ -287,14 +287,7 @@ func TestPrometheus(t *testing.T) {
 	p.Write(gdoc(1, []res{file(d+"/f", P{"content": "x"}), file(d+"/g", P{"content": "y"})}))
 	p.WaitLines(`file\[.*/g\]: changed`, 1)
 	p.WaitLines(`prometheus metrics on`, 1)
-	addr := regexp.MustCompile(`http://\S+/metrics`).FindString(p.Log())
-	resp, err := http.Get(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	text := string(body)
+	text := scrape(t, p)
 	for _, want := range []string{
 		`mgmt_resources_total{kind="file"} 2`,
 		`mgmt_checkapply_total{apply="true",errorful="false",eventful="true",kind="file"} 2`,
@@ -311,6 +304,22 @@ func TestPrometheus(t *testing.T) {
 			t.Errorf("unexpected failure metric: %s", sc.Text())
 		}
 	}
+}
+
+// scrape returns what the metrics endpoint of p serves.
+func scrape(t *testing.T, p *testutil.Proc) string {
+	t.Helper()
+	addr := regexp.MustCompile(`http://\S+/metrics`).FindString(p.Log())
+	resp, err := http.Get(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
 
 func TestReverseFile(t *testing.T) {

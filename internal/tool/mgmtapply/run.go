@@ -57,6 +57,9 @@ type flags struct {
 	Graphviz         string  `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
 	PrintGraph       bool    `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
 	Debug            bool    `help:"Log more."`
+
+	// The safety net under the watches: a missed event costs at most this.
+	Recheck time.Duration `help:"Check every resource once per DURATION, spread over it, one at a time, and repair drift no watch reported (0 disables)." default:"30m" placeholder:"DURATION"`
 }
 
 // Run runs mgmt-apply with args and its streams and returns the exit code.
@@ -308,7 +311,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	}
 	eng := engine.New(engine.Config{
 		Program: name, Version: cli.Version, Hostname: hostname, Prefix: prefix,
-		Noop: f.Noop, Sema: f.Sema, ConvergedTimeout: localCT, Debug: f.Debug,
+		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug,
 		Logf: lg.logf, Metrics: metrics, World: wld,
 	})
 	stopEngine := runEngine(eng, lg)

@@ -24,11 +24,32 @@ func TestCollectRefuses(t *testing.T) {
 	ctx := context.Background()
 	h1, h2 := client(t, "h1"), client(t, "h2")
 	const k = "worldtestfile"
+	// h1 exports a resource under each key, then overwrites the values.
+	var rs []*graph.Resource
+	for _, n := range []string{"/a", "/b", "/c", "/d", "/e", "/f", "/ok"} {
+		rs = append(rs, &graph.Resource{Kind: k, Name: n, Meta: &graph.Meta{Export: []string{"*"}}})
+	}
+	rs = append(rs, &graph.Resource{Kind: k, Name: "/mine", Meta: &graph.Meta{Export: []string{"*", "h2"}}},
+		&graph.Resource{Kind: "worldtestrefused", Name: "x", Meta: &graph.Meta{Export: []string{"*"}}})
+	if err := h1.ResExport(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	all, err := h1.GetPrefix(ctx, h1.ns+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
 	put := func(to, name, v string) {
 		t.Helper()
-		if err := h1.Put(ctx, h1.exportKey(to, "h1", k, name), v); err != nil {
-			t.Fatal(err)
+		for key := range all {
+			// the two host segments before the kind are h1 and to
+			if strings.HasSuffix(key, "/"+k+"/"+name) && (strings.Contains(key, "/"+to+"/h1/") || strings.Contains(key, "/h1/"+to+"/")) {
+				if err := h1.Put(ctx, key, v); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
 		}
+		t.Fatalf("no key exports %s to %s among %v", name, to, all)
 	}
 	put("*", "/a", `{"kind":"worldtestfile","name":"/elsewhere"}`)
 	put("*", "/b", `{"kind":"exec","name":"/b","params":{"cmd":"id"}}`)
@@ -40,9 +61,6 @@ func TestCollectRefuses(t *testing.T) {
 	// The copy addressed to h2 wins over the one to every host.
 	put("*", "/mine", `{"params":{"content":"for all"}}`)
 	put("h2", "/mine", `{"params":{"content":"for h2"}}`)
-	if err := h1.Put(ctx, h1.exportKey("*", "h1", "worldtestrefused", "x"), `{}`); err != nil {
-		t.Fatal(err)
-	}
 	got, err := h2.ResCollect(ctx, "")
 	if err != nil {
 		t.Fatalf("one bad value failed the whole collection: %v", err)

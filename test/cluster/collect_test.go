@@ -34,35 +34,48 @@ func privateSeed(t *testing.T, prefix string) string {
 	return url
 }
 
-// exported returns the exported-resource keys of the world at seed, each
-// with its value.
-func exported(t *testing.T, seed string) map[string]string {
+// exportedFiles returns the keys (relative to the namespace) of the
+// files exported in the world at seed, by exporting host and file name.
+// The exporting host is the key's host segment that is not "*" (all the
+// files of these tests are exported to every host).
+func exportedFiles(t *testing.T, seed string) map[[2]string]string {
 	t.Helper()
-	r := ctl(t, "", "get", "--prefix", "--seeds", seed, "exported")
+	r := ctl(t, "", "get", "--prefix", "--seeds", seed, "")
 	if r.Code != 0 {
 		t.Fatalf("mgmt-cluster get: exit %d: %s", r.Code, r.Stderr)
 	}
-	out := map[string]string{}
+	out := map[[2]string]string{}
 	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
-		if k, v, ok := strings.Cut(l, "\t"); ok {
-			out[k] = v
+		k, _, _ := strings.Cut(l, "\t")
+		// exports dir, two host segments, kind, name (with slashes)
+		parts := strings.SplitN(k, "/", 5)
+		if len(parts) < 5 || parts[3] != "file" {
+			continue
 		}
+		host := parts[1]
+		if host == "*" {
+			host = parts[2]
+		}
+		out[[2]string{host, parts[4]}] = k
 	}
 	return out
 }
 
-// waitExported waits until every key of keys is exported at seed.
-func waitExported(t *testing.T, seed string, keys ...string) {
+// waitExported waits until every file of files (host, name) is exported
+// at seed and returns their keys.
+func waitExported(t *testing.T, seed string, files ...[2]string) map[[2]string]string {
 	t.Helper()
+	var have map[[2]string]string
 	eventually(t, 30*time.Second, func() error {
-		have := exported(t, seed)
-		for _, k := range keys {
-			if _, ok := have[k]; !ok {
-				return fmt.Errorf("%s not exported; have %v", k, have)
+		have = exportedFiles(t, seed)
+		for _, f := range files {
+			if _, ok := have[f]; !ok {
+				return fmt.Errorf("%s of %s not exported; have %v", f[1], f[0], have)
 			}
 		}
 		return nil
 	})
+	return have
 }
 
 // exportDoc is a graph document exporting files to every host, hidden
@@ -109,8 +122,8 @@ func TestCollectChecks(t *testing.T) {
 	seed := privateSeed(t, prefix)
 	trusted := testutil.Start(t, "mgmt-apply", "--prefix", prefix, "--hostname", "trusted")
 	trusted.Write(exportDoc(t, map[string]map[string]any{ok: {"content": "ok\n", "state": "exists"}}))
-	indexKey := "exported/*/evil/file/" + index
-	waitExported(t, seed, indexKey, "exported/*/evil/file/"+fromEvil, "exported/*/trusted/file/"+ok)
+	keys := waitExported(t, seed, [2]string{"evil", index}, [2]string{"evil", fromEvil}, [2]string{"trusted", ok})
+	indexKey := keys[[2]string{"evil", index}]
 
 	// collect runs mcl-compile --once as web on the program src and
 	// applies its graph.
@@ -193,20 +206,20 @@ func TestNoopExportsNothing(t *testing.T) {
 	daemon := testutil.Start(t, "mgmt-apply", "--prefix", prefix, "--hostname", "h")
 	daemon.Write(exportDoc(t, map[string]map[string]any{dir + "/x": {"content": "x\n"}}))
 	seed := privateSeed(t, prefix)
-	xKey, yKey := "exported/*/h/file/"+dir+"/x", "exported/*/h/file/"+dir+"/y"
-	waitExported(t, seed, xKey)
+	x, y := [2]string{"h", dir + "/x"}, [2]string{"h", dir + "/y"}
+	waitExported(t, seed, x)
 
 	noop := testutil.Start(t, "mgmt-apply", "--noop", "--prefix", prefix, "--hostname", "h")
 	noop.Write(exportDoc(t, map[string]map[string]any{dir + "/y": {"content": "y\n"}}))
 	noop.WaitLog("noop: not exporting 1 resource", 0)
 	check := func(when string) {
 		t.Helper()
-		have := exported(t, seed)
-		if _, ok := have[yKey]; ok {
-			t.Fatalf("%s: mgmt-apply --noop exported %s", when, yKey)
+		have := exportedFiles(t, seed)
+		if k, ok := have[y]; ok {
+			t.Fatalf("%s: mgmt-apply --noop exported %s", when, k)
 		}
-		if _, ok := have[xKey]; !ok {
-			t.Fatalf("%s: mgmt-apply --noop withdrew the running host's export %s; have %v", when, xKey, have)
+		if _, ok := have[x]; !ok {
+			t.Fatalf("%s: mgmt-apply --noop withdrew the running host's export of %s; have %v", when, x[1], have)
 		}
 	}
 	check("while it runs")

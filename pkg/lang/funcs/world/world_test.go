@@ -48,6 +48,22 @@ func next(t *testing.T, ch <-chan string, want string) {
 	}
 }
 
+// eventually receives values from ch until one equals want.
+func eventually(t *testing.T, ch <-chan string, want string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-ch:
+			if got == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no value %s within 10s", want)
+		}
+	}
+}
+
 func typ(t *testing.T, s string) *types.Type {
 	t.Helper()
 	ty, err := types.Parse(s)
@@ -134,13 +150,23 @@ func TestCollectDrops(t *testing.T) {
 		return Collect(ctx, h2, "file", &Selection{Names: map[string]bool{"/ok": true, "/bad": true, "/h3": true}}, true, opts, typ(t, "[]"+collectRow), emit)
 	})
 	next(t, data, `[]`)
-	badKey := h1.Namespace() + "/exported/h2/h1/file//bad"
-	if err := h1.Put(ctx, badKey, `{"kind":"file","name":"/etc/passwd"}`); err != nil {
+	// h1 exports /ok and /bad, then overwrites /bad's value by hand.
+	h3.ResExport(ctx, []*graph.Resource{{Kind: "file", Name: "/h3", Meta: &graph.Meta{Export: []string{"*"}}}})
+	h1.ResExport(ctx, []*graph.Resource{{Kind: "file", Name: "/ok", Meta: &graph.Meta{Export: []string{"h2"}}},
+		{Kind: "file", Name: "/bad", Meta: &graph.Meta{Export: []string{"h2"}}}})
+	keys := map[string]string{}
+	es, err := h2.ResCollect(ctx, "file")
+	if err != nil {
 		t.Fatal(err)
 	}
-	h3.ResExport(ctx, []*graph.Resource{{Kind: "file", Name: "/h3", Meta: &graph.Meta{Export: []string{"*"}}}})
-	h1.ResExport(ctx, []*graph.Resource{{Kind: "file", Name: "/ok", Meta: &graph.Meta{Export: []string{"h2"}}}})
-	next(t, data, `[struct{name => "/ok", host => "h1", data => "{\"kind\":\"file\",\"name\":\"/ok\"}"}]`)
+	for _, e := range es {
+		keys[e.Res.Name] = e.Key
+	}
+	if err := h1.Put(ctx, keys["/bad"], `{"kind":"file","name":"/etc/passwd"}`); err != nil {
+		t.Fatal(err)
+	}
+	// Values before the overwrite may come first.
+	eventually(t, data, `[struct{name => "/ok", host => "h1", data => "{\"kind\":\"file\",\"name\":\"/ok\"}"}]`)
 	got := map[string]bool{}
 	for len(got) < 2 {
 		select {
@@ -154,8 +180,8 @@ func TestCollectDrops(t *testing.T) {
 		}
 	}
 	want := []string{
-		`collect: refused file[/bad] exported by host h1 (key ` + badKey + `): the value names "/etc/passwd", the key "/bad"`,
-		`collect: ignored file[/h3] exported by host h3 (key ` + h3.Namespace() + `/exported/*/h3/file//h3): host not in the collect-from list`,
+		`collect: refused file[/bad] exported by host h1 (key ` + keys["/bad"] + `): the value names "/etc/passwd", the key "/bad"`,
+		`collect: ignored file[/h3] exported by host h3 (key ` + keys["/h3"] + `): host not in the collect-from list`,
 	}
 	for _, w := range want {
 		if !got[w] {

@@ -19,10 +19,9 @@ func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
 
 // An exporter publishes, in its own goroutine, the resources of the latest
 // graph that carry Meta:export; a newer graph replaces one not yet
-// published. Under --noop it writes nothing to the world, neither exports
-// nor their withdrawal at exit (a preview beside the running daemon of the
-// same host must not touch the daemon's exports): it logs what it would
-// have exported.
+// published. Under --noop it writes no export to the world and withdraws
+// none at exit (a preview beside the running daemon of the same host must
+// not touch the daemon's exports): it logs what it would have exported.
 type exporter struct {
 	w    *world.Lazy
 	lg   *logger

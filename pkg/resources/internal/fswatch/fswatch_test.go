@@ -307,3 +307,20 @@ func TestRecreatedWhileQueued(t *testing.T) {
 		expect(t, s, "edit", func() error { return os.WriteFile(p, []byte("x"), 0o644) })
 	}
 }
+
+// TestStickyAnchor follows a file directly in a sticky world-writable
+// directory (such as /tmp), which is left unwatched as a mere ancestor of
+// other watched directories but must be watched as an anchor.
+func TestStickyAnchor(t *testing.T) {
+	w := newWatcher(t)
+	sticky := filepath.Join(t.TempDir(), "scratch")
+	if err := os.MkdirAll(filepath.Join(sticky, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sticky, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	subscribe(t, w, filepath.Join(sticky, "a", "x"), Options{})
+	s := subscribe(t, w, filepath.Join(sticky, "y"), Options{})
+	expect(t, s, "create", func() error { return os.WriteFile(filepath.Join(sticky, "y"), nil, 0o644) })
+}

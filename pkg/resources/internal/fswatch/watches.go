@@ -206,13 +206,14 @@ func (w *Watcher) acquireLocked(dir string) error {
 }
 
 // watchLocked makes sure the kernel watch of dir is on the directory fi
-// describes. A directory watched only through other references is checked
-// when the operation ends, if it is not the one the watch is on.
+// describes. A directory watched through other references is checked when
+// the operation ends, if it is not the one the watch is on; one counted
+// as an ancestor but left unwatched (sticky, such as /tmp) is watched now.
 func (w *Watcher) watchLocked(dir string, fi fs.FileInfo) error {
 	id := idOf(fi)
 	old, had := w.kid[dir]
-	if w.kref[dir] > 0 {
-		if had && old != id {
+	if had && w.kref[dir] > 0 {
+		if old != id {
 			w.check = append(w.check, dir)
 		}
 		return nil

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
@@ -107,5 +108,30 @@ func TestRecheckNoopKnownDrift(t *testing.T) {
 	}, "five rechecks")
 	if st := h.e.Status(); st.Missed != 0 || sys.get("a") != "" {
 		t.Fatalf("noop: missed %d, a=%q", st.Missed, sys.get("a"))
+	}
+}
+
+// TestRecheckStaggered rechecks a graph of slow resources often: one
+// recheck runs at a time across the whole graph, never a burst.
+func TestRecheckStaggered(t *testing.T) {
+	m := engine.NewMetrics()
+	h := start(t, engine.Config{Recheck: 40 * time.Millisecond, Metrics: m})
+	var res []string
+	for i := 0; i < 8; i++ {
+		res = append(res, fmt.Sprintf("r%d want=1 sleep=#10", i))
+	}
+	h.load(doc(1, res))
+	h.converge(1)
+	sys.mu.Lock()
+	sys.maxRun = 0 // the first applies ran in parallel
+	sys.mu.Unlock()
+	h.waitFor(func(engine.Status) bool {
+		return metric(t, m, `mgmt_rechecks_total{kind="tval"}`) >= 16
+	}, "sixteen rechecks")
+	sys.mu.Lock()
+	maxRun := sys.maxRun
+	sys.mu.Unlock()
+	if maxRun != 1 {
+		t.Fatalf("%d rechecks ran at once", maxRun)
 	}
 }

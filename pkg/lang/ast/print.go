@@ -70,7 +70,7 @@ func (p *printer) params(ps []*Param) {
 		}
 		p.w("$", x.Name)
 		if x.Type != nil {
-			p.w(" ", x.Type.String())
+			p.w(" ", x.Type.Syntax())
 		}
 	}
 	p.w(")")
@@ -81,7 +81,7 @@ func (p *printer) stmt(s Stmt) {
 	case *Bind:
 		p.w("$", s.Name)
 		if s.Type != nil {
-			p.w(" ", s.Type.String())
+			p.w(" ", s.Type.Syntax())
 		}
 		p.w(" = ")
 		p.expr(s.Value)
@@ -219,7 +219,7 @@ func (p *printer) args(args []Expr) {
 func (p *printer) lambdaRest(l *Lambda) {
 	p.params(l.Params)
 	if l.Out != nil {
-		p.w(" ", l.Out.String())
+		p.w(" ", l.Out.Syntax())
 	}
 	p.w(" { ")
 	p.expr(l.Body)

@@ -2,6 +2,8 @@ package funcs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -244,7 +246,23 @@ type keyCtx struct{}
 // that calls a function value several times (iter.map, once per element)
 // must give each call its own key: f.Call(funcs.WithKey(ctx, i), ...).
 func WithKey(ctx context.Context, elem any) context.Context {
-	return context.WithValue(ctx, keyCtx{}, Key(ctx)+"/"+fmt.Sprint(elem))
+	return context.WithValue(ctx, keyCtx{}, JoinKey(Key(ctx), fmt.Sprint(elem)))
+}
+
+// maxKeyLen bounds the length of an instance key: a longer key is replaced
+// by a digest of it, so that keys stay short however deep the calls go
+// (each level of calls adds an element).
+const maxKeyLen = 256
+
+// JoinKey returns the instance key of elem below the key parent. Distinct
+// paths give distinct keys (a digest stands for a long one).
+func JoinKey(parent, elem string) string {
+	k := parent + "/" + elem
+	if len(k) > maxKeyLen {
+		sum := sha256.Sum256([]byte(k))
+		k = "#" + hex.EncodeToString(sum[:])
+	}
+	return k
 }
 
 // Key returns the instance key carried by ctx ("" at the top).

@@ -91,19 +91,6 @@ func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isWord(c byte) bool  { return isLower(c) || isDigit(c) || c == '_' }
 
-// lex returns all tokens of src (ending with tEOF).
-func lex(file, src string) []token {
-	l := &lexer{file: file, src: src, line: 1, col: 1}
-	toks := make([]token, 0, len(src)/4+16) // about one token per 4 bytes
-	for {
-		t := l.next()
-		toks = append(toks, t)
-		if t.kind == tEOF {
-			return toks
-		}
-	}
-}
-
 func (l *lexer) word(start int) int {
 	j := start
 	for j < len(l.src) && isWord(l.src[j]) {

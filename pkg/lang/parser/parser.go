@@ -28,7 +28,7 @@ func Parse(file, src string) (prog *ast.Prog, err error) {
 			prog, err = nil, se
 		}
 	}()
-	p := &parser{toks: lex(file, src)}
+	p := newParser(file, src)
 	prog = p.prog(true)
 	return prog, nil
 }
@@ -44,7 +44,7 @@ func ParseExpr(file, src string) (e ast.Expr, err error) {
 			e, err = nil, se
 		}
 	}()
-	p := &parser{toks: lex(file, src)}
+	p := newParser(file, src)
 	p.skipNL()
 	e = p.expr()
 	p.skipNL()
@@ -54,21 +54,45 @@ func ParseExpr(file, src string) (e ast.Expr, err error) {
 	return e, nil
 }
 
+// parser reads the tokens as it goes: toks[i:] are the tokens lexed ahead
+// (peekN), so that an error early in a huge file comes at once and the
+// memory does not grow with the number of tokens.
 type parser struct {
-	toks  []token
-	i     int
-	depth int
+	lx   *lexer
+	toks []token
+	i    int
+	// depth is the parser's recursion (maxRecursion), blocks the number of
+	// enclosing blocks and typeDepth of enclosing type levels (maxDepth
+	// each).
+	depth, blocks, typeDepth int
+	// h is the height of the expression the last expression parser
+	// returned (a literal is 1 high); see built.
+	h int
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) peekN(n int) token {
-	if p.i+n < len(p.toks) {
-		return p.toks[p.i+n]
-	}
-	return p.toks[len(p.toks)-1]
+func newParser(file, src string) *parser {
+	return &parser{lx: &lexer{file: file, src: src, line: 1, col: 1}}
 }
+
+func (p *parser) peek() token { return p.peekN(0) }
+
+// peekN returns the token n places ahead (EOF past the end).
+func (p *parser) peekN(n int) token {
+	for p.i+n >= len(p.toks) {
+		if k := len(p.toks); k > 0 && p.toks[k-1].kind == tEOF {
+			return p.toks[k-1]
+		}
+		if p.i > 32 && p.i >= len(p.toks)/2 { // drop the tokens read
+			p.toks = append(p.toks[:0], p.toks[p.i:]...)
+			p.i = 0
+		}
+		p.toks = append(p.toks, p.lx.next())
+	}
+	return p.toks[p.i+n]
+}
+
 func (p *parser) adv() token {
-	t := p.toks[p.i]
+	t := p.peek()
 	if t.kind != tEOF {
 		p.i++
 	}
@@ -133,15 +157,23 @@ func (p *parser) prog(top bool) *ast.Prog {
 }
 
 func (p *parser) block() *ast.Prog {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.failAt(p.peek().pos, "blocks nested more than %d deep", maxDepth)
-	}
+	defer p.enterBlock()()
 	p.expectPunct("{")
 	b := p.prog(false)
 	p.expectPunct("}")
 	return b
+}
+
+// enterBlock counts one more level of blocks (an else-if counts as the
+// block it prints as) and returns the function that leaves it.
+func (p *parser) enterBlock() func() {
+	pos := p.peek().pos
+	p.enter(pos, "blocks")
+	p.blocks++
+	if p.blocks > maxDepth {
+		p.failAt(pos, "blocks nested too deeply: more than %d levels", maxDepth)
+	}
+	return func() { p.blocks--; p.leave() }
 }
 
 func (p *parser) stmt() ast.Stmt {
@@ -351,7 +383,9 @@ func (p *parser) ifStmt() ast.Stmt {
 	if p.isKw("else") {
 		p.adv()
 		if p.isKw("if") {
+			leave := p.enterBlock()
 			inner := p.ifStmt()
+			leave()
 			s.Else = &ast.Prog{Pos: inner.Position(), Stmts: []ast.Stmt{inner}}
 		} else {
 			s.Else = p.block()
@@ -434,6 +468,7 @@ func (p *parser) lambdaRest(pos ast.Pos) *ast.Lambda {
 	l.Body = p.expr()
 	p.skipNL()
 	p.expectPunct("}")
+	p.built(pos, p.h+1)
 	return l
 }
 
@@ -515,12 +550,16 @@ func (p *parser) args() []ast.Expr {
 	return p.exprList(")")
 }
 
+// exprList parses expressions up to end and sets p.h to the height of the
+// highest (0 for none).
 func (p *parser) exprList(end string) []ast.Expr {
 	var out []ast.Expr
+	h := 0
 	for {
 		p.skipNL()
 		if p.isPunct(end) {
 			p.adv()
+			p.h = h
 			return out
 		}
 		if len(out) > 0 {
@@ -528,20 +567,23 @@ func (p *parser) exprList(end string) []ast.Expr {
 			p.skipNL()
 			if p.isPunct(end) {
 				p.adv()
+				p.h = h
 				return out
 			}
 		}
 		out = append(out, p.expr())
+		h = max(h, p.h)
 	}
 }
 
 // typ parses a type written with tokens.
 func (p *parser) typ() *types.Type {
 	t := p.peek()
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.failAt(t.pos, "types nested more than %d deep", maxDepth)
+	p.enter(t.pos, "types")
+	p.typeDepth++
+	defer func() { p.typeDepth--; p.leave() }()
+	if p.typeDepth > types.MaxDepth {
+		p.failAt(t.pos, "type nested too deeply: more than %d levels", types.MaxDepth)
 	}
 	switch {
 	case t.kind == tPunct && t.text == "[":

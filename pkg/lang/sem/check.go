@@ -2,6 +2,7 @@ package sem
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
@@ -18,8 +19,17 @@ import (
 // site checks its own copy, so nesting multiplies them).
 const maxCopies = 100000
 
+// maxCheckDepth bounds the checker's recursion, so that a hostile program
+// gets an error instead of exhausting the stack: the nesting of the syntax
+// tree (at most 500 levels, the parser's limit) plus the chains the
+// checker follows into the definitions of the variables, functions,
+// classes and modules an expression uses (each checked at its first use).
+const maxCheckDepth = 10000
+
 type checker struct {
 	copies  int
+	depth   int
+	numbers types.Numbering // of the concrete argument types of calls
 	global  *Scope
 	loader  *loader
 	cons    []*constraint
@@ -114,10 +124,24 @@ func (c *checker) declareNested(b *binding, s *Scope) {
 	}
 }
 
+// enter counts one more level of the checker's recursion, at pos; leave
+// ends it. Past maxCheckDepth it aborts with a positioned error (there is
+// no level to return to but the top).
+func (c *checker) enter(pos ast.Pos) {
+	c.depth++
+	if c.depth > maxCheckDepth {
+		c.scopeErr(pos, "program nested too deeply: more than %d levels of expressions, counting those of the variables, functions, classes and modules they use (split long chains of definitions)", maxCheckDepth)
+	}
+}
+
+func (c *checker) leave() { c.depth-- }
+
 // checkProg declares and checks a statement list in scope s.
 func (c *checker) checkProg(prog *ast.Prog, s *Scope) *progIR {
+	c.enter(prog.Pos)
+	defer c.leave()
 	c.declare(prog.Stmts, s)
-	p := &progIR{scope: s}
+	p := &progIR{scope: s, pos: prog.Pos}
 	for _, st := range prog.Stmts {
 		if ir := c.checkStmt(st, s); ir != nil {
 			p.stmts = append(p.stmts, ir)
@@ -230,7 +254,14 @@ func (c *checker) checkExprs(es []ast.Expr, s *Scope) []node {
 	return out
 }
 
+// checkExpr checks e in scope s and returns its IR.
 func (c *checker) checkExpr(e ast.Expr, s *Scope) node {
+	c.enter(e.Position())
+	defer c.leave()
+	return c.checkExprIn(e, s)
+}
+
+func (c *checker) checkExprIn(e ast.Expr, s *Scope) node {
 	switch e := e.(type) {
 	case *ast.Bool:
 		return &constIR{v: values.Bool(e.Value)}
@@ -338,7 +369,7 @@ func (c *checker) checkVar(e *ast.Var, s *Scope) node {
 	if b.kind == bkBind {
 		c.checkBind(b, e.Pos)
 	}
-	return &varIR{r: r, t: b.typ, name: e.Name}
+	return &varIR{r: r, t: b.typ, name: e.Name, pos: e.Pos}
 }
 
 func (c *checker) checkLambda(e *ast.Lambda, s *Scope) *lambdaIR {
@@ -412,16 +443,17 @@ func (c *checker) callUserFunc(e *ast.Call, r ref, args []node) node {
 	// linear instead of exponential.
 	key := ""
 	if len(args) == len(b.fn.Func.Params) {
-		ts := make([]*types.Type, len(args))
+		ts := make([]string, len(args))
 		for i, a := range args {
-			ts[i] = a.typ()
-			if !ts[i].IsConcrete() {
+			t := a.typ()
+			if !t.IsConcrete() || t.TooDeep() {
 				ts = nil
 				break
 			}
+			ts[i] = strconv.Itoa(c.numbers.Of(t))
 		}
 		if ts != nil {
-			key = strings.Join(types.StringAll(ts...), ",")
+			key = strings.Join(ts, ",")
 			if lam, ok := b.instances[key]; ok {
 				return &callIR{fn: &instIR{r: r, lam: lam}, args: args, t: lam.t.Out, id: c.id(), pos: e.Pos}
 			}

@@ -75,6 +75,9 @@ func (c *checker) round(final bool) bool {
 // is stored in *dst.
 func (c *checker) needConcrete(pos ast.Pos, what string, t *types.Type, dst **types.Type) {
 	c.finals = append(c.finals, func() error {
+		if t.TooDeep() {
+			return errAt(pos, StageType, "the type of this %s is nested too deeply (more than %d levels)", what, types.MaxDepth)
+		}
 		if !t.IsConcrete() {
 			return errAt(pos, StageType, "cannot infer the type of this %s (%s); add a type annotation", what, t.Resolve())
 		}

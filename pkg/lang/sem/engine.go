@@ -31,6 +31,7 @@ type pass struct {
 	walked  map[*module]bool
 	out     *output
 	gen     uint64
+	depth   int // recursion of eval and walk, see maxEvalDepth
 }
 
 type passKey struct{}

@@ -16,6 +16,29 @@ import (
 // first value yet: the pass cannot finish and waits for the next event.
 var errPending = errors.New("waiting for a stream's first value")
 
+// maxEvalDepth bounds the evaluator's recursion, so that a hostile program
+// gets an error instead of exhausting the stack: the nesting of the
+// syntax tree plus the chains of variables, function calls (lambdas
+// included) and class bodies an evaluation goes through. The checker
+// follows the same chains, but a lambda's body is checked once, where it
+// is written, while each call evaluates it again.
+const maxEvalDepth = 10000
+
+// errTooDeep is returned past maxEvalDepth; the nearest variable or call
+// on the way out positions it.
+var errTooDeep = fmt.Errorf("evaluation nested too deeply: more than %d levels of expressions, counting those of the variables and functions used (split long chains of definitions)", maxEvalDepth)
+
+// eval evaluates n in rs, one level deeper.
+func (p *pass) eval(n node, rs *rscope) (values.Value, error) {
+	if p.depth >= maxEvalDepth {
+		return nil, errTooDeep
+	}
+	p.depth++
+	v, err := n.eval(p, rs)
+	p.depth--
+	return v, err
+}
+
 // An rscope is one activation of a Scope: a cell per binding slot.
 type rscope struct {
 	s      *Scope
@@ -123,7 +146,7 @@ func (p *pass) instance(inc *includeIR, site *rscope) (*rscope, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := site.key + "/i" + strconv.Itoa(inc.id)
+	key := funcs.JoinKey(site.key, "i"+strconv.Itoa(inc.id))
 	ps := newRScope(inc.pscope, def, key)
 	for i, a := range inc.args {
 		ps.cells[i] = cell{thunk: a, env: site}
@@ -143,9 +166,9 @@ func (p *pass) value(rs *rscope, b *binding) (values.Value, error) {
 	cl.state = 1
 	switch {
 	case cl.thunk != nil:
-		cl.v, cl.err = cl.thunk.eval(p, cl.env)
+		cl.v, cl.err = p.eval(cl.thunk, cl.env)
 	case b.kind == bkBind:
-		cl.v, cl.err = b.ir.eval(p, rs)
+		cl.v, cl.err = p.eval(b.ir, rs)
 	default:
 		cl.err = fmt.Errorf("internal error: parameter $%s has no value", b.name)
 	}
@@ -162,7 +185,7 @@ func (n *constIR) eval(p *pass, rs *rscope) (values.Value, error) { return n.v, 
 func (n *interpIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	var s []byte
 	for _, part := range n.parts {
-		v, err := part.eval(p, rs)
+		v, err := p.eval(part, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +197,7 @@ func (n *interpIR) eval(p *pass, rs *rscope) (values.Value, error) {
 func (n *listIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	l := &values.List{T: n.rt, V: make([]values.Value, len(n.elems))}
 	for i, e := range n.elems {
-		v, err := e.eval(p, rs)
+		v, err := p.eval(e, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -189,11 +212,11 @@ func (n *mapIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	}
 	m := values.NewMap(n.rt)
 	for i := range n.keys {
-		k, err := n.keys[i].eval(p, rs)
+		k, err := p.eval(n.keys[i], rs)
 		if err != nil {
 			return nil, err
 		}
-		v, err := n.vals[i].eval(p, rs)
+		v, err := p.eval(n.vals[i], rs)
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +231,7 @@ func (n *structIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	}
 	s := &values.Struct{T: n.rt, V: make([]values.Value, len(n.vals))}
 	for i, e := range n.vals {
-		v, err := e.eval(p, rs)
+		v, err := p.eval(e, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -220,9 +243,10 @@ func (n *structIR) eval(p *pass, rs *rscope) (values.Value, error) {
 func (n *varIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	owner, err := p.lookup(rs, n.r)
 	if err != nil {
-		return nil, err
+		return nil, at(n.pos, err)
 	}
-	return p.value(owner, n.r.target)
+	v, err := p.value(owner, n.r.target)
+	return v, at(n.pos, err)
 }
 
 func (n *lambdaIR) eval(p *pass, rs *rscope) (values.Value, error) {
@@ -239,7 +263,7 @@ func (n *lambdaIR) eval(p *pass, rs *rscope) (values.Value, error) {
 		for i, a := range args {
 			nrs.cells[i] = cell{state: 2, v: a}
 		}
-		return n.body.eval(cp, nrs)
+		return cp.eval(n.body, nrs)
 	}}, nil
 }
 
@@ -248,13 +272,13 @@ func (n *instIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return n.lam.eval(p, def)
+	return p.eval(n.lam, def)
 }
 
 func (p *pass) evalArgs(args []node, rs *rscope) ([]values.Value, error) {
 	out := make([]values.Value, len(args))
 	for i, a := range args {
-		v, err := a.eval(p, rs)
+		v, err := p.eval(a, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +288,7 @@ func (p *pass) evalArgs(args []node, rs *rscope) ([]values.Value, error) {
 }
 
 func (n *callIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	fv, err := n.fn.eval(p, rs)
+	fv, err := p.eval(n.fn, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +300,7 @@ func (n *callIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	if !ok {
 		return nil, at(n.pos, fmt.Errorf("called value is not a function"))
 	}
-	v, err := f.Fn(p.ctxFor(rs.key+"/c"+strconv.Itoa(n.id)), args)
+	v, err := f.Fn(p.ctxFor(funcs.JoinKey(rs.key, "c"+strconv.Itoa(n.id))), args)
 	return v, at(n.pos, err)
 }
 
@@ -285,7 +309,7 @@ func (n *builtinIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := rs.key + "/b" + strconv.Itoa(n.id)
+	key := funcs.JoinKey(rs.key, "b"+strconv.Itoa(n.id))
 	call := &funcs.Call{Type: n.rsig, Args: args, Env: p.env(rs.s.mod)}
 	if n.f.Stream != nil {
 		v, err := p.stream(key, n, call)
@@ -307,26 +331,26 @@ func (n *builtinIR) eval(p *pass, rs *rscope) (values.Value, error) {
 }
 
 func (n *ifIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	c, err := n.cond.eval(p, rs)
+	c, err := p.eval(n.cond, rs)
 	if err != nil {
 		return nil, err
 	}
 	if c.(values.Bool) {
-		return n.a.eval(p, rs)
+		return p.eval(n.a, rs)
 	}
-	return n.b.eval(p, rs)
+	return p.eval(n.b, rs)
 }
 
 func (n *exceptIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	v, err := n.a.eval(p, rs)
+	v, err := p.eval(n.a, rs)
 	if err != nil && funcs.IsCatchable(err) {
-		return n.b.eval(p, rs)
+		return p.eval(n.b, rs)
 	}
 	return v, err
 }
 
 func (n *notIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	v, err := n.x.eval(p, rs)
+	v, err := p.eval(n.x, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -334,11 +358,11 @@ func (n *notIR) eval(p *pass, rs *rscope) (values.Value, error) {
 }
 
 func (n *indexIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	x, err := n.x.eval(p, rs)
+	x, err := p.eval(n.x, rs)
 	if err != nil {
 		return nil, err
 	}
-	i, err := n.i.eval(p, rs)
+	i, err := p.eval(n.i, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -361,9 +385,9 @@ func (n *indexIR) eval(p *pass, rs *rscope) (values.Value, error) {
 
 func (n *fieldIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	if n.absent {
-		return n.def.eval(p, rs)
+		return p.eval(n.def, rs)
 	}
-	x, err := n.x.eval(p, rs)
+	x, err := p.eval(n.x, rs)
 	if err != nil {
 		return nil, err
 	}

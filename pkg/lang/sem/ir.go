@@ -23,6 +23,7 @@ type stmtIR interface {
 type progIR struct {
 	scope *Scope
 	stmts []stmtIR
+	pos   ast.Pos
 }
 
 type constIR struct{ v values.Value }
@@ -54,6 +55,7 @@ type varIR struct {
 	r    ref
 	t    *types.Type
 	name string
+	pos  ast.Pos
 }
 
 type lambdaIR struct {

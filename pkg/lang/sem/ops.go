@@ -9,7 +9,7 @@ import (
 )
 
 func (n *binIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	a, err := n.a.eval(p, rs)
+	a, err := p.eval(n.a, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -19,14 +19,14 @@ func (n *binIR) eval(p *pass, rs *rscope) (values.Value, error) {
 		if !a.(values.Bool) {
 			return values.Bool(false), nil
 		}
-		return n.b.eval(p, rs)
+		return p.eval(n.b, rs)
 	case "or":
 		if a.(values.Bool) {
 			return values.Bool(true), nil
 		}
-		return n.b.eval(p, rs)
+		return p.eval(n.b, rs)
 	}
-	b, err := n.b.eval(p, rs)
+	b, err := p.eval(n.b, rs)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
@@ -32,6 +33,11 @@ type outEdge struct {
 // walk walks every statement; a pending statement does not stop the
 // others (so that all streams start), but makes the whole walk pending.
 func (p *progIR) walk(ps *pass, rs *rscope) error {
+	if ps.depth >= maxEvalDepth {
+		return at(p.pos, errTooDeep)
+	}
+	ps.depth++
+	defer func() { ps.depth-- }()
 	pending := false
 	for _, st := range p.stmts {
 		if err := st.walk(ps, rs); err != nil {
@@ -49,7 +55,7 @@ func (p *progIR) walk(ps *pass, rs *rscope) error {
 
 // names evaluates a resource or edge name: a str or a []str.
 func names(p *pass, rs *rscope, n node) ([]string, error) {
-	v, err := n.eval(p, rs)
+	v, err := p.eval(n, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +76,7 @@ func cond(p *pass, rs *rscope, c node) (bool, error) {
 	if c == nil {
 		return true, nil
 	}
-	v, err := c.eval(p, rs)
+	v, err := p.eval(c, rs)
 	if err != nil {
 		return false, err
 	}
@@ -80,7 +86,7 @@ func cond(p *pass, rs *rscope, c node) (bool, error) {
 // collected returns the resources a collect statement gets from the
 // world: the exported resources, as graph-document JSON objects.
 func (n *resIR) collected(p *pass, rs *rscope) ([]*graph.Resource, error) {
-	v, err := n.collect.eval(p, rs)
+	v, err := p.eval(n.collect, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +153,7 @@ func (n *resIR) params(p *pass, rs *rscope) (map[string]any, error) {
 		if !ok {
 			continue
 		}
-		v, err := f.val.eval(p, rs)
+		v, err := p.eval(f.val, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +252,7 @@ func (n *resIR) meta(p *pass, rs *rscope) (*graph.Meta, error) {
 		if !ok {
 			continue
 		}
-		v, err := mi.val.eval(p, rs)
+		v, err := p.eval(mi.val, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -381,26 +387,26 @@ func (n *edgeIR) walk(p *pass, rs *rscope) error {
 }
 
 func (n *ifStmtIR) walk(p *pass, rs *rscope) error {
-	c, err := n.cond.eval(p, rs)
+	c, err := p.eval(n.cond, rs)
 	if err != nil {
 		return err
 	}
 	if c.(values.Bool) {
-		return n.then.walk(p, newRScope(n.then.scope, rs, rs.key+"/t"))
+		return n.then.walk(p, newRScope(n.then.scope, rs, funcs.JoinKey(rs.key, "t")))
 	}
 	if n.els != nil {
-		return n.els.walk(p, newRScope(n.els.scope, rs, rs.key+"/e"))
+		return n.els.walk(p, newRScope(n.els.scope, rs, funcs.JoinKey(rs.key, "e")))
 	}
 	return nil
 }
 
 func (n *forIR) walk(p *pass, rs *rscope) error {
-	v, err := n.list.eval(p, rs)
+	v, err := p.eval(n.list, rs)
 	if err != nil {
 		return err
 	}
 	iter := func(i int, a, b values.Value) error {
-		key := fmt.Sprintf("%s/f%d.%d", rs.key, n.id, i)
+		key := funcs.JoinKey(rs.key, fmt.Sprintf("f%d.%d", n.id, i))
 		ps := newRScope(n.pscope, rs, key)
 		ps.cells[0] = cell{state: 2, v: a}
 		ps.cells[1] = cell{state: 2, v: b}

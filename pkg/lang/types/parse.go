@@ -86,8 +86,8 @@ func (p *typeParser) word() string {
 func (p *typeParser) parse() (*Type, error) {
 	p.depth++
 	defer func() { p.depth-- }()
-	if p.depth > 500 {
-		return nil, p.errf("type nested too deep")
+	if p.depth > MaxDepth {
+		return nil, p.errf("type nested too deeply (more than %d levels)", MaxDepth)
 	}
 	p.space()
 	if p.eat("[]") {

@@ -21,6 +21,12 @@ import (
 	"sync/atomic"
 )
 
+// MaxDepth bounds the nesting of a type (a basic type is one level, []int
+// two). Deeper types come only from hostile programs: the parsers refuse
+// them, Unify reports them, and the functions walking a type stop there
+// instead of exhausting the stack (see each one for what it does then).
+const MaxDepth = 500
+
 // A Kind is the kind of a type node.
 type Kind uint8
 
@@ -103,13 +109,21 @@ func NewFuncOf(out *Type, params ...*Type) *Type {
 }
 
 // Prune returns the representative of t: t itself unless t is a bound
-// variable, in which case the links are followed (and compressed).
+// variable, in which case the links are followed (and compressed). It
+// loops: a chain of variables bound to each other can be long.
 func (t *Type) Prune() *Type {
 	if t == nil || t.Kind != KindVar || t.link == nil {
 		return t
 	}
-	r := t.link.Prune()
-	t.link = r
+	r := t.link
+	for r.Kind == KindVar && r.link != nil {
+		r = r.link
+	}
+	for x := t; x != r; {
+		next := x.link
+		x.link = r
+		x = next
+	}
 	return r
 }
 
@@ -127,57 +141,140 @@ func (t *Type) Field(name string) (*Type, bool) {
 	return nil, false
 }
 
-// IsConcrete reports whether t contains no free variables.
-func (t *Type) IsConcrete() bool {
+// IsConcrete reports whether t contains no free variables. It walks each
+// shared part once and goes no deeper than MaxDepth: a part first met
+// below that counts as not concrete.
+func (t *Type) IsConcrete() bool { return t.isConcrete(1, map[*Type]bool{}) }
+
+// isConcrete remembers in seen the concrete parts already walked, so that
+// a type sharing its parts is walked once per part.
+func (t *Type) isConcrete(depth int, seen map[*Type]bool) bool {
 	t = t.Prune()
+	if depth > MaxDepth {
+		return false
+	}
+	if seen[t] {
+		return true
+	}
+	ok := true
 	switch t.Kind {
 	case KindVar:
 		return false
 	case KindList:
-		return t.Elem.IsConcrete()
+		ok = t.Elem.isConcrete(depth+1, seen)
 	case KindMap:
-		return t.Key.IsConcrete() && t.Val.IsConcrete()
+		ok = t.Key.isConcrete(depth+1, seen) && t.Val.isConcrete(depth+1, seen)
 	case KindStruct, KindFunc:
 		for _, f := range t.Fields {
-			if !f.Type.IsConcrete() {
-				return false
+			if ok = f.Type.isConcrete(depth+1, seen); !ok {
+				break
 			}
 		}
-		return t.Kind != KindFunc || t.Out.IsConcrete()
+		ok = ok && (t.Kind != KindFunc || t.Out.isConcrete(depth+1, seen))
 	}
-	return true
+	if ok {
+		seen[t] = true
+	}
+	return ok
+}
+
+// TooDeep reports whether t (through the bindings of its variables) is
+// nested deeper than MaxDepth. It walks each shared part once.
+func (t *Type) TooDeep() bool { return t.height(1, map[*Type]int{}) > MaxDepth }
+
+// height returns the height of t (1 for a leaf), or more than MaxDepth
+// when t, found depth levels down, goes past MaxDepth; heights holds the
+// parts already measured.
+func (t *Type) height(depth int, heights map[*Type]int) int {
+	t = t.Prune()
+	if depth > MaxDepth {
+		return MaxDepth + 1
+	}
+	h, ok := heights[t]
+	if !ok {
+		var buf [4]*Type
+		for _, p := range t.parts(buf[:0]) {
+			h = max(h, p.height(depth+1, heights))
+		}
+		h++
+		if h > MaxDepth {
+			return h
+		}
+		heights[t] = h
+	}
+	if depth+h-1 > MaxDepth {
+		return MaxDepth + 1
+	}
+	return h
+}
+
+// parts appends the types t is made of to buf and returns it.
+func (t *Type) parts(buf []*Type) []*Type {
+	switch t.Kind {
+	case KindList:
+		buf = append(buf, t.Elem)
+	case KindMap:
+		buf = append(buf, t.Key, t.Val)
+	case KindStruct, KindFunc:
+		for _, f := range t.Fields {
+			buf = append(buf, f.Type)
+		}
+		if t.Kind == KindFunc {
+			buf = append(buf, t.Out)
+		}
+	}
+	return buf
 }
 
 // Resolve returns a copy of t with every bound variable replaced by what it
 // is bound to. Free variables stay (shared, not copied). Basic types are
-// returned as the shared values.
-func (t *Type) Resolve() *Type {
+// returned as the shared values, and a part used twice is copied once.
+// Parts nested deeper than MaxDepth are not copied (they keep their
+// bindings).
+func (t *Type) Resolve() *Type { return t.resolve(1, map[*Type]*Type{}) }
+
+func (t *Type) resolve(depth int, done map[*Type]*Type) *Type {
 	t = t.Prune()
+	if depth > MaxDepth {
+		return t
+	}
+	if r, ok := done[t]; ok {
+		return r
+	}
+	var r *Type
 	switch t.Kind {
 	case KindList:
-		return NewList(t.Elem.Resolve())
+		r = NewList(t.Elem.resolve(depth+1, done))
 	case KindMap:
-		return NewMap(t.Key.Resolve(), t.Val.Resolve())
+		r = NewMap(t.Key.resolve(depth+1, done), t.Val.resolve(depth+1, done))
 	case KindStruct, KindFunc:
 		fs := make([]Field, len(t.Fields))
 		for i, f := range t.Fields {
-			fs[i] = Field{Name: f.Name, Type: f.Type.Resolve()}
+			fs[i] = Field{Name: f.Name, Type: f.Type.resolve(depth+1, done)}
 		}
 		if t.Kind == KindStruct {
-			return NewStruct(fs...)
+			r = NewStruct(fs...)
+		} else {
+			r = NewFunc(fs, t.Out.resolve(depth+1, done))
 		}
-		return NewFunc(fs, t.Out.Resolve())
+	default:
+		return t
 	}
-	return t
+	done[t] = r
+	return r
 }
 
 // Copy returns a copy of t where every free variable is replaced by a fresh
 // one (the same variable twice becomes the same fresh variable twice). It is
 // how a polymorphic signature is instantiated at a call site.
-func (t *Type) Copy() *Type { return t.copyWith(map[*Type]*Type{}) }
+// Parts nested deeper than MaxDepth are not copied.
+func (t *Type) Copy() *Type { return t.copyWith(map[*Type]*Type{}, 1) }
 
-func (t *Type) copyWith(m map[*Type]*Type) *Type {
+func (t *Type) copyWith(m map[*Type]*Type, depth int) *Type {
 	t = t.Prune()
+	if depth > MaxDepth {
+		return t
+	}
 	switch t.Kind {
 	case KindVar:
 		if n, ok := m[t]; ok {
@@ -187,59 +284,45 @@ func (t *Type) copyWith(m map[*Type]*Type) *Type {
 		m[t] = n
 		return n
 	case KindList:
-		return NewList(t.Elem.copyWith(m))
+		return NewList(t.Elem.copyWith(m, depth+1))
 	case KindMap:
-		return NewMap(t.Key.copyWith(m), t.Val.copyWith(m))
+		return NewMap(t.Key.copyWith(m, depth+1), t.Val.copyWith(m, depth+1))
 	case KindStruct, KindFunc:
 		fs := make([]Field, len(t.Fields))
 		for i, f := range t.Fields {
-			fs[i] = Field{Name: f.Name, Type: f.Type.copyWith(m)}
+			fs[i] = Field{Name: f.Name, Type: f.Type.copyWith(m, depth+1)}
 		}
 		if t.Kind == KindStruct {
 			return NewStruct(fs...)
 		}
-		return NewFunc(fs, t.Out.copyWith(m))
+		return NewFunc(fs, t.Out.copyWith(m, depth+1))
 	}
 	return t
 }
 
 // Equal reports whether a and b are the same type, variables compared by
-// identity. Function parameter names are ignored.
+// identity. Function parameter names are ignored. Types that differ only
+// deeper than MaxDepth are reported different.
 func Equal(a, b *Type) bool {
-	a, b = a.Prune(), b.Prune()
-	if a == b {
-		return true
+	if a == nil || b == nil {
+		return a == b
 	}
-	if a == nil || b == nil || a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case KindVar:
-		return false
-	case KindList:
-		return Equal(a.Elem, b.Elem)
-	case KindMap:
-		return Equal(a.Key, b.Key) && Equal(a.Val, b.Val)
-	case KindStruct, KindFunc:
-		if len(a.Fields) != len(b.Fields) {
-			return false
-		}
-		for i := range a.Fields {
-			if a.Kind == KindStruct && a.Fields[i].Name != b.Fields[i].Name {
-				return false
-			}
-			if !Equal(a.Fields[i].Type, b.Fields[i].Type) {
-				return false
-			}
-		}
-		return a.Kind == KindStruct || Equal(a.Out, b.Out)
-	}
-	return true
+	u := &unifier{frozen: true}
+	return u.unify(a, b, 1) == nil
 }
 
 // String prints t in mcl type syntax; free variables print as ?1, ?2, ...
-// numbered in order of appearance.
+// numbered in order of appearance. It is meant for messages: parts nested
+// more than 64 levels down, or past about 4 KiB of text, print as "...".
 func (t *Type) String() string { return StringAll(t)[0] }
+
+// Syntax prints t in full in mcl type syntax, for source code: only parts
+// nested deeper than MaxDepth print as "...".
+func (t *Type) Syntax() string {
+	w := typeWriter{names: map[*Type]int{}, maxDepth: MaxDepth, maxLen: -1}
+	t.write(&w, 1)
+	return w.b.String()
+}
 
 // StringAll prints several types with one numbering of their variables,
 // so that the same variable has the same name in all of them.
@@ -247,15 +330,25 @@ func StringAll(ts ...*Type) []string {
 	names := map[*Type]int{}
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		var b strings.Builder
-		t.write(&b, 0, names)
-		out[i] = b.String()
+		w := typeWriter{names: names, maxDepth: 64, maxLen: 4096}
+		t.write(&w, 0)
+		out[i] = w.b.String()
 	}
 	return out
 }
 
-func (t *Type) write(b *strings.Builder, depth int, names map[*Type]int) {
-	if depth > 64 {
+// typeWriter is the state of printing a type: the numbering of its
+// variables and where to cut (maxLen < 0: no cut on length).
+type typeWriter struct {
+	b        strings.Builder
+	names    map[*Type]int
+	maxDepth int
+	maxLen   int
+}
+
+func (t *Type) write(w *typeWriter, depth int) {
+	b := &w.b
+	if depth > w.maxDepth || w.maxLen >= 0 && b.Len() > w.maxLen {
 		b.WriteString("...")
 		return
 	}
@@ -266,21 +359,21 @@ func (t *Type) write(b *strings.Builder, depth int, names map[*Type]int) {
 	}
 	switch t.Kind {
 	case KindVar:
-		n, ok := names[t]
+		n, ok := w.names[t]
 		if !ok {
-			n = len(names) + 1
-			names[t] = n
+			n = len(w.names) + 1
+			w.names[t] = n
 		}
 		b.WriteString("?")
 		b.WriteString(strconv.Itoa(n))
 	case KindList:
 		b.WriteString("[]")
-		t.Elem.write(b, depth+1, names)
+		t.Elem.write(w, depth+1)
 	case KindMap:
 		b.WriteString("map{")
-		t.Key.write(b, depth+1, names)
+		t.Key.write(w, depth+1)
 		b.WriteString(": ")
-		t.Val.write(b, depth+1, names)
+		t.Val.write(w, depth+1)
 		b.WriteString("}")
 	case KindStruct:
 		b.WriteString("struct{")
@@ -290,7 +383,7 @@ func (t *Type) write(b *strings.Builder, depth int, names map[*Type]int) {
 			}
 			b.WriteString(f.Name)
 			b.WriteString(" ")
-			f.Type.write(b, depth+1, names)
+			f.Type.write(w, depth+1)
 		}
 		b.WriteString("}")
 	case KindFunc:
@@ -303,11 +396,47 @@ func (t *Type) write(b *strings.Builder, depth int, names map[*Type]int) {
 				b.WriteString(f.Name)
 				b.WriteString(" ")
 			}
-			f.Type.write(b, depth+1, names)
+			f.Type.write(w, depth+1)
 		}
 		b.WriteString(") ")
-		t.Out.write(b, depth+1, names)
+		t.Out.write(w, depth+1)
 	default:
 		b.WriteString(t.Kind.String())
 	}
+}
+
+// A Numbering numbers concrete types by structure: two types get the same
+// number exactly when they print the same in full. Each shared part is
+// numbered once, so a type sharing its parts costs its number of distinct
+// parts, not the length of its print. The zero value is ready to use.
+type Numbering struct {
+	node  map[*Type]int
+	shape map[string]int
+}
+
+// Of returns the number of t, which must be concrete and not TooDeep.
+func (n *Numbering) Of(t *Type) int {
+	t = t.Prune()
+	if id, ok := n.node[t]; ok {
+		return id
+	}
+	if n.node == nil {
+		n.node, n.shape = map[*Type]int{}, map[string]int{}
+	}
+	var b strings.Builder
+	b.WriteString(t.Kind.String())
+	for _, f := range t.Fields {
+		b.WriteString(" " + strconv.Quote(f.Name))
+	}
+	var buf [4]*Type
+	for _, p := range t.parts(buf[:0]) {
+		b.WriteString(" " + strconv.Itoa(n.Of(p)))
+	}
+	id, ok := n.shape[b.String()]
+	if !ok {
+		id = len(n.shape) + 1
+		n.shape[b.String()] = id
+	}
+	n.node[t] = id
+	return id
 }

@@ -26,10 +26,8 @@ func (e *MismatchError) Error() string {
 // *MismatchError. On error, bindings made before the conflict are kept (use
 // TryUnify to test without effect).
 func Unify(a, b *Type) error {
-	if err := unifyRec(a, b, 0); err != nil {
-		if m, ok := err.(*MismatchError); ok {
-			m.A, m.B = a.Resolve(), b.Resolve()
-		}
+	if err := new(unifier).unify(a, b, 1); err != nil {
+		err.A, err.B = a.Resolve(), b.Resolve()
 		return err
 	}
 	return nil
@@ -38,18 +36,37 @@ func Unify(a, b *Type) error {
 // TryUnify reports whether a and b unify, leaving no binding behind: it
 // records trial bindings in a side table instead of the variables.
 func TryUnify(a, b *Type) bool {
-	return tryRec(a, b, map[*Type]*Type{}, 0)
+	u := &unifier{trial: map[*Type]*Type{}}
+	return u.unify(a, b, 1) == nil
 }
 
-// walk follows variable links (without compressing them) and the trial
-// bindings of m.
-func walk(t *Type, m map[*Type]*Type) *Type {
+// unifier is the state of one Unify, TryUnify or Equal. The memories make types
+// that share parts cost their distinct parts, not their size as trees;
+// they start after the first few steps, as most unifications are small.
+type unifier struct {
+	frozen  bool              // Equal: variables are never bound
+	trial   map[*Type]*Type   // TryUnify: the trial bindings
+	pairs   map[[2]*Type]bool // pairs of compound types met
+	npairs  int
+	heights map[*Type]int // bind: the parts of the bound type walked
+	nwalked int
+}
+
+// memoAfter is the number of steps a unifier takes before it remembers.
+const memoAfter = 64
+
+// find returns the representative of t under the bindings and the trial
+// bindings.
+func (u *unifier) find(t *Type) *Type {
+	if u.trial == nil {
+		return t.Prune()
+	}
 	for t != nil && t.Kind == KindVar {
 		if t.link != nil {
 			t = t.link
 			continue
 		}
-		n, ok := m[t]
+		n, ok := u.trial[t]
 		if !ok {
 			return t
 		}
@@ -58,127 +75,108 @@ func walk(t *Type, m map[*Type]*Type) *Type {
 	return t
 }
 
-func occursTrial(v, t *Type, m map[*Type]*Type, depth int) bool {
-	t = walk(t, m)
-	if t == v || depth > 200 {
+// again reports whether the compound types a and b were met together
+// before (their unification is then under way or done), and records them.
+func (u *unifier) again(a, b *Type) bool {
+	if u.npairs++; u.npairs <= memoAfter {
+		return false
+	}
+	if u.pairs == nil {
+		u.pairs = map[[2]*Type]bool{}
+	}
+	k := [2]*Type{a, b}
+	if u.pairs[k] {
 		return true
 	}
-	switch t.Kind {
-	case KindList:
-		return occursTrial(v, t.Elem, m, depth+1)
-	case KindMap:
-		return occursTrial(v, t.Key, m, depth+1) || occursTrial(v, t.Val, m, depth+1)
-	case KindStruct, KindFunc:
-		for _, f := range t.Fields {
-			if occursTrial(v, f.Type, m, depth+1) {
-				return true
-			}
-		}
-		return t.Kind == KindFunc && occursTrial(v, t.Out, m, depth+1)
-	}
+	u.pairs[k] = true
 	return false
 }
 
-func tryRec(a, b *Type, m map[*Type]*Type, depth int) bool {
-	a, b = walk(a, m), walk(b, m)
-	if a == b {
-		return true
-	}
-	if depth > 200 {
-		return false
-	}
-	if a.Kind == KindVar || b.Kind == KindVar {
-		if a.Kind != KindVar {
-			a, b = b, a
-		}
-		if b.Kind != KindVar && occursTrial(a, b, m, 0) {
-			return false
-		}
-		m[a] = b
-		return true
-	}
-	if a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case KindList:
-		return tryRec(a.Elem, b.Elem, m, depth+1)
-	case KindMap:
-		return tryRec(a.Key, b.Key, m, depth+1) && tryRec(a.Val, b.Val, m, depth+1)
-	case KindStruct, KindFunc:
-		if len(a.Fields) != len(b.Fields) {
-			return false
-		}
-		for i := range a.Fields {
-			if a.Kind == KindStruct && a.Fields[i].Name != b.Fields[i].Name {
-				return false
-			}
-			if !tryRec(a.Fields[i].Type, b.Fields[i].Type, m, depth+1) {
-				return false
-			}
-		}
-		return a.Kind != KindFunc || tryRec(a.Out, b.Out, m, depth+1)
-	}
-	return true
-}
+// tooDeep is the reason of a MismatchError for a type nested deeper than
+// MaxDepth.
+var tooDeep = fmt.Sprintf("type nested too deeply (more than %d levels)", MaxDepth)
 
-func bind(v, t *Type) error {
-	if t.Kind != KindVar && occurs(v, t, 0) {
-		return &MismatchError{InnerA: v, InnerB: t, Reason: "recursive type"}
+func (u *unifier) bind(v, t *Type) *MismatchError {
+	if u.frozen {
+		return &MismatchError{InnerA: v, InnerB: t}
 	}
-	v.link = t
+	if t.Kind != KindVar {
+		u.heights, u.nwalked = nil, 0
+		if _, r := u.occurs(v, t, 1); r != "" {
+			return &MismatchError{InnerA: v, InnerB: t, Reason: r}
+		}
+	}
+	if u.trial != nil {
+		u.trial[v] = t
+	} else {
+		v.link = t
+	}
 	return nil
 }
 
-func occurs(v, t *Type, depth int) bool {
-	t = t.Prune()
+// occurs returns why v cannot be bound to t, found depth levels down:
+// "recursive type" when v occurs in t, tooDeep when t goes deeper than
+// MaxDepth; or the height of t and "".
+func (u *unifier) occurs(v, t *Type, depth int) (int, string) {
+	t = u.find(t)
 	if t == v {
-		return true
+		return 0, "recursive type"
 	}
-	if depth > 200 {
-		return true
+	if depth > MaxDepth {
+		return 0, tooDeep
 	}
-	switch t.Kind {
-	case KindList:
-		return occurs(v, t.Elem, depth+1)
-	case KindMap:
-		return occurs(v, t.Key, depth+1) || occurs(v, t.Val, depth+1)
-	case KindStruct, KindFunc:
-		for _, f := range t.Fields {
-			if occurs(v, f.Type, depth+1) {
-				return true
-			}
+	if h, ok := u.heights[t]; ok {
+		if depth+h-1 > MaxDepth {
+			return 0, tooDeep
 		}
-		return t.Kind == KindFunc && occurs(v, t.Out, depth+1)
+		return h, ""
 	}
-	return false
+	var buf [4]*Type
+	h := 0
+	for _, k := range t.parts(buf[:0]) {
+		kh, r := u.occurs(v, k, depth+1)
+		if r != "" {
+			return 0, r
+		}
+		h = max(h, kh)
+	}
+	if u.nwalked++; u.nwalked > memoAfter {
+		if u.heights == nil {
+			u.heights = map[*Type]int{}
+		}
+		u.heights[t] = h + 1
+	}
+	return h + 1, ""
 }
 
-func unifyRec(a, b *Type, depth int) error {
-	a, b = a.Prune(), b.Prune()
+func (u *unifier) unify(a, b *Type, depth int) *MismatchError {
+	a, b = u.find(a), u.find(b)
 	if a == b {
 		return nil
 	}
-	if depth > 200 {
-		return &MismatchError{InnerA: a, InnerB: b, Reason: "type too deep"}
+	if depth > MaxDepth {
+		return &MismatchError{InnerA: a, InnerB: b, Reason: tooDeep}
 	}
 	if a.Kind == KindVar {
-		return bind(a, b)
+		return u.bind(a, b)
 	}
 	if b.Kind == KindVar {
-		return bind(b, a)
+		return u.bind(b, a)
 	}
 	if a.Kind != b.Kind {
 		return &MismatchError{InnerA: a, InnerB: b}
 	}
+	if u.again(a, b) {
+		return nil
+	}
 	switch a.Kind {
 	case KindList:
-		return unifyRec(a.Elem, b.Elem, depth+1)
+		return u.unify(a.Elem, b.Elem, depth+1)
 	case KindMap:
-		if err := unifyRec(a.Key, b.Key, depth+1); err != nil {
+		if err := u.unify(a.Key, b.Key, depth+1); err != nil {
 			return err
 		}
-		return unifyRec(a.Val, b.Val, depth+1)
+		return u.unify(a.Val, b.Val, depth+1)
 	case KindStruct, KindFunc:
 		if len(a.Fields) != len(b.Fields) {
 			reason := "different number of fields"
@@ -191,12 +189,12 @@ func unifyRec(a, b *Type, depth int) error {
 			if a.Kind == KindStruct && a.Fields[i].Name != b.Fields[i].Name {
 				return &MismatchError{InnerA: a, InnerB: b, Reason: fmt.Sprintf("field %q vs %q", a.Fields[i].Name, b.Fields[i].Name)}
 			}
-			if err := unifyRec(a.Fields[i].Type, b.Fields[i].Type, depth+1); err != nil {
+			if err := u.unify(a.Fields[i].Type, b.Fields[i].Type, depth+1); err != nil {
 				return err
 			}
 		}
 		if a.Kind == KindFunc {
-			return unifyRec(a.Out, b.Out, depth+1)
+			return u.unify(a.Out, b.Out, depth+1)
 		}
 	}
 	return nil

@@ -203,12 +203,48 @@ func kindRank(v Value) int {
 }
 
 // Cmp compares a and b: -1, 0 or +1. Values of different kinds order by
-// kind; functions compare by definition ID.
-func Cmp(a, b Value) int {
+// kind; functions compare by definition ID. Values that share parts (a
+// list holding the same list twice, and so on) cost their distinct parts.
+func Cmp(a, b Value) int { return new(comparer).cmp(a, b) }
+
+// comparer is the state of one Cmp: after the first few steps (most
+// comparisons are small) it remembers the result for each pair of lists,
+// maps or structs compared.
+type comparer struct {
+	n    int
+	seen map[[2]Value]int
+}
+
+func (c *comparer) cmp(a, b Value) int {
 	ra, rb := kindRank(a), kindRank(b)
 	if ra != rb {
 		return cmpInt(int64(ra), int64(rb))
 	}
+	if ra < 4 || ra == 7 {
+		return cmpScalar(a, b)
+	}
+	if a == b {
+		return 0
+	}
+	c.n++
+	if c.n <= 64 {
+		return c.cmpComposite(a, b)
+	}
+	k := [2]Value{a, b}
+	if r, ok := c.seen[k]; ok {
+		return r
+	}
+	r := c.cmpComposite(a, b)
+	if c.seen == nil {
+		c.seen = map[[2]Value]int{}
+	}
+	c.seen[k] = r
+	return r
+}
+
+// cmpScalar compares two bools, strs, ints, floats or funcs of the same
+// kind.
+func cmpScalar(a, b Value) int {
 	switch x := a.(type) {
 	case Bool:
 		y := b.(Bool)
@@ -234,30 +270,37 @@ func Cmp(a, b Value) int {
 			return 0
 		}
 		return cmpInt(boolInt(math.IsNaN(float64(x))), boolInt(math.IsNaN(float64(y))))
+	case *Func:
+		return strings.Compare(x.ID, b.(*Func).ID)
+	}
+	return 0
+}
+
+// cmpComposite compares two lists, maps or structs.
+func (c *comparer) cmpComposite(a, b Value) int {
+	switch x := a.(type) {
 	case *List:
-		return cmpSlices(x.V, b.(*List).V)
+		return c.cmpSlices(x.V, b.(*List).V)
 	case *Map:
 		y := b.(*Map)
-		if c := cmpSlices(x.Keys, y.Keys); c != 0 {
-			return c
+		if r := c.cmpSlices(x.Keys, y.Keys); r != 0 {
+			return r
 		}
-		return cmpSlices(x.Vals, y.Vals)
+		return c.cmpSlices(x.Vals, y.Vals)
 	case *Struct:
 		y := b.(*Struct)
 		for i := range x.V {
 			if i >= len(y.V) {
 				return 1
 			}
-			if c := strings.Compare(x.T.Fields[i].Name, y.T.Fields[i].Name); c != 0 {
-				return c
+			if r := strings.Compare(x.T.Fields[i].Name, y.T.Fields[i].Name); r != 0 {
+				return r
 			}
-			if c := Cmp(x.V[i], y.V[i]); c != 0 {
-				return c
+			if r := c.cmp(x.V[i], y.V[i]); r != 0 {
+				return r
 			}
 		}
 		return cmpInt(int64(len(x.V)), int64(len(y.V)))
-	case *Func:
-		return strings.Compare(x.ID, b.(*Func).ID)
 	}
 	return 0
 }
@@ -282,13 +325,13 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-func cmpSlices(a, b []Value) int {
+func (c *comparer) cmpSlices(a, b []Value) int {
 	for i := range a {
 		if i >= len(b) {
 			return 1
 		}
-		if c := Cmp(a[i], b[i]); c != 0 {
-			return c
+		if r := c.cmp(a[i], b[i]); r != 0 {
+			return r
 		}
 	}
 	return cmpInt(int64(len(a)), int64(len(b)))

@@ -248,6 +248,60 @@
 // file resources of the file and the directory above; json:edit sends and
 // receives nothing.
 //
+// # tar and gzip
+//
+// A tar resource keeps an archive of local files and directories up to
+// date; a gzip resource keeps a compressed copy of a file, or of given
+// content.
+//
+// tar:
+//
+//   - path (str, default: the resource name): the archive; absolute, not
+//     ending in "/", not inside an input.
+//   - inputs ([]str, default none: an empty archive): absolute paths, in
+//     order. A file is stored under its base name; a directory under its
+//     base name ("dir/..."), or, when the input ends in "/", with its
+//     contents at the top. Directories are walked at every depth in name
+//     order and get entries of their own; symbolic links inside them are
+//     stored as links; other special files are an error, and so are two
+//     inputs giving one name.
+//   - format (int, default 0): the header format, as in archive/tar: 0
+//     (USTAR where it can, else PAX, else GNU, per entry), 2 (USTAR), 4
+//     (PAX, which alone keeps sub-second times) or 8 (GNU).
+//
+// gzip:
+//
+//   - path (str, default: the resource name): the compressed file.
+//   - input (str, optional): an absolute file to compress.
+//   - content (str, default ""): the data to compress when there is no
+//     input (empty content gives a valid empty gzip file); not with input.
+//   - level (int, default -1): -2 (Huffman only), -1 (default), 0 (no
+//     compression) to 9 (best).
+//
+// Whether an output is up to date is decided by two files in the
+// resource's vardir: input.sha256 holds the sha256 of a record of what the
+// output was made from (for tar, the format and each entry's header
+// fields, name, type, mode, owner, modification time, link target, size,
+// and the sha256 of its content; for gzip, the level and the sha256 of the
+// data), output.sha256 the sha256 of the output as written. CheckApply
+// recomputes the first (reading every input) and hashes the output; both
+// must match, so a changed, touched or new input, a changed level or
+// format, and an output edited or removed by hand all lead to a rebuild,
+// and nothing else does. An output that was there before the resource
+// first ran (no record) is rebuilt once. Access and change times are left
+// out of tar headers, so reading an input never changes the archive.
+// An output is written atomically: to a temporary file beside it, synced,
+// given the mode and owner of the file it replaces (a new output: mode
+// 0600, since an archive may hold files others may not read; manage its
+// mode with a file resource), and renamed over it; a failed or cancelled
+// build (an input that changed size while read, an unreadable file)
+// removes the temporary file and leaves the old output as it was, so a
+// crash never leaves a partial archive. Inputs are reached through trusted
+// links only, like edited files, and files are opened without following a
+// link. Watch follows the output and every input at any depth. Each
+// depends on the file resources of its inputs, of its output and of the
+// directory above; neither sends nor receives.
+//
 // # exec
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after

@@ -39,6 +39,10 @@ type Config struct {
 	// DefaultLimitPoll).
 	LimitPoll time.Duration
 
+	// Exit, when set, becomes the Init.Exit of every resource: how a
+	// resource asks the program to stop with an exit code.
+	Exit func(code int)
+
 	Debug   bool
 	World   World
 	Logf    func(format string, v ...any) // engine and resource log; nil discards

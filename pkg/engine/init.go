@@ -32,6 +32,7 @@ func (e *Engine) newInit(vs *vstate) *Init {
 		Reversal: vs.reversal != "",
 		World:    e.cfg.World,
 		Prefix:   e.cfg.Prefix,
+		Exit:     e.cfg.Exit,
 		VarDir:   func(p string) (string, error) { return e.varDir(vs, p) },
 		Debug:    e.cfg.Debug,
 		Logf: func(format string, v ...any) {

@@ -78,6 +78,10 @@ type Init struct {
 	Reversal bool
 	// Prefix is the engine's state directory (--prefix).
 	Prefix string
+	// Exit asks the program running the engine to stop with the given
+	// exit code once the engine has shut down cleanly; nil when the
+	// program offers no such thing (Config.Exit). It does not block.
+	Exit func(code int)
 
 	Debug bool
 	Logf  func(format string, v ...any)

@@ -302,6 +302,24 @@
 // depends on the file resources of its inputs, of its output and of the
 // directory above; neither sends nor receives.
 //
+// # exit
+//
+// An exit resource makes the program running the engine stop with an exit
+// code: mgmt-apply, once the engine has shut down cleanly (every Watch
+// ended, running CheckApply calls cancelled, Cleanup run), exits with it.
+//
+//   - code (int, default 0): the exit code, 0 to 125 (above, shells give
+//     codes meanings of their own). Codes 1 and 2 are also what the tool
+//     exits with on a failure or a usage error.
+//
+// Its CheckApply asks through Init.Exit, and returns "changed" so that the
+// request shows in the log; in noop mode (apply false) it only reports
+// that it would, and never stops anything. Put edges from what must be
+// done first: other resources still running at that moment are cancelled.
+// Watch has nothing to follow. A program whose Init has no Exit makes the
+// resource fail. exit sends and receives nothing; it has no automatic
+// edges.
+//
 // # exec
 //
 // Without ifcmd or creates, the command runs on the first CheckApply, after

@@ -16,6 +16,8 @@
 //     edges added; an invalid document becomes an error document, and the
 //     exit code is 1 when the last document was not a valid graph;
 //   - --tmp-prefix removes its temporary state directory at exit;
+//   - an exit resource's CheckApply stops the tool with its code, after
+//     the engine has shut down (every resource stopped and cleaned up);
 //   - errors about the graph read "POS: runtime error: kind[name]: ...",
 //     the stage word of the compilers' runtime stage.
 package mgmtapply
@@ -309,10 +311,17 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	if cluster {
 		localCT = -1
 	}
+	exitReq := make(chan int, 1) // the first exit code a resource asked for
 	eng := engine.New(engine.Config{
 		Program: name, Version: cli.Version, Hostname: hostname, Prefix: prefix,
 		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug,
 		Logf: lg.logf, Metrics: metrics, World: wld,
+		Exit: func(code int) {
+			select {
+			case exitReq <- code:
+			default:
+			}
+		},
 	})
 	stopEngine := runEngine(eng, lg)
 	defer stopEngine()
@@ -328,7 +337,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	}
 	readDone := make(chan readResult, 1)
 	go readGraphs(in, inName, eng, exp, lg, f.Graphviz, readDone)
-	return waitEnd(ctx, f, eng, converged, readDone, lg)
+	return waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
 }
 
 // runEngine runs eng (and the status line) until the returned function is
@@ -348,8 +357,10 @@ func runEngine(eng *engine.Engine, lg *logger) func() {
 	}
 }
 
-// waitEnd waits for the reason to stop and returns the exit code.
-func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan struct{}, readDone <-chan readResult, lg *logger) int {
+// waitEnd waits for the reason to stop and returns the exit code. The
+// caller's deferred calls then stop the engine cleanly before the code is
+// returned.
+func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan struct{}, readDone <-chan readResult, exitReq <-chan int, lg *logger) int {
 	var maxRT <-chan time.Time
 	if f.MaxRuntime > 0 {
 		t := time.NewTimer(time.Duration(f.MaxRuntime * float64(time.Second)))
@@ -364,6 +375,9 @@ func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan
 		case <-maxRT:
 			lg.logf("maximum run time reached: stopping")
 			return cli.ExitOK
+		case code := <-exitReq:
+			lg.logf("an exit resource asked for exit code %d: stopping", code)
+			return code
 		case <-converged:
 			if f.Seeds != "" {
 				lg.logf("the cluster converged for %gs", f.ConvergedTimeout)

@@ -1,0 +1,75 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
+)
+
+func init() {
+	engine.RegisterResource("exit", func() engine.Res { return &ExitRes{} })
+}
+
+// maxExitCode is the largest code an exit resource may ask for: above it,
+// shells give codes their own meanings (126 and 127: a command that could
+// not run, 128+N: killed by signal N).
+const maxExitCode = 125
+
+// ExitRes makes the program running the engine stop, after a clean
+// shutdown, with an exit code. See the package documentation.
+type ExitRes struct {
+	traits.Base
+
+	init *engine.Init
+
+	// Code is the exit code, 0 to 125.
+	Code int `lang:"code" yaml:"code"`
+}
+
+// Default returns an exit resource.
+func (x *ExitRes) Default() engine.Res { return &ExitRes{} }
+
+// Validate checks the code.
+func (x *ExitRes) Validate() error {
+	if x.Code < 0 || x.Code > maxExitCode {
+		return fmt.Errorf("code %d must be between 0 and %d", x.Code, maxExitCode)
+	}
+	return nil
+}
+
+// Init keeps the handle.
+func (x *ExitRes) Init(init *engine.Init) error {
+	x.init = init
+	return nil
+}
+
+// Cleanup does nothing.
+func (x *ExitRes) Cleanup() error { return nil }
+
+// Watch has nothing to follow.
+func (x *ExitRes) Watch(ctx context.Context) error {
+	x.init.Running()
+	<-ctx.Done()
+	return nil
+}
+
+// CheckApply asks the program to exit with the code. Without apply (noop)
+// it only reports that it would.
+func (x *ExitRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
+	if !apply {
+		return false, nil
+	}
+	if x.init == nil || x.init.Exit == nil {
+		return false, fmt.Errorf("this program cannot be asked to exit")
+	}
+	x.init.Logf("asking %s to exit with code %d", x.init.Program, x.Code)
+	x.init.Exit(x.Code)
+	return false, nil
+}
+
+// Cmp compares two exit resources.
+func (x *ExitRes) Cmp(r engine.Res) error {
+	return cmpParams(x, r)
+}

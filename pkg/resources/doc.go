@@ -114,7 +114,13 @@
 // temporary file in the same directory gets the data and the file's mode,
 // owner and group, and is renamed over it, so a reader sees the old or the
 // new file and never a part. A file that is not a regular file is an
-// error. Each watches its file through the shared watcher (the path, and
+// error. Edits of one file by resources of one process are serialised
+// (two line resources on one file never lose each other's line). A
+// program that writes the file in place while it is edited can still lose
+// its write: a file that changed while it was being edited is read again
+// before it is replaced, but a write that lands after the rename goes to
+// the replaced file. Programs sharing a file with these kinds should
+// replace it atomically too. Each watches its file through the shared watcher (the path, and
 // the file a link there led to when the watch started), and each depends
 // on the file resource of its file and on the nearest file resource of a
 // directory above it, so a file resource that creates the file or sets

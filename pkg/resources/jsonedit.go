@@ -41,9 +41,9 @@ type JSONEditRes struct {
 	edits     []jsonEdit // the parsed edits
 }
 
-// jsonStoreLocks serialises the edits of one store within the process:
-// map from "file:PATH" or "etcd:KEY" to *sync.Mutex.
-var jsonStoreLocks sync.Map
+// jsonKeyLocks serialises the edits of one world key within the process:
+// map from the key to *sync.Mutex.
+var jsonKeyLocks sync.Map
 
 // Default returns a json:edit resource.
 func (j *JSONEditRes) Default() engine.Res { return &JSONEditRes{} }
@@ -156,16 +156,10 @@ func (j *JSONEditRes) Watch(ctx context.Context) error {
 // CheckApply applies the edits to the stored object and writes it back
 // when they changed its value.
 func (j *JSONEditRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	id := "file:" + j.file
-	if j.key != "" {
-		id = "etcd:" + j.key
-	}
-	mu, _ := jsonStoreLocks.LoadOrStore(id, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
 	var changed bool
 	var err error
 	if j.key == "" {
+		// editFile serialises the edits of one file.
 		changed, err = editFile(ctx, j.file, apply, nil, func(old []byte, _ bool) ([]byte, error) {
 			return j.edit(old, j.file)
 		})
@@ -186,6 +180,9 @@ func (j *JSONEditRes) CheckApply(ctx context.Context, apply bool) (bool, error) 
 // so a concurrent writer of the same key on another host can be
 // overwritten.
 func (j *JSONEditRes) checkApplyWorld(ctx context.Context, apply bool) (bool, error) {
+	mu, _ := jsonKeyLocks.LoadOrStore(j.key, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	old, ok, err := j.world.StrGet(ctx, j.key)
 	if err != nil {
 		return false, err

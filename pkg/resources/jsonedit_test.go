@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 func TestParseJSONEdit(t *testing.T) {
@@ -101,9 +103,7 @@ func TestJSONEditFormattingAlone(t *testing.T) {
 }
 
 func TestJSONEditKeepsModeAndOwner(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to give the file to another user")
-	}
+	testutil.Need(t, os.Geteuid() == 0, "root, to give the file to another user")
 	h := newHarness(t)
 	p := filepath.Join(t.TempDir(), "conf.json")
 	mustWrite(t, p, `{}`)

@@ -6,9 +6,13 @@ import (
 	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 func newLine(t testing.TB, h *harness, l *LineRes) *LineRes {
@@ -90,9 +94,7 @@ func TestLineEmptyContentIsNothing(t *testing.T) {
 // TestLineKeepsModeAndOwner edits a file of another user and checks that
 // the atomic replacement kept its owner, group and mode.
 func TestLineKeepsModeAndOwner(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to give the file to another user")
-	}
+	testutil.Need(t, os.Geteuid() == 0, "root, to give the file to another user")
 	h := newHarness(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
@@ -256,5 +258,30 @@ func BenchmarkFindLinesWorstCase(b *testing.B) {
 		if findLines(lines, block, 0) != -1 {
 			b.Fatal("found")
 		}
+	}
+}
+
+// TestLineConcurrentEditsOfOneFile runs many line resources on one file at
+// once: edits of one file are serialised, so none is lost.
+func TestLineConcurrentEditsOfOneFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	mustWrite(t, p, "")
+	var ls []*LineRes
+	for i := range 20 {
+		ls = append(ls, newLine(t, newHarness(t), &LineRes{File: p, State: "exists", Content: strconv.Itoa(i)}))
+	}
+	var wg sync.WaitGroup
+	for _, l := range ls {
+		wg.Go(func() {
+			if _, err := l.CheckApply(t.Context(), true); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got := strings.Split(strings.TrimSuffix(mustRead(t, p), "\n"), "\n")
+	slices.Sort(got)
+	if len(got) != 20 || slices.Compact(got) == nil || len(slices.Compact(got)) != 20 {
+		t.Fatalf("lines %q, want 20 distinct", got)
 	}
 }

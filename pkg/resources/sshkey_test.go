@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 // newSSHKey returns the type and base64 blob of a fresh ed25519 key.
@@ -105,9 +107,7 @@ func TestSSHKeyEdits(t *testing.T) {
 // TestSSHKeyUserFiles creates the .ssh directory and the file of another
 // user, owned by that user, and refuses a link that user planted.
 func TestSSHKeyUserFiles(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create files for another user")
-	}
+	testutil.Need(t, os.Geteuid() == 0, "root, to create files for another user")
 	typ, key := newSSHKey(t)
 	h := newHarness(t)
 	home := t.TempDir()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -226,34 +227,69 @@ type fileEdit func(old []byte, exists bool) ([]byte, error)
 // it does and apply is set, the file is replaced atomically (temporary
 // file and rename) keeping its mode and owner. A missing file is passed to
 // edit only when create says how to make it; otherwise it is an error.
+//
+// Edits of one file by resources of this process are serialised, so two
+// resources editing one file cannot lose each other's change. A file that
+// changes while it is edited (another program writing it in place, whose
+// first event woke us between its truncation and its write) is read again
+// before it is replaced, a few times at most.
 func editFile(ctx context.Context, path string, apply bool, create *newFileAttrs, edit fileEdit) (bool, error) {
 	r, err := resolveTrusted(path)
 	if err != nil {
 		return false, missingDir(path, err)
 	}
 	defer r.close()
-	old, fi, err := readEditable(r)
-	if err != nil {
-		return false, err
-	}
-	if fi == nil && create == nil {
-		return false, fmt.Errorf("%s does not exist", path)
-	}
-	want, err := edit(old, fi != nil)
-	if err != nil {
-		return false, err
-	}
-	if fi == nil && want == nil || fi != nil && bytes.Equal(old, want) {
-		return false, nil
-	}
-	if !apply {
+	defer lockPath(r.path)()
+	for try := 0; ; try++ {
+		old, fi, err := readEditable(r)
+		if err != nil {
+			return false, err
+		}
+		if fi == nil && create == nil {
+			return false, fmt.Errorf("%s does not exist", path)
+		}
+		want, err := edit(old, fi != nil)
+		if err != nil {
+			return false, err
+		}
+		if fi == nil && want == nil || fi != nil && bytes.Equal(old, want) {
+			return false, nil
+		}
+		if !apply {
+			return true, nil
+		}
+		if try < 3 && changedSince(r, fi) {
+			continue
+		}
+		perm, uid, gid := keptAttrs(fi, create)
+		if err := writeAtomic(ctx, r.at(), want, perm, uid, gid); err != nil {
+			return true, fmt.Errorf("writing %s: %v", r.path, bareErr(err))
+		}
 		return true, nil
 	}
-	perm, uid, gid := keptAttrs(fi, create)
-	if err := writeAtomic(ctx, r.at(), want, perm, uid, gid); err != nil {
-		return true, fmt.Errorf("writing %s: %v", r.path, bareErr(err))
+}
+
+// editLocks maps each edited file (its resolved path) to the mutex that
+// serialises its edits within the process.
+var editLocks sync.Map
+
+// lockPath locks the edits of the file at p and returns the unlock.
+func lockPath(p string) func() {
+	m, _ := editLocks.LoadOrStore(p, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// changedSince reports whether the file r names is no longer the one fi
+// described when it was read (nil: missing): another file, or another
+// size or modification time.
+func changedSince(r *resolved, fi os.FileInfo) bool {
+	now, err := os.Lstat(r.at())
+	if err != nil || fi == nil {
+		return (err == nil) != (fi == nil)
 	}
-	return true, nil
+	return !os.SameFile(fi, now) || fi.Size() != now.Size() || !fi.ModTime().Equal(now.ModTime())
 }
 
 // bareErr returns the system error inside a path or link error, whose

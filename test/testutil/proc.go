@@ -38,7 +38,17 @@ type Proc struct {
 // lines. Its stdin is a pipe written by Write.
 func Start(t testing.TB, tool string, args ...string) *Proc {
 	t.Helper()
+	return StartWith(t, nil, tool, args...)
+}
+
+// StartWith is Start with the command handed to prepare (when not nil)
+// before it starts: to run it in namespaces of its own, say.
+func StartWith(t testing.TB, prepare func(*exec.Cmd), tool string, args ...string) *Proc {
+	t.Helper()
 	cmd := exec.Command(Bin(t, tool), args...)
+	if prepare != nil {
+		prepare(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +99,11 @@ func (p *Proc) Write(s string) {
 // CloseStdin closes the process's stdin.
 func (p *Proc) CloseStdin() {
 	p.stdin.Close()
+}
+
+// Pid returns the process id.
+func (p *Proc) Pid() int {
+	return p.cmd.Process.Pid
 }
 
 // Signal sends sig to the process.

@@ -127,3 +127,17 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Need checks that a part a test needs is there (ok): when it is not, the
+// test fails in CI (CI=true), where every part must be installed, and is
+// skipped elsewhere, saying what is missing.
+func Need(t testing.TB, ok bool, what string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("missing: %s", what)
+	}
+	t.Skipf("missing: %s", what)
+}

@@ -1,0 +1,198 @@
+package resources_test
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
+)
+
+// owner returns the uid and permission bits of p.
+func owner(p string) (int, os.FileMode) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return -1, 0
+	}
+	return int(fi.Sys().(*syscall.Stat_t).Uid), fi.Mode().Perm()
+}
+
+// replace replaces the file p by one holding s, with mode perm, as an
+// editor saving atomically does: a program that writes a file in place
+// while a resource edits it can lose its write (see the line kind).
+func replace(t *testing.T, p, s string, perm os.FileMode) {
+	t.Helper()
+	tmp := p + ".new"
+	if err := os.WriteFile(tmp, []byte(s), perm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stopApply ends a running mgmt-apply and checks its exit code.
+func stopApply(t *testing.T, p *testutil.Proc) {
+	t.Helper()
+	p.CloseStdin()
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM", code)
+	}
+}
+
+// TestLineDrift keeps a line present and another absent in a file of
+// another user, and repairs every edit made by hand, keeping the file's
+// owner, mode and final newline state.
+func TestLineDrift(t *testing.T) {
+	testutil.Need(t, os.Geteuid() == 0, "root, to give the file to another user")
+	dir := t.TempDir()
+	f := filepath.Join(dir, "app.conf")
+	os.WriteFile(f, []byte("# app\nbad = 1\nport = 80"), 0o640) // no final newline
+	os.Chown(f, 65534, 65534)
+	rs := []res{
+		{Kind: "line", Name: "want", Params: map[string]any{"file": f, "state": "exists", "content": "managed = yes\n"}},
+		{Kind: "line", Name: "unwanted", Params: map[string]any{"file": f, "state": "absent", "content": "bad = 1"}},
+	}
+	p := start(t, "--tmp-prefix")
+	p.Write(doc(t, 1, rs, nil))
+	p.Until("first repair", func() bool { return read(f) == "# app\nport = 80\nmanaged = yes\n" })
+	if uid, mode := owner(f); uid != 65534 || mode != 0o640 {
+		t.Fatalf("owner %d mode %v after the edit, want 65534 and 0640", uid, mode)
+	}
+	for _, drift := range []struct {
+		what, write, want string
+	}{
+		{"line removed", "# app\nport = 80\n", "# app\nport = 80\nmanaged = yes\n"},
+		{"unwanted line added", "# app\nport = 80\nmanaged = yes\nbad = 1\n", "# app\nport = 80\nmanaged = yes\n"},
+		{"unwanted line last, no newline", "managed = yes\nbad = 1", "managed = yes"},
+		{"emptied", "", "managed = yes\n"},
+	} {
+		replace(t, f, drift.write, 0o640)
+		os.Chown(f, 65534, 65534)
+		p.Until("repair after "+drift.what, func() bool { return read(f) == drift.want })
+	}
+	os.Remove(f)
+	p.Until("file recreated", func() bool { return read(f) == "managed = yes\n" })
+	if _, mode := owner(f); mode != 0o600 {
+		t.Fatalf("a recreated file has mode %v, want 0600", mode)
+	}
+	stopApply(t, p)
+}
+
+// TestSSHAuthorizedKeyDrift manages the authorized_keys of a throwaway
+// user: the .ssh directory and the file are created for the user, and a
+// key removed, re-commented or replaced by hand is put back.
+func TestSSHAuthorizedKeyDrift(t *testing.T) {
+	testutil.Need(t, os.Geteuid() == 0, "root, to add a user")
+	_, err := exec.LookPath("useradd")
+	testutil.Need(t, err == nil, "useradd (package passwd)")
+	name := fmt.Sprintf("mgmtk%08d", rand.IntN(1e8))
+	home := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("useradd", "-M", "-d", home, "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	os.Mkdir(home, 0o755)
+	os.Chown(home, uid, uid)
+
+	pub, _, _ := ed25519.GenerateKey(nil)
+	k, _ := ssh.NewPublicKey(pub)
+	typ, blob := k.Type(), base64.StdEncoding.EncodeToString(k.Marshal())
+	want := typ + " " + blob + " deploy"
+	rs := []res{{Kind: "ssh:authorized_key", Name: "deploy", Params: map[string]any{
+		"state": "exists", "user": name, "type": typ, "key": blob, "comment": "deploy"}}}
+	f := filepath.Join(home, ".ssh", "authorized_keys")
+	p := start(t, "--tmp-prefix")
+	p.Write(doc(t, 1, rs, nil))
+	p.Until("key written", func() bool { return read(f) == want+"\n" })
+	for path, mode := range map[string]os.FileMode{filepath.Dir(f): 0o700, f: 0o600} {
+		if got, m := owner(path); got != uid || m != mode {
+			t.Fatalf("%s: owner %d mode %v, want %d %v", path, got, m, uid, mode)
+		}
+	}
+	for _, drift := range []struct{ what, write, want string }{
+		{"other comment", "# keys\n" + typ + " " + blob + " someone-else\n", "# keys\n" + want + "\n"},
+		{"key removed", "# keys\n", "# keys\n" + want + "\n"},
+		{"options added", `command="/bin/sh" ` + want + "\n# keys\n", want + "\n# keys\n"},
+	} {
+		replace(t, f, drift.write, 0o600)
+		p.Until("repair after "+drift.what, func() bool { return read(f) == drift.want })
+	}
+	os.RemoveAll(filepath.Dir(f))
+	p.Until(".ssh recreated", func() bool { return read(f) == want+"\n" })
+	stopApply(t, p)
+}
+
+// TestJSONEditDrift keeps two values of a JSON file and repairs edits by
+// hand.
+func TestJSONEditDrift(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "settings.json")
+	os.WriteFile(f, []byte(`{"theme": "dark", "editor": {"tabs": 8}}`), 0o644)
+	rs := []res{{Kind: "json:edit", Name: f, Params: map[string]any{"edits": []string{`.editor.tabs = 4`, `del(.telemetry)`}}}}
+	p := start(t, "--tmp-prefix")
+	p.Write(doc(t, 1, rs, nil))
+	repaired := "{\n\t\"editor\": {\n\t\t\"tabs\": 4\n\t},\n\t\"theme\": \"dark\"\n}\n"
+	p.Until("first edit", func() bool { return read(f) == repaired })
+	replace(t, f, `{"theme": "light", "editor": {"tabs": 2}, "telemetry": true}`, 0o644)
+	p.Until("repair", func() bool { return strings.Contains(read(f), `"tabs": 4`) && !strings.Contains(read(f), "telemetry") })
+	if !strings.Contains(read(f), `"theme": "light"`) {
+		t.Fatalf("an unmanaged value was changed: %s", read(f))
+	}
+	stopApply(t, p)
+}
+
+// TestSysctlDriftInNetns sets net.ipv4.ip_forward inside a network
+// namespace of mgmt-apply's own (never the host's), with its conf file in
+// a temporary directory, and repairs a value set by hand in that
+// namespace.
+func TestSysctlDriftInNetns(t *testing.T) {
+	testutil.Need(t, os.Geteuid() == 0, "root, to make a network namespace")
+	for tool, pkg := range map[string]string{"nsenter": "util-linux", "sysctl": "procps"} {
+		_, err := exec.LookPath(tool)
+		testutil.Need(t, err == nil, tool+" (package "+pkg+")")
+	}
+	hostBefore := read("/proc/sys/net/ipv4/ip_forward")
+	conf := filepath.Join(t.TempDir(), "99-forward.conf")
+	rs := []res{{Kind: "sysctl", Name: "net.ipv4.ip_forward", Params: map[string]any{"value": "1", "path": conf}}}
+	p := testutil.StartWith(t, func(c *exec.Cmd) {
+		c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	}, "mgmt-apply", "--tmp-prefix")
+	inNetns := func(args ...string) string {
+		out, err := exec.Command("nsenter", append([]string{"--net=/proc/" + strconv.Itoa(p.Pid()) + "/ns/net"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("nsenter %v: %v: %s", args, err, out)
+		}
+		return string(out)
+	}
+	p.Write(doc(t, 1, rs, nil))
+	forward := func() string { return inNetns("cat", "/proc/sys/net/ipv4/ip_forward") }
+	p.Until("forwarding on", func() bool { return forward() == "1\n" && read(conf) == "net.ipv4.ip_forward = 1\n" })
+	inNetns("sh", "-c", "echo 0 > /proc/sys/net/ipv4/ip_forward")
+	p.Until("live value repaired", func() bool { return forward() == "1\n" })
+	inNetns("sysctl", "-q", "-w", "net.ipv4.ip_forward=0")
+	p.Until("repaired after sysctl -w", func() bool { return forward() == "1\n" })
+	replace(t, conf, "net.ipv4.ip_forward = 0\n", 0o644)
+	p.Until("conf file repaired", func() bool { return read(conf) == "net.ipv4.ip_forward = 1\n" })
+	stopApply(t, p)
+	if got := read("/proc/sys/net/ipv4/ip_forward"); got != hostBefore {
+		t.Fatalf("the host's ip_forward changed from %q to %q", hostBefore, got)
+	}
+}

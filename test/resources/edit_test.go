@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -195,4 +196,40 @@ func TestSysctlDriftInNetns(t *testing.T) {
 	if got := read("/proc/sys/net/ipv4/ip_forward"); got != hostBefore {
 		t.Fatalf("the host's ip_forward changed from %q to %q", hostBefore, got)
 	}
+}
+
+// TestJSONEditWorldDrift edits a JSON object in a world key of a real
+// cluster member and repairs a value another client sets there.
+func TestJSONEditWorldDrift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd member")
+	}
+	client, peer := "http://"+freeAddr(t), "http://"+freeAddr(t)
+	c := testutil.Start(t, "mgmt-cluster", "run", "--data-dir", t.TempDir(), "--client-urls", client, "--server-urls", peer)
+	c.WaitLines(`running as member`, 1)
+	get := func() string {
+		return testutil.Run(t, "", "mgmt-cluster", "--seeds", client, "get", "strings/app/cfg").Stdout
+	}
+	rs := []res{{Kind: "json:edit", Name: "cfg", Params: map[string]any{"store": "etcd:///app/cfg", "edits": []string{`.replicas = 3`}}}}
+	p := start(t, "--tmp-prefix", "--seeds", client)
+	p.Write(doc(t, 1, rs, nil))
+	want := "{\n\t\"replicas\": 3\n}\n"
+	p.Until("key set", func() bool { return get() == want+"\n" || get() == want })
+	if r := testutil.Run(t, `{"replicas": 1, "image": "v2"}`, "mgmt-cluster", "--seeds", client, "put", "strings/app/cfg", "-"); r.Code != 0 {
+		t.Fatalf("put: %s", r.Stderr)
+	}
+	p.Until("key repaired", func() bool { return strings.Contains(get(), `"replicas": 3`) && strings.Contains(get(), `"image": "v2"`) })
+	stopApply(t, p)
+	c.Signal(syscall.SIGTERM)
+	c.Wait()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

@@ -27,6 +27,13 @@ func TestCmp(t *testing.T) {
 		{"value", &ValueRes{Key: "k", Int: &one}, &ValueRes{Key: "k", Int: &one}, &ValueRes{Key: "k", Int: &two}},
 		{"value", &ValueRes{Key: "k"}, &ValueRes{Key: "k"}, &ValueRes{Key: "j"}},
 		{"test", &TestRes{MapIntFloat: map[int64]float64{1: 2}}, &TestRes{MapIntFloat: map[int64]float64{1: 2}}, &TestRes{MapIntFloat: map[int64]float64{1: 3}}},
+		{"line", &LineRes{File: "/f", State: "exists", Content: "a"}, &LineRes{File: "/f", State: "exists", Content: "a"}, &LineRes{File: "/f", State: "exists", Content: "a", Trim: true}},
+		{"ssh:authorized_key", &SSHAuthorizedKeyRes{Options: []string{"no-pty"}}, &SSHAuthorizedKeyRes{Options: []string{"no-pty"}}, &SSHAuthorizedKeyRes{}},
+		{"sysctl", &SysctlRes{Value: "1", Runtime: true}, &SysctlRes{Value: "1", Runtime: true}, &SysctlRes{Value: "1"}},
+		{"json:edit", &JSONEditRes{Edits: []string{".a = 1"}}, &JSONEditRes{Edits: []string{".a = 1"}}, &JSONEditRes{Edits: []string{".a = 2"}}},
+		{"tar", &TarRes{Inputs: nil}, &TarRes{Inputs: []string{}}, &TarRes{Inputs: []string{"/x"}}},
+		{"gzip", &GzipRes{Input: strp("/a")}, &GzipRes{Input: strp("/a")}, &GzipRes{Input: strp("/b")}},
+		{"exit", &ExitRes{Code: 3}, &ExitRes{Code: 3}, &ExitRes{Code: 4}},
 	} {
 		if err := tc.a.Cmp(tc.same); err != nil {
 			t.Errorf("%s: equal resources differ: %v", tc.kind, err)
@@ -50,7 +57,8 @@ func TestCmp(t *testing.T) {
 
 // TestDefaults checks that every kind is registered with a usable default.
 func TestDefaults(t *testing.T) {
-	for _, kind := range []string{"file", "exec", "noop", "test", "print", "msg", "timer", "password", "value"} {
+	for _, kind := range []string{"file", "exec", "noop", "test", "print", "msg", "timer", "password", "value",
+		"line", "ssh:authorized_key", "sysctl", "json:edit", "tar", "gzip", "exit"} {
 		r, err := engine.NewResource(kind)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)

@@ -306,7 +306,9 @@
 // links only, like edited files, and files are opened without following a
 // link. Watch follows the output and every input at any depth. Each
 // depends on the file resources of its inputs, of its output and of the
-// directory above; neither sends nor receives.
+// directory above, and stands for a file resource of its output, so that
+// a gzip of an archive (or anything else depending on that file) waits
+// for the tar; neither sends nor receives.
 //
 // # exit
 //

@@ -165,9 +165,10 @@ func (g *GzipRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	return false, nil
 }
 
-// UIDs returns the resource's UID.
+// UIDs returns the resource's UID and that of a file resource of its
+// path, so that what reads the output waits for it.
 func (g *GzipRes) UIDs() []engine.ResUID {
-	return []engine.ResUID{&engine.BaseUID{Kind: g.Kind(), Name: g.Name()}}
+	return []engine.ResUID{&engine.BaseUID{Kind: g.Kind(), Name: g.Name()}, newFileUID(g.path(), false)}
 }
 
 // AutoEdges makes the output wait for the file resources of its input, of

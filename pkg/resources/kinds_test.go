@@ -18,15 +18,23 @@ import (
 
 func TestSchemas(t *testing.T) {
 	for kind, want := range map[string]map[string]string{
-		"file":     {"path": "str", "content": "str", "fragments": "[]str", "recurse": "bool", "mode": "str"},
-		"exec":     {"cmd": "str", "args": "[]str", "env": "map{str: str}", "timeout": "int"},
-		"test":     {"int8": "int", "float32": "float", "int8ptrptrptr": "int", "mapintfloat": "map{int: float}", "slicestring": "[]str", "expectrecv": "[]str", "mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float}"},
-		"value":    {"key": "str", "str": "str", "int": "int", "float": "float", "bool": "bool"},
-		"msg":      {"body": "str", "fields": "map{str: str}", "journal": "bool"},
-		"timer":    {"interval": "int"},
-		"password": {"length": "int"},
-		"print":    {"msg": "str"},
-		"noop":     {"comment": "str"},
+		"file":      {"path": "str", "content": "str", "fragments": "[]str", "recurse": "bool", "mode": "str"},
+		"exec":      {"cmd": "str", "args": "[]str", "env": "map{str: str}", "timeout": "int"},
+		"test":      {"int8": "int", "float32": "float", "int8ptrptrptr": "int", "mapintfloat": "map{int: float}", "slicestring": "[]str", "expectrecv": "[]str", "mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float}"},
+		"value":     {"key": "str", "str": "str", "int": "int", "float": "float", "bool": "bool"},
+		"msg":       {"body": "str", "fields": "map{str: str}", "journal": "bool"},
+		"timer":     {"interval": "int"},
+		"password":  {"length": "int"},
+		"print":     {"msg": "str"},
+		"noop":      {"comment": "str"},
+		"line":      {"file": "str", "state": "str", "content": "str", "trim": "bool"},
+		"sysctl":    {"value": "str", "runtime": "bool", "persist": "bool", "path": "str"},
+		"json:edit": {"store": "str", "edits": "[]str"},
+		"tar":       {"path": "str", "inputs": "[]str", "format": "int"},
+		"gzip":      {"path": "str", "input": "str", "content": "str", "level": "int"},
+		"exit":      {"code": "int"},
+		"ssh:authorized_key": {"state": "str", "file": "str", "user": "str", "content": "str", "options": "[]str",
+			"type": "str", "key": "str", "comment": "str", "mkdir": "bool"},
 	} {
 		s, ok := graph.LookupKind(kind)
 		if !ok {

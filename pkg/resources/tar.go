@@ -275,9 +275,10 @@ func moreData(f *os.File) bool {
 	return n > 0
 }
 
-// UIDs returns the archive's UID.
+// UIDs returns the archive's UID and that of a file resource of its
+// path, so that what reads the archive (a gzip of it) waits for it.
 func (t *TarRes) UIDs() []engine.ResUID {
-	return []engine.ResUID{&engine.BaseUID{Kind: t.Kind(), Name: t.Name()}}
+	return []engine.ResUID{&engine.BaseUID{Kind: t.Kind(), Name: t.Name()}, newFileUID(t.path(), false)}
 }
 
 // AutoEdges makes the archive wait for the file resources of its inputs,

@@ -13,14 +13,16 @@
 // its `lang` tag, the parameters that would let the exporter act on
 // something else: collect:"name" when the parameter names the target and
 // defaults to the name (file path, kv and value key, schedule namespace,
-// json:edit store): an exporter may set it only to the name;
+// json:edit store, tar and gzip path): an exporter may set it only to the
+// name;
 // collect:"local" when only the collecting host may set it, in its collect
 // body: parameters that read the collecting host's own files (file source
-// and fragments), pick the target apart from a label-like name (line
+// and fragments, tar inputs, gzip input), pick the target apart from a label-like name (line
 // file, ssh:authorized_key file and user, sysctl path), or widen what the
 // resource stands for (user allowduplicateuid, pkg allowuntrusted).
 // pippet is not collectable at all (Collectable returns false): a Puppet
-// resource's parameters can name any target. exec's cwd, user and group
+// resource's parameters can name any target; nor is exit, which would let
+// another host stop this one's engine. exec's cwd, user and group
 // stay the exporter's: an exec runs as root by default, so another user
 // only lowers its rights, and the command can change directory itself;
 // collecting an exec is trusting the exporter with a command, as
@@ -325,8 +327,8 @@
 // that it would, and never stops anything. Put edges from what must be
 // done first: other resources still running at that moment are cancelled.
 // Watch has nothing to follow. A program whose Init has no Exit makes the
-// resource fail. exit sends and receives nothing; it has no automatic
-// edges.
+// resource fail. exit is never collected from another host. It sends and
+// receives nothing, and has no automatic edges.
 //
 // # exec
 //

@@ -69,6 +69,10 @@ func (x *ExitRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	return false, nil
 }
 
+// Collectable reports false: an exit resource from another host would let
+// that host stop this one's engine.
+func (x *ExitRes) Collectable() bool { return false }
+
 // Cmp compares two exit resources.
 func (x *ExitRes) Cmp(r engine.Res) error {
 	return cmpParams(x, r)

@@ -27,10 +27,12 @@ type GzipRes struct {
 	init *engine.Init
 	rec  *outputRecord
 
-	// Path is the compressed file; it defaults to the resource name.
-	Path string `lang:"path" yaml:"path"`
+	// Path is the compressed file; it defaults to the resource name (a
+	// collected one must equal it).
+	Path string `lang:"path" yaml:"path" collect:"name"`
 	// Input is the file to compress; without it, Content is compressed.
-	Input *string `lang:"input" yaml:"input"`
+	// It reads the collecting host's files: an exporter may not set it.
+	Input *string `lang:"input" yaml:"input" collect:"local"`
 	// Content is the data to compress when there is no input.
 	Content string `lang:"content" yaml:"content"`
 	// Level is the compression level: -2 (Huffman only), -1 (default), 0

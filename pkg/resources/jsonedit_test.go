@@ -103,7 +103,7 @@ func TestJSONEditFormattingAlone(t *testing.T) {
 }
 
 func TestJSONEditKeepsModeAndOwner(t *testing.T) {
-	testutil.Need(t, os.Geteuid() == 0, "root, to give the file to another user")
+	testutil.NeedRoot(t)
 	h := newHarness(t)
 	p := filepath.Join(t.TempDir(), "conf.json")
 	mustWrite(t, p, `{}`)

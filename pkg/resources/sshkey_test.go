@@ -107,7 +107,7 @@ func TestSSHKeyEdits(t *testing.T) {
 // TestSSHKeyUserFiles creates the .ssh directory and the file of another
 // user, owned by that user, and refuses a link that user planted.
 func TestSSHKeyUserFiles(t *testing.T) {
-	testutil.Need(t, os.Geteuid() == 0, "root, to create files for another user")
+	testutil.NeedRoot(t)
 	typ, key := newSSHKey(t)
 	h := newHarness(t)
 	home := t.TempDir()

@@ -33,11 +33,13 @@ type TarRes struct {
 	init *engine.Init
 	rec  *outputRecord
 
-	// Path is the archive; it defaults to the resource name.
-	Path string `lang:"path" yaml:"path"`
+	// Path is the archive; it defaults to the resource name (a collected
+	// one must equal it).
+	Path string `lang:"path" yaml:"path" collect:"name"`
 	// Inputs are absolute paths of files and directories; a directory
-	// ending in "/" puts its contents at the top of the archive.
-	Inputs []string `lang:"inputs" yaml:"inputs"`
+	// ending in "/" puts its contents at the top of the archive. They read
+	// the collecting host's files: an exporter may not set them.
+	Inputs []string `lang:"inputs" yaml:"inputs" collect:"local"`
 	// Format is the header format: 0 (chosen per entry), 2 (USTAR), 4
 	// (PAX) or 8 (GNU).
 	Format int `lang:"format" yaml:"format"`

@@ -30,10 +30,6 @@ import (
 // maxEditSize bounds the size of a file read whole to be edited.
 const maxEditSize = 64 << 20
 
-// maxLinks bounds the symbolic links followed while resolving one path,
-// as the kernel does (ELOOP).
-const maxLinks = 40
-
 // trustedOwner reports whether a symbolic link owned by uid may be
 // followed: links owned by root or by the engine's user. A link another
 // user made could point an edit, done with the engine's rights, at a file
@@ -135,7 +131,7 @@ func resolveTrusted(p string) (*resolved, error) {
 // owned by uid, and puts its target's components in front of rest (after
 // a "/" when the target is absolute).
 func followLink(fd int, name, next string, uid uint32, links *int, rest *[]string) error {
-	if *links++; *links > maxLinks {
+	if *links++; *links > maxLinkHops {
 		return fmt.Errorf("%s: too many levels of symbolic links", next)
 	}
 	if !trustedOwner(uid) {

@@ -57,7 +57,7 @@ func stopApply(t *testing.T, p *testutil.Proc) {
 // another user, and repairs every edit made by hand, keeping the file's
 // owner, mode and final newline state.
 func TestLineDrift(t *testing.T) {
-	testutil.Need(t, os.Geteuid() == 0, "root, to give the file to another user")
+	testutil.NeedRoot(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "app.conf")
 	os.WriteFile(f, []byte("# app\nbad = 1\nport = 80"), 0o640) // no final newline
@@ -96,7 +96,7 @@ func TestLineDrift(t *testing.T) {
 // user: the .ssh directory and the file are created for the user, and a
 // key removed, re-commented or replaced by hand is put back.
 func TestSSHAuthorizedKeyDrift(t *testing.T) {
-	testutil.Need(t, os.Geteuid() == 0, "root, to add a user")
+	testutil.NeedRoot(t)
 	_, err := exec.LookPath("useradd")
 	testutil.Need(t, err == nil, "useradd (package passwd)")
 	name := fmt.Sprintf("mgmtk%08d", rand.IntN(1e8))
@@ -165,7 +165,7 @@ func TestJSONEditDrift(t *testing.T) {
 // a temporary directory, and repairs a value set by hand in that
 // namespace.
 func TestSysctlDriftInNetns(t *testing.T) {
-	testutil.Need(t, os.Geteuid() == 0, "root, to make a network namespace")
+	testutil.NeedRoot(t)
 	for tool, pkg := range map[string]string{"nsenter": "util-linux", "sysctl": "procps"} {
 		_, err := exec.LookPath(tool)
 		testutil.Need(t, err == nil, tool+" (package "+pkg+")")
@@ -218,7 +218,9 @@ func TestJSONEditWorldDrift(t *testing.T) {
 	if r := testutil.Run(t, `{"replicas": 1, "image": "v2"}`, "mgmt-cluster", "--seeds", client, "put", "strings/app/cfg", "-"); r.Code != 0 {
 		t.Fatalf("put: %s", r.Stderr)
 	}
-	p.Until("key repaired", func() bool { return strings.Contains(get(), `"replicas": 3`) && strings.Contains(get(), `"image": "v2"`) })
+	p.Until("key repaired", func() bool {
+		return strings.Contains(get(), `"replicas": 3`) && strings.Contains(get(), `"image": "v2"`)
+	})
 	stopApply(t, p)
 	c.Signal(syscall.SIGTERM)
 	c.Wait()

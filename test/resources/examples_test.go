@@ -19,9 +19,9 @@ func TestKindExamples(t *testing.T) {
 	}{
 		"line": {[]string{"file", "line"}, []string{
 			"file[/tmp/mgmt-kinds/app.conf] -> line[listen]", "file[/tmp/mgmt-kinds/app.conf] -> line[no-debug]"}},
-		"sysctl": {[]string{"sysctl"}, nil},
+		"sysctl":             {[]string{"sysctl"}, nil},
 		"ssh-authorized-key": {[]string{"ssh:authorized_key", "user"}, []string{"user[deploy] -> ssh:authorized_key[deploy-ci]"}},
-		"json-edit": {[]string{"exec", "json:edit"}, []string{"exec[settings.json] -> json:edit[/tmp/mgmt-kinds/settings.json]"}},
+		"json-edit":          {[]string{"exec", "json:edit"}, []string{"exec[settings.json] -> json:edit[/tmp/mgmt-kinds/settings.json]"}},
 		"tar-gzip": {[]string{"file", "tar", "gzip"}, []string{
 			"file[/tmp/mgmt-kinds/] -> tar[/tmp/mgmt-kinds.tar]", "tar[/tmp/mgmt-kinds.tar] -> gzip[/tmp/mgmt-kinds.tar.gz]"}},
 		"exit": {[]string{"file", "exit"}, []string{"file[/tmp/mgmt-kinds-done] -> exit[finished]"}},

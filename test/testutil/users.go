@@ -14,13 +14,7 @@ const Nobody = 65534
 // a second user; in CI (CI=true) it fails instead.
 func NeedRoot(t testing.TB) {
 	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("this test needs root, to act as a second user (uid 65534)")
-	}
-	t.Skip("this test needs root, to act as a second user (uid 65534)")
+	Need(t, os.Geteuid() == 0, "root, to act as a second user (uid 65534)")
 }
 
 // AsNobody runs name with args as uid and gid 65534 and fails the test if

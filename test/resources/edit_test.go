@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -204,8 +203,9 @@ func TestJSONEditWorldDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an etcd member")
 	}
-	client, peer := "http://"+freeAddr(t), "http://"+freeAddr(t)
-	c := testutil.Start(t, "mgmt-cluster", "run", "--data-dir", t.TempDir(), "--client-urls", client, "--server-urls", peer)
+	prefix := t.TempDir()
+	client := "unix://" + prefix + "/world/client.sock" // the default without TLS
+	c := testutil.Start(t, "mgmt-cluster", "run", "--prefix", prefix)
 	c.WaitLines(`running as member`, 1)
 	get := func() string {
 		return testutil.Run(t, "", "mgmt-cluster", "--seeds", client, "get", "strings/app/cfg").Stdout
@@ -224,14 +224,4 @@ func TestJSONEditWorldDrift(t *testing.T) {
 	stopApply(t, p)
 	c.Signal(syscall.SIGTERM)
 	c.Wait()
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

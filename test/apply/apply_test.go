@@ -434,10 +434,7 @@ func TestClusterConvergedTimeout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an etcd member")
 	}
-	prefix := t.TempDir()
-	client := "unix://" + prefix + "/world/client.sock" // the default without TLS
-	c := testutil.Start(t, "mgmt-cluster", "run", "--prefix", prefix)
-	c.WaitLines(`running as member`, 1)
+	c, client := testutil.StartMember(t)
 	g := gdoc(1, []res{{Kind: "kv", Name: "greeting", Params: P{"value": "hi"}}})
 	r := testutil.Run(t, g, "mgmt-apply", "--seeds", client, "--tmp-prefix", "--converged-timeout", "0.3")
 	if r.Code != 0 || !strings.Contains(r.Stderr, "the cluster converged") {

@@ -203,10 +203,7 @@ func TestJSONEditWorldDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an etcd member")
 	}
-	prefix := t.TempDir()
-	client := "unix://" + prefix + "/world/client.sock" // the default without TLS
-	c := testutil.Start(t, "mgmt-cluster", "run", "--prefix", prefix)
-	c.WaitLines(`running as member`, 1)
+	c, client := testutil.StartMember(t)
 	get := func() string {
 		return testutil.Run(t, "", "mgmt-cluster", "--seeds", client, "get", "strings/app/cfg").Stdout
 	}

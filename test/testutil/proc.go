@@ -212,3 +212,16 @@ func (p *Proc) Wait() int {
 func (p *Proc) Ended() time.Time {
 	return p.ended
 }
+
+// StartMember starts a one-member world with mgmt-cluster run under a
+// temporary prefix, waits until it serves, and returns it with its client
+// URL (the unix socket it serves on without TLS). It is stopped when the
+// test ends.
+func StartMember(t testing.TB) (*Proc, string) {
+	t.Helper()
+	prefix := t.TempDir()
+	client := "unix://" + prefix + "/world/client.sock"
+	c := Start(t, "mgmt-cluster", "run", "--prefix", prefix)
+	c.WaitLines(`running as member`, 1)
+	return c, client
+}

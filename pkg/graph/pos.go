@@ -64,19 +64,35 @@ func (l *ErrorList) Add(pos string, format string, args ...any) {
 	*l = append(*l, &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
-// Error returns the errors one per line.
+// MaxListed is the number of errors of a list that are printed; the
+// others are only counted, so that a document with a million bad edges is
+// reported in a moment and in a screenful.
+const MaxListed = 100
+
+// Error returns the errors one per line: the first MaxListed, then
+// "... and N more errors".
 func (l ErrorList) Error() string {
-	switch len(l) {
-	case 0:
+	if len(l) == 0 {
 		return "no errors"
-	case 1:
-		return l[0].Error()
 	}
-	parts := make([]string, len(l))
+	return l.Format((*PosError).Error, "\n")
+}
+
+// Format returns the first MaxListed errors, each formatted by f, joined
+// by sep, and then, when there are more, "... and N more errors".
+func (l ErrorList) Format(f func(*PosError) string, sep string) string {
+	var b strings.Builder
 	for i, e := range l {
-		parts[i] = e.Error()
+		if i == MaxListed {
+			fmt.Fprintf(&b, "%s... and %d more errors", sep, len(l)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(f(e))
 	}
-	return strings.Join(parts, "\n")
+	return b.String()
 }
 
 // Err returns l as an error, or nil when l is empty.

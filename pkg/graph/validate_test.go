@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -109,5 +110,21 @@ func TestMclTypeParse(t *testing.T) {
 		if _, err := parseMclType(s); err == nil {
 			t.Errorf("%q parsed", s)
 		}
+	}
+}
+
+// TestErrorListCap: a list prints its first MaxListed errors and counts
+// the others.
+func TestErrorListCap(t *testing.T) {
+	var l ErrorList
+	for i := range 100000 {
+		l.Add(fmt.Sprintf("in:1:%d", i+1), "bad %d", i)
+	}
+	lines := strings.Split(l.Error(), "\n")
+	if len(lines) != MaxListed+1 || lines[0] != "in:1:1: bad 0" || lines[MaxListed-1] != "in:1:100: bad 99" || lines[MaxListed] != "... and 99900 more errors" {
+		t.Fatalf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
+	}
+	if s := l[:MaxListed].Error(); strings.Count(s, "\n") != MaxListed-1 || strings.Contains(s, "more errors") {
+		t.Fatalf("a list of exactly %d errors: %q", MaxListed, s)
 	}
 }

@@ -178,7 +178,8 @@ func decodeError(err error) string {
 
 // stageError formats an error of preparing a graph (validation, edges,
 // autoedges) as POS: runtime error: MSG, the stage mcl-compile gives
-// resource validation, one line per error of a list.
+// resource validation, one line per error of a list (the first
+// graph.MaxListed of them, then a count).
 func stageError(err error) string {
 	var up *upstreamError
 	if errors.As(err, &up) {
@@ -186,14 +187,7 @@ func stageError(err error) string {
 	}
 	var el graph.ErrorList
 	if errors.As(err, &el) {
-		s := ""
-		for i, e := range el {
-			if i > 0 {
-				s += "\n" + name + ": "
-			}
-			s += withStage(e.Pos, e.Msg)
-		}
-		return s
+		return el.Format(func(e *graph.PosError) string { return withStage(e.Pos, e.Msg) }, "\n"+name+": ")
 	}
 	var pe *graph.PosError
 	if errors.As(err, &pe) {

@@ -33,7 +33,8 @@
 //
 // # Watching
 //
-// Every resource that watches paths (file, password, value) subscribes to
+// Every resource that watches paths (file, password, value, line,
+// ssh:authorized_key, sysctl, json:edit on a file, tar, gzip) subscribes to
 // the process-wide watcher of internal/fswatch: one inotify instance for the
 // whole process, one kernel watch per directory whatever the number of
 // files in it, events routed to resources by path. A Watch subscribes
@@ -218,8 +219,9 @@
 // /etc/sysctl.conf is safe. A new conf file gets mode 0644. Parameters of
 // the network (net.*) belong to the network namespace of the engine.
 // Watch follows the /proc/sys file and the conf file: a write to /proc/sys
-// (echo, sysctl -w) is seen at once, but a value the kernel changes by
-// itself is not; add Meta:poll to check such a parameter periodically.
+// (echo, sysctl -w) is seen at once (inotify reports writes to /proc/sys
+// files), but a value the kernel changes by itself is not: the periodic
+// recheck (mgmt-apply --recheck) finds it, or Meta:poll, sooner.
 // sysctl depends on the file resources of its conf file and of the
 // directory above; it sends and receives nothing.
 //

@@ -116,8 +116,9 @@
 // wanted content differs it is replaced atomically, like file's content: a
 // temporary file in the same directory gets the data and the file's mode,
 // owner and group, and is renamed over it, so a reader sees the old or the
-// new file and never a part. A file that is not a regular file is an
-// error. Edits of one file by resources of one process are serialised
+// new file and never a part; as with file, temporary files a killed
+// process left beside it are removed when the resource starts. A file
+// that is not a regular file is an error. Edits of one file by resources of one process are serialised
 // (two line resources on one file never lose each other's line). A
 // program that writes the file in place while it is edited can still lose
 // its write: a file that changed while it was being edited is read again

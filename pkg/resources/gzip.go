@@ -75,6 +75,7 @@ func (g *GzipRes) Validate() error {
 // Init finds the vardir that records what the output was made from.
 func (g *GzipRes) Init(init *engine.Init) error {
 	g.init = init
+	sweepBeside(g.path())
 	rec, err := newOutputRecord(init)
 	g.rec = rec
 	return err

@@ -109,6 +109,7 @@ func (j *JSONEditRes) Init(init *engine.Init) error {
 		}
 	}
 	if j.key == "" {
+		sweepBeside(j.file)
 		return nil
 	}
 	w, ok := init.World.(world.StrWorld)

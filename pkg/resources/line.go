@@ -62,6 +62,7 @@ func (l *LineRes) Validate() error {
 // Init keeps the handle.
 func (l *LineRes) Init(init *engine.Init) error {
 	l.init = init
+	sweepBeside(l.File)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
@@ -283,5 +284,21 @@ func TestLineConcurrentEditsOfOneFile(t *testing.T) {
 	slices.Sort(got)
 	if len(got) != 20 || slices.Compact(got) == nil || len(slices.Compact(got)) != 20 {
 		t.Fatalf("lines %q, want 20 distinct", got)
+	}
+}
+
+// TestLineSweepsStaleTemps checks that a temporary file a killed process
+// left beside the edited file is removed when the resource starts.
+func TestLineSweepsStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".f"+tmpMarker+"123")
+	mustWrite(t, stale, "partial")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	newLine(t, newHarness(t), &LineRes{File: filepath.Join(dir, "f"), State: "exists", Content: "a"})
+	if exists(stale) {
+		t.Fatal("the stale temporary file is still there")
 	}
 }

@@ -125,6 +125,9 @@ func (s *SysctlRes) procFile() string {
 // Init keeps the handle.
 func (s *SysctlRes) Init(init *engine.Init) error {
 	s.init = init
+	if s.Persist {
+		sweepBeside(s.path())
+	}
 	return nil
 }
 

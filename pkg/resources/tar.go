@@ -80,6 +80,7 @@ func (t *TarRes) Validate() error {
 // Init finds the vardir that records what the archive was made from.
 func (t *TarRes) Init(init *engine.Init) error {
 	t.init = init
+	sweepBeside(t.path())
 	rec, err := newOutputRecord(init)
 	t.rec = rec
 	return err

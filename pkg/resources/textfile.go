@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -204,6 +205,15 @@ func validEditPath(param, p string, tilde bool) error {
 		return fmt.Errorf("%s %q is not clean (want %q)", param, p, filepath.Clean(p))
 	}
 	return nil
+}
+
+// sweepBeside removes from the directory of path (when it is absolute)
+// the temporary files of atomic writes that a killed process left, once
+// per directory and process, as the file kind does.
+func sweepBeside(path string) {
+	if filepath.IsAbs(path) {
+		sweepStaleTemps(filepath.Dir(path), time.Now())
+	}
 }
 
 // newFileAttrs say how a missing file is created: with these permission

@@ -136,7 +136,9 @@
 // in a text file or absent from it (Puppet's file_line maps to it).
 //
 //   - file (str, required): the file; absolute, or "~/..." (the engine's
-//     user's home) or "~user/..." (expanded when used).
+//     user's home) or "~user/..." (expanded when used: Watch then also
+//     follows /etc/passwd, and the file of a user made later in the same
+//     run).
 //   - state (str, required): "exists" or "absent".
 //   - content (str, default ""): the line, or lines separated by
 //     newlines. One final newline ends the last line rather than adding an

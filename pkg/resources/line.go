@@ -8,7 +8,6 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 )
 
 func init() {
@@ -87,13 +86,9 @@ func contentLines(content string, trim bool) []string {
 	return strings.Split(content, "\n")
 }
 
-// Watch follows the file.
+// Watch follows the file (see watchEditPath).
 func (l *LineRes) Watch(ctx context.Context) error {
-	p, err := expandHome(l.File)
-	if err != nil {
-		return err
-	}
-	return watchFiles(ctx, l.init, []string{p}, fswatch.Options{})
+	return watchEditPath(ctx, l.init, l.File)
 }
 
 // CheckApply adds the block at the end of the file (creating a missing

@@ -3,6 +3,7 @@ package resources
 import (
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"slices"
@@ -300,5 +301,29 @@ func TestLineSweepsStaleTemps(t *testing.T) {
 	newLine(t, newHarness(t), &LineRes{File: filepath.Join(dir, "f"), State: "exists", Content: "a"})
 	if exists(stale) {
 		t.Fatal("the stale temporary file is still there")
+	}
+}
+
+// TestLineWatchUserMadeLater watches "~user/f" for a user that does not
+// exist yet: the Watch runs, and follows the file once the user is made.
+func TestLineWatchUserMadeLater(t *testing.T) {
+	testutil.NeedRoot(t)
+	_, err := exec.LookPath("useradd")
+	testutil.Need(t, err == nil, "useradd (package passwd)")
+	name := "mgmtw" + strconv.Itoa(rand.IntN(1e8))
+	home := t.TempDir()
+	h := newHarness(t)
+	l := newLine(t, h, &LineRes{File: "~" + name + "/f", State: "exists", Content: "a"})
+	startWatch(t, h, l)
+	expectEvent(t, h, "user made", func() {
+		if out, err := exec.Command("useradd", "-M", "-d", home, "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+			t.Fatalf("useradd: %v: %s", err, out)
+		}
+	})
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	expectEvent(t, h, "file in the new home", func() { mustWrite(t, filepath.Join(home, "f"), "x\n") })
+	checkApply(t, l, true, false)
+	if got := mustRead(t, filepath.Join(home, "f")); got != "x\na\n" {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 )
 
 func init() {
@@ -165,62 +164,9 @@ func (s *SSHAuthorizedKeyRes) file() string {
 	return "~/.ssh/authorized_keys"
 }
 
-// Watch follows the file. When its path starts with "~", it also follows
-// the user database, and moves to the new path when a home directory
-// changes (or a user appears).
+// Watch follows the file (see watchEditPath).
 func (s *SSHAuthorizedKeyRes) Watch(ctx context.Context) error {
-	if !strings.HasPrefix(s.file(), "~") {
-		return watchFiles(ctx, s.init, []string{s.file()}, fswatch.Options{})
-	}
-	w, err := fswatch.Default()
-	if err != nil {
-		return err
-	}
-	passwd, err := w.Subscribe("/etc/passwd", fswatch.Options{})
-	if err != nil {
-		return err
-	}
-	defer passwd.Close()
-	var cur string
-	var sub *fswatch.Sub
-	defer func() {
-		if sub != nil {
-			sub.Close()
-		}
-	}()
-	follow := func() error {
-		p, err := expandHome(s.file())
-		if err != nil || p == cur {
-			return nil // the user is not there (yet): /etc/passwd tells
-		}
-		if sub != nil {
-			sub.Close()
-			sub = nil
-		}
-		cur = p
-		sub, err = w.Subscribe(p, fswatch.Options{})
-		return err
-	}
-	if err := follow(); err != nil {
-		return err
-	}
-	s.init.Running()
-	for {
-		var c <-chan struct{}
-		if sub != nil {
-			c = sub.C
-		}
-		select {
-		case <-c:
-		case <-passwd.C:
-			if err := follow(); err != nil {
-				return err
-			}
-		case <-ctx.Done():
-			return nil
-		}
-		s.init.Event()
-	}
+	return watchEditPath(ctx, s.init, s.file())
 }
 
 // owner returns the uid and gid of user (-1, -1 without one).

@@ -416,6 +416,64 @@ func watchFiles(ctx context.Context, init *engine.Init, paths []string, opts fsw
 	return forwardEvents(ctx, subs, init.Event)
 }
 
+// watchEditPath follows the file at path, which may start with "~": then
+// it also follows the user database, and moves to the new path when a home
+// directory changes or the user appears (a user made in the same run).
+func watchEditPath(ctx context.Context, init *engine.Init, path string) error {
+	if !strings.HasPrefix(path, "~") {
+		return watchFiles(ctx, init, []string{path}, fswatch.Options{})
+	}
+	w, err := fswatch.Default()
+	if err != nil {
+		return err
+	}
+	passwd, err := w.Subscribe("/etc/passwd", fswatch.Options{})
+	if err != nil {
+		return err
+	}
+	defer passwd.Close()
+	var cur string
+	var sub *fswatch.Sub
+	defer func() {
+		if sub != nil {
+			sub.Close()
+		}
+	}()
+	follow := func() error {
+		p, err := expandHome(path)
+		if err != nil || p == cur {
+			return nil // the user is not there (yet): /etc/passwd tells
+		}
+		if sub != nil {
+			sub.Close()
+			sub = nil
+		}
+		cur = p
+		sub, err = w.Subscribe(p, fswatch.Options{})
+		return err
+	}
+	if err := follow(); err != nil {
+		return err
+	}
+	init.Running()
+	for {
+		var c <-chan struct{}
+		if sub != nil {
+			c = sub.C
+		}
+		select {
+		case <-c:
+		case <-passwd.C:
+			if err := follow(); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return nil
+		}
+		init.Event()
+	}
+}
+
 // fileAutoEdges returns the automatic edges of a kind that edits or
 // writes the file at path: the file resource of path itself and the
 // nearest file resource of a directory above it, plus extra.

@@ -2,7 +2,6 @@ package resources
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -156,6 +155,11 @@ func (obj *ExecRes) Watch(ctx context.Context) error {
 		obj.mu.Unlock()
 		obj.init.Event()
 	}
+	if err := sc.Err(); err != nil { // a line over a MiB: stop reading
+		cmd.Cancel()
+		cmd.Wait()
+		return fmt.Errorf("watchcmd: %v", err)
+	}
 	err = cmd.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -209,8 +213,10 @@ func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return false, fmt.Errorf("donecmd: %v: %s", err, firstLine(out))
+		out := newTailBuffer(0)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Run(); err != nil {
+			return false, fmt.Errorf("donecmd: %v: %s", err, out.firstLine())
 		}
 	}
 	return false, nil
@@ -227,19 +233,22 @@ func (obj *ExecRes) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var stdout, stderr, both bytes.Buffer
+	stdout, stderr, both := newTailBuffer(maxOutput), newTailBuffer(maxOutput), newTailBuffer(maxOutput)
 	var mu sync.Mutex
-	cmd.Stdout = io.MultiWriter(&stdout, &lockedWriter{&mu, &both})
-	cmd.Stderr = io.MultiWriter(&stderr, &lockedWriter{&mu, &both})
+	cmd.Stdout = io.MultiWriter(stdout, &lockedWriter{&mu, both})
+	cmd.Stderr = io.MultiWriter(stderr, &lockedWriter{&mu, both})
 	start := time.Now()
 	err = cmd.Run()
+	if cut := both.cut(); cut > 0 {
+		obj.logf("the command printed %d bytes: only the last %d of stdout and stderr are kept", both.total, maxOutput)
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("cmd timed out after %v", time.Since(start).Round(time.Millisecond))
 	}
 	if err != nil {
-		msg := firstLine(stderr.Bytes())
+		msg := stderr.firstLine()
 		if msg == "" {
-			msg = firstLine(stdout.Bytes())
+			msg = stdout.firstLine()
 		}
 		if msg != "" {
 			return fmt.Errorf("cmd: %v: %s", err, msg)
@@ -253,6 +262,13 @@ func (obj *ExecRes) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// logf logs through the engine, when there is one.
+func (obj *ExecRes) logf(format string, v ...any) {
+	if obj.init != nil && obj.init.Logf != nil {
+		obj.init.Logf(format, v...)
+	}
 }
 
 type lockedWriter struct {

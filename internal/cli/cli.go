@@ -88,3 +88,13 @@ func List(s string) []string {
 	}
 	return out
 }
+
+// TLSFlags are the certificate flags of the tools that reach a TLS world
+// cluster. The certificate's common name is the identity the cluster
+// knows its holder by: a host's name for mcl-compile and mgmt-apply, a
+// member's for mgmt-cluster run.
+type TLSFlags struct {
+	TLSCert string `name:"tls-cert" help:"PEM certificate signed by the cluster's CA, naming who you are (see mgmt-cluster certs): this host's for mcl-compile and mgmt-apply, a member's for mgmt-cluster run." type:"path"`
+	TLSKey  string `name:"tls-key" help:"PEM key of --tls-cert." type:"path"`
+	TLSCA   string `name:"tls-ca" help:"PEM CA that signs every certificate of the cluster." type:"path"`
+}

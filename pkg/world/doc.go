@@ -10,15 +10,19 @@
 //     before starting), restarts from a crashed member's data directory, and
 //     on a clean Leave removes itself from the cluster.
 //
-// Key layout under the namespace NS:
+// Key layout under the namespace NS. Every key a host owns carries the
+// host's name right after its sub tree, so that one etcd key range grants
+// a host its own keys and no other host's:
 //
-//	NS/strings/<key>                         plain string (kv, world.getval)
-//	NS/strings/<namespace>/<hostname>        per-host map (kv mapped, world.kvlookup)
-//	NS/exported/<to-host|*>/<from>/<kind>/<name>
+//	NS/strings/<key>                         plain string, shared (kv, world.getval)
+//	NS/mapped/<hostname>/<namespace>         per-host map (kv mapped, world.kvlookup)
+//	NS/exports/<from>/<to-host|*>/<kind>/<name>
 //	                                         an exported resource, JSON of graph.Resource
 //	NS/scheduler/hostname/<host>/<ns>        a volunteer, options as JSON, on a lease
-//	NS/scheduler/schedule/<ns>               the chosen hosts, comma separated
+//	NS/scheduler/schedule/<ns>               the chosen hosts, comma separated, shared
 //	NS/converged/<host>                      "true" or "false", on a lease
+//	NS/cluster/standby/<host>, NS/cluster/promote
+//	                                         standbys and their promotion lock (members only)
 //
 // Exported values are read back by ResCollect, which returns every entry
 // addressed to this host or to "*", with Err set on the ones a collecting
@@ -54,13 +58,54 @@
 // always listens for peers; a member alone in its cluster listens on a
 // loopback port that demands a client certificate of a CA made for that
 // run, kept in the private directory (Layout.PrivatePeer). So only the
-// owner reaches the private world.
+// owner reaches the private world. mgmt-cluster run without TLS keeps
+// its member the same way.
 //
-// Security: peer and client traffic can use TLS with client certificates
-// (GenerateCerts makes a CA and host certificates). A member serves plain
-// http only when told to be insecure, loopback included; clients reach
-// plain http on loopback, and elsewhere only when told to be insecure.
-// etcd's JSON gateway is off.
+// # Threat model
+//
+// The world is as trusted as whoever can write it: a host applies what it
+// collects (an exported exec runs with the collecting host's rights,
+// usually root's), and its programs read the world's values.
+//
+//   - Who can reach it. A private world (no seeds, no TLS) is reachable by
+//     its owning user only, as above. A cluster spanning hosts uses TLS:
+//     peers and clients need a certificate signed by the cluster's CA.
+//     Plain http gives whoever reaches the port, every local user
+//     included, the whole world: a member serves it only when told
+//     --insecure (tests on one machine). etcd's JSON gateway is off.
+//   - Who is who. Under TLS, etcd's authentication is on and the common
+//     name of a verified client certificate is the etcd user (Identity): a
+//     host's name, member/NAME or admin/NAME. The first member turns
+//     authentication on; each member gives a CN it has not seen the role of
+//     its identity (authority). So the CA is the one source of identities:
+//     whoever holds its key can act as anyone, and a certificate cannot be
+//     revoked short of a new CA (keep validity short).
+//   - Who can write what. A host reads the whole namespace and writes only
+//     the keys that carry its name (mapped/, exports/, scheduler/hostname/,
+//     converged/) and two shared trees: strings/ (every host reads and
+//     writes every plain string) and scheduler/schedule/ (copies for
+//     inspection; readers compute schedules themselves). The tools check
+//     that their host certificate names the host they run as. Members and
+//     admins have etcd's root role: members add and remove members, and a
+//     member holds the whole database anyway (it could forge raft
+//     entries), so a host running a member, or a standby that may be
+//     promoted, is trusted with everything. Peers accept only member
+//     certificates (MemberSAN), so no host or admin speaks raft. Admin
+//     certificates are for operators and belong on no host.
+//   - What a host does with what it receives. An export's key names its
+//     exporter, and no other host can write there, so Exported.From is
+//     authentic; but a collecting host runs what it collects with its own
+//     rights, trusting the exporter. The collecting side's checks (only
+//     the kinds and names collected, only allowed exporters) are the
+//     second line, applied where collected resources enter a graph. A
+//     plain string is input from any host; a map entry is input from the
+//     host it is filed under. A host can only report its own converged
+//     state (it can delay the cluster's convergence, or claim its own early)
+//     and volunteer only itself (the earliest volunteer's options win).
+//   - Not covered: secrecy among hosts (every host reads the whole
+//     namespace: keep secrets out of the world); namespaces other than the
+//     one members run with (hosts get no rights there); a host filling the
+//     shared trees.
 //
 // The scheduler needs no leader: every reader computes the schedule of a
 // namespace from the live volunteers with a deterministic strategy, so all

@@ -54,7 +54,7 @@ func (c *Client) ResExport(ctx context.Context, rs []*graph.Resource) error {
 			if err := checkHost(to); err != nil {
 				return fmt.Errorf("exporting %s: %v", r.Ref(), err)
 			}
-			want[c.exportKey(to, c.hostname, r.Kind, r.Name)] = string(b)
+			want[c.exportKey(c.hostname, to, r.Kind, r.Name)] = string(b)
 		}
 	}
 	have, err := c.exportedByMe(ctx)
@@ -109,18 +109,7 @@ func (c *Client) commit(ctx context.Context, ops []clientv3.Op) error {
 // exportedByMe returns the keys (and values) of the resources this host
 // exported.
 func (c *Client) exportedByMe(ctx context.Context) (map[string]string, error) {
-	all, err := c.GetPrefix(ctx, c.ns+exportedDir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for k, v := range all {
-		_, from, _, _, ok := parseExportKey(strings.TrimPrefix(k, c.ns+exportedDir))
-		if ok && from == c.hostname {
-			out[k] = v
-		}
-	}
-	return out, nil
+	return c.GetPrefix(ctx, c.ns+exportsDir+c.hostname+"/")
 }
 
 // ResCollect returns the resources exported to this host (or to every host)
@@ -129,13 +118,13 @@ func (c *Client) exportedByMe(ctx context.Context) (map[string]string, error) {
 // collecting host must not apply is returned with Err set (see Exported),
 // so that the caller can report it; the others are unaffected by it.
 func (c *Client) ResCollect(ctx context.Context, kind string) ([]*Exported, error) {
-	all, err := c.GetPrefix(ctx, c.ns+exportedDir)
+	all, err := c.GetPrefix(ctx, c.ns+exportsDir)
 	if err != nil {
 		return nil, err
 	}
 	byID := map[string]*Exported{}
 	for k, v := range all {
-		to, from, k2, name, ok := parseExportKey(strings.TrimPrefix(k, c.ns+exportedDir))
+		from, to, k2, name, ok := parseExportKey(strings.TrimPrefix(k, c.ns+exportsDir))
 		if !ok || (to != c.hostname && to != ExportAll) || (kind != "" && k2 != kind) {
 			continue
 		}
@@ -198,5 +187,5 @@ func decodeExported(kind, name, v string) (*graph.Resource, error) {
 
 // ResWatch notifies when the set of exported resources may have changed.
 func (c *Client) ResWatch(ctx context.Context) <-chan error {
-	return c.watch(ctx, c.ns+exportedDir, true)
+	return c.watch(ctx, c.ns+exportsDir, true)
 }

@@ -9,12 +9,16 @@ import (
 const DefaultNamespace = "/_mgmt"
 
 // Key sub trees under the namespace.
+// Each key a host owns starts with the host's name right after its sub
+// tree, so that one etcd key range grants a host its own keys and no other
+// host's (see hostPermissions).
 const (
-	stringsDir   = "/strings/"
-	exportedDir  = "/exported/"
-	schedHostDir = "/scheduler/hostname/"
-	schedDir     = "/scheduler/schedule/"
-	convergedDir = "/converged/"
+	stringsDir   = "/strings/"            // shared plain strings
+	mappedDir    = "/mapped/"             // <host>/<namespace>: per-host maps
+	exportsDir   = "/exports/"            // <from>/<to>/<kind>/<name>
+	schedHostDir = "/scheduler/hostname/" // <host>/<ns>: volunteers
+	schedDir     = "/scheduler/schedule/" // <ns>: stored schedules, shared
+	convergedDir = "/converged/"          // <host>
 )
 
 // normNamespace returns ns with a leading slash and without a trailing
@@ -73,14 +77,14 @@ func checkHost(h string) error {
 }
 
 // exportKey returns the key of a resource exported by from to to.
-func (c *Client) exportKey(to, from, kind, name string) string {
-	return c.ns + exportedDir + to + "/" + from + "/" + kind + "/" + name
+func (c *Client) exportKey(from, to, kind, name string) string {
+	return c.ns + exportsDir + from + "/" + to + "/" + kind + "/" + name
 }
 
 // parseExportKey splits the part of an exported-resource key after the
-// exported directory into its fields. Names may contain slashes; kinds and
+// exports directory into its fields. Names may contain slashes; kinds and
 // hosts may not.
-func parseExportKey(rest string) (to, from, kind, name string, ok bool) {
+func parseExportKey(rest string) (from, to, kind, name string, ok bool) {
 	parts := strings.SplitN(rest, "/", 4)
 	if len(parts) != 4 || parts[0] == "" || parts[1] == "" || parts[2] == "" || parts[3] == "" {
 		return "", "", "", "", false

@@ -129,3 +129,26 @@ func (c *Client) Standbys(ctx context.Context) ([]*Member, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// RemoveMember removes the member named, or with the ID, nameOrID. Under
+// TLS only an identity with etcd's root role (an admin or a member) may.
+func (c *Client) RemoveMember(ctx context.Context, nameOrID string) error {
+	ms, err := c.Members(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.Name != nameOrID && m.ID != nameOrID {
+			continue
+		}
+		var id uint64
+		fmt.Sscanf(m.ID, "%x", &id)
+		octx, cancel := opContext(ctx)
+		defer cancel()
+		if _, err := c.cli.MemberRemove(octx, id); err != nil {
+			return fmt.Errorf("removing member %s: %v", nameOrID, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("no member named %s", nameOrID)
+}

@@ -65,6 +65,9 @@ func Open(cfg OpenConfig) (*Lazy, error) {
 		if err := cfg.TLS.Check(); err != nil {
 			return nil, err
 		}
+		if err := checkHostCert(cfg.TLS.Cert, cfg.Hostname); err != nil {
+			return nil, err
+		}
 	}
 	if err := CheckURLs(cfg.Seeds, cfg.TLS != nil, cfg.Insecure); err != nil {
 		return nil, err
@@ -73,6 +76,23 @@ func Open(cfg OpenConfig) (*Lazy, error) {
 		return nil, fmt.Errorf("no seeds and no prefix for a private world")
 	}
 	return &Lazy{cfg: cfg}, nil
+}
+
+// checkHostCert reports a certificate that is not the host certificate of
+// host: the cluster knows the holder by the certificate's common name and
+// lets it write only that host's keys.
+func checkHostCert(cert, host string) error {
+	role, name, err := certIdentity(cert)
+	if err != nil {
+		return err
+	}
+	if role != RoleHost {
+		return fmt.Errorf("%s is a certificate of %s %s; the tools need the host certificate of %s", cert, role, name, host)
+	}
+	if name != host {
+		return fmt.Errorf("%s is the certificate of host %s, but this host is %s (--hostname)", cert, name, host)
+	}
+	return nil
 }
 
 // Hostname returns this host's name in the world.

@@ -32,7 +32,14 @@ type ServerConfig struct {
 	AdvertiseClientURLs []string
 	AdvertisePeerURLs   []string
 	Seeds               []string // client URLs of a cluster to join; none starts a new one
-	TLS                 *TLSFiles
+	// TLS, when set, secures peer and client traffic with certificates
+	// of the cluster's CA and turns on etcd's authentication: the
+	// certificate must be a member's, and clients get the rights of their
+	// certificate's identity (see Identity).
+	TLS *TLSFiles
+	// Namespace is the key prefix of the world in which hosts of a TLS
+	// cluster get their rights; empty means DefaultNamespace.
+	Namespace string
 	// PeerTLS, when set, secures the peer traffic instead of TLS: the
 	// throw-away identity of a member alone in its cluster (see
 	// Layout.PrivatePeer).
@@ -63,6 +70,11 @@ func (c *ServerConfig) Validate() error {
 			continue
 		}
 		if err := t.Check(); err != nil {
+			return err
+		}
+	}
+	if c.TLS != nil {
+		if _, err := newAuthority(c); err != nil {
 			return err
 		}
 	}
@@ -187,6 +199,7 @@ func isLoopback(host string) bool {
 type Server struct {
 	cfg  ServerConfig
 	etcd *embed.Etcd
+	auth *authority // with TLS
 }
 
 // HasData reports whether dir holds an etcd member's data.
@@ -210,6 +223,13 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var auth *authority
+	if cfg.TLS != nil {
+		if auth, err = newAuthority(&cfg); err != nil {
+			return nil, err
+		}
+		ec.GRPCAdditionalServerOptions = auth.serverOptions()
+	}
 	var added uint64 // the member we added to a cluster, removed on failure
 	switch {
 	case HasData(cfg.DataDir):
@@ -226,6 +246,10 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	s, err := start(ctx, ec)
 	if err == nil {
 		err = restrictSockets(cfg.ClientURLs)
+		if err == nil && auth != nil {
+			s.auth = auth
+			err = auth.start(ctx, s.etcd.Server)
+		}
 		if err != nil {
 			s.Close()
 		}
@@ -306,6 +330,9 @@ func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	if c.TLS != nil {
 		ec.ClientTLSInfo = c.TLS.info()
 		ec.PeerTLSInfo = c.TLS.info()
+		// Only members speak raft: hosts' and admins' certificates
+		// lack the name.
+		ec.PeerTLSInfo.AllowedHostnames = []string{MemberSAN}
 	}
 	if c.PeerTLS != nil {
 		ec.PeerTLSInfo = c.PeerTLS.info()
@@ -451,7 +478,12 @@ func (s *Server) Err() <-chan error { return s.etcd.Err() }
 
 // Close stops the member and keeps its membership and data, as a crash
 // would: a restart with the same data directory rejoins.
-func (s *Server) Close() { s.etcd.Close() }
+func (s *Server) Close() {
+	if s.auth != nil {
+		s.auth.close()
+	}
+	s.etcd.Close()
+}
 
 // ErrLastMember is returned by Leave when the member is the cluster's only
 // one: it stops but stays a member, keeping its data.
@@ -463,7 +495,7 @@ var ErrLastMember = errors.New("last member of the cluster: stopped, data kept")
 func (s *Server) Leave(ctx context.Context) error {
 	es := s.etcd.Server
 	if len(es.Cluster().Members()) <= 1 {
-		s.etcd.Close()
+		s.Close()
 		return ErrLastMember
 	}
 	if es.Leader() == es.MemberID() {
@@ -477,12 +509,9 @@ func (s *Server) Leave(ctx context.Context) error {
 			peers = append(peers, m.ClientURLs...)
 		}
 	}
-	err := retryUnhealthy(ctx, func(ctx context.Context) error {
-		_, err := es.RemoveMember(ctx, uint64(es.MemberID()))
-		return err
-	})
+	err := retryUnhealthy(ctx, s.removeSelf)
 	if err != nil && es.Cluster().Member(es.MemberID()) != nil && !s.removedAt(ctx, peers) {
-		s.etcd.Close()
+		s.Close()
 		return fmt.Errorf("removing member %s: %v", s.cfg.Name, err)
 	}
 	// An error with the member gone means the removal was applied and
@@ -493,8 +522,24 @@ func (s *Server) Leave(ctx context.Context) error {
 	case <-time.After(5 * time.Second):
 	case <-ctx.Done():
 	}
-	s.etcd.Close()
+	s.Close()
 	return os.RemoveAll(s.cfg.DataDir)
+}
+
+// removeSelf removes this member from the cluster. With authentication
+// on, etcd wants an identity with the root role for it: the member asks
+// as a client, with its own certificate.
+func (s *Server) removeSelf(ctx context.Context) error {
+	es := s.etcd.Server
+	if s.auth == nil {
+		_, err := es.RemoveMember(ctx, uint64(es.MemberID()))
+		return err
+	}
+	cli, err := s.auth.client()
+	if err == nil {
+		_, err = cli.MemberRemove(ctx, uint64(es.MemberID()))
+	}
+	return err
 }
 
 // removedAt reports whether the members at the client URLs peers no

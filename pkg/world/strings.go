@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -47,7 +46,7 @@ func (c *Client) StrMapGet(ctx context.Context, namespace string) (map[string]st
 	if err := checkKey(namespace); err != nil {
 		return nil, err
 	}
-	prefix := c.ns + stringsDir + namespace + "/"
+	prefix := c.ns + mappedDir
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	r, err := c.cli.Get(ctx, prefix, clientv3.WithPrefix())
@@ -56,11 +55,10 @@ func (c *Client) StrMapGet(ctx context.Context, namespace string) (map[string]st
 	}
 	out := map[string]string{}
 	for _, kv := range r.Kvs {
-		host := strings.TrimPrefix(string(kv.Key), prefix)
-		if host == "" || strings.Contains(host, "/") {
-			continue // a deeper key of another namespace
+		host, ns, ok := strings.Cut(strings.TrimPrefix(string(kv.Key), prefix), "/")
+		if ok && host != "" && ns == namespace {
+			out[host] = string(kv.Value)
 		}
-		out[host] = string(kv.Value)
 	}
 	return out, nil
 }
@@ -90,14 +88,15 @@ func (c *Client) StrMapDel(ctx context.Context, namespace string) error {
 	return err
 }
 
-// StrMapWatch notifies on changes of any host's entry of namespace.
+// StrMapWatch notifies on changes of any host's entry of namespace (and,
+// since entries are kept by host, of other namespaces' entries too).
 func (c *Client) StrMapWatch(ctx context.Context, namespace string) (<-chan error, error) {
 	if err := checkKey(namespace); err != nil {
 		return nil, err
 	}
-	return c.watch(ctx, c.ns+stringsDir+namespace+"/", true), nil
+	return c.watch(ctx, c.ns+mappedDir, true), nil
 }
 
 func (c *Client) strMapKey(namespace string) string {
-	return fmt.Sprintf("%s%s%s/%s", c.ns, stringsDir, namespace, c.hostname)
+	return c.ns + mappedDir + c.hostname + "/" + namespace
 }

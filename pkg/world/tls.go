@@ -26,6 +26,14 @@ type TLSFiles struct {
 	Cert, Key, CA string
 }
 
+// NewTLSFiles returns the files, or nil when none is given.
+func NewTLSFiles(cert, key, ca string) *TLSFiles {
+	if cert == "" && key == "" && ca == "" {
+		return nil
+	}
+	return &TLSFiles{Cert: cert, Key: key, CA: ca}
+}
+
 // Check reports a missing or unreadable file.
 func (t *TLSFiles) Check() error {
 	if t.Cert == "" || t.Key == "" || t.CA == "" {
@@ -65,11 +73,20 @@ const (
 )
 
 // GenerateCerts writes into dir a CA (ca.crt, ca.key; an existing pair is
-// reused) and, for each host, <host>.crt and <host>.key valid for server and
-// client authentication for the host name, "localhost", the loopback
-// addresses and the extra names or IP addresses in sans. It returns the
-// files written.
-func GenerateCerts(dir string, hosts, sans []string, validity time.Duration) ([]string, error) {
+// reused) and, for each name, a certificate and key of the given role (see
+// Identity) in the files named after its common name: NAME.crt and
+// NAME.key for a host, member/NAME.crt and admin/NAME.crt for the others.
+// Host and admin certificates only authenticate clients. A member's
+// certificate also serves peers and clients, for the name, "localhost",
+// the loopback addresses and the extra names or IP addresses in sans, and
+// carries the name MemberSAN that peers require of each other. It returns
+// the files written.
+func GenerateCerts(dir, role string, names, sans []string, validity time.Duration) ([]string, error) {
+	for _, n := range names {
+		if err := checkCertName(role, n); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -77,25 +94,46 @@ func GenerateCerts(dir string, hosts, sans []string, validity time.Duration) ([]
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range hosts {
-		if err := checkHost(h); err != nil {
-			return nil, err
+	for _, n := range names {
+		var dns []string
+		if role == RoleMember {
+			dns = append([]string{n, "localhost", "127.0.0.1", "::1", MemberSAN}, sans...)
 		}
-		names := append([]string{h, "localhost", "127.0.0.1", "::1"}, sans...)
-		certPEM, keyPEM, err := makeCert(caCert, caKey, h, names, validity, false)
+		cn := commonName(role, n)
+		certPEM, keyPEM, err := makeCert(caCert, caKey, cn, dns, validity, false)
 		if err != nil {
 			return nil, err
 		}
-		cf, kf := filepath.Join(dir, h+".crt"), filepath.Join(dir, h+".key")
+		cf, kf := filepath.Join(dir, cn+".crt"), filepath.Join(dir, cn+".key")
+		if err := os.MkdirAll(filepath.Dir(cf), 0o700); err != nil {
+			return nil, err
+		}
 		if err := os.WriteFile(cf, certPEM, 0o644); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(kf, keyPEM, 0o600); err != nil {
+		if err := writePrivate(kf, keyPEM); err != nil {
 			return nil, err
 		}
 		wrote = append(wrote, cf, kf)
 	}
 	return wrote, nil
+}
+
+// checkCertName reports a role other than host, member or admin, and a
+// name that cannot be one of its identities.
+func checkCertName(role, name string) error {
+	switch role {
+	case RoleHost, RoleMember, RoleAdmin:
+	default:
+		return fmt.Errorf("unknown role %q, want %s, %s or %s", role, RoleHost, RoleMember, RoleAdmin)
+	}
+	if err := checkHost(name); err != nil {
+		return err
+	}
+	if role == RoleHost && (name == rootUser || name == "ca") {
+		return fmt.Errorf("%q cannot be a host's name: it is reserved", name)
+	}
+	return nil
 }
 
 // Files of the private peer identity written by PrivatePeer.
@@ -157,7 +195,7 @@ func loadOrMakeCA(dir string, validity time.Duration) (*x509.Certificate, *ecdsa
 	if err := os.WriteFile(cf, certPEM, 0o644); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := os.WriteFile(kf, keyPEM, 0o600); err != nil {
+	if err := writePrivate(kf, keyPEM); err != nil {
 		return nil, nil, nil, err
 	}
 	cert, key, err := parsePair(certPEM, keyPEM)
@@ -182,7 +220,8 @@ func parsePair(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, er
 }
 
 // makeCert returns a PEM certificate and key: a self-signed CA when isCA,
-// otherwise a leaf signed by the CA for names (DNS names or IPs).
+// otherwise a leaf signed by the CA that authenticates clients and, given
+// names (DNS names or IPs), also serves them.
 func makeCert(ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string, names []string, validity time.Duration, isCA bool) ([]byte, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -206,7 +245,10 @@ func makeCert(ca *x509.Certificate, caKey *ecdsa.PrivateKey, cn string, names []
 		ca, caKey = tmpl, key
 	} else {
 		tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+		if len(names) > 0 {
+			tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
+		}
 		for _, n := range names {
 			if ip := net.ParseIP(n); ip != nil {
 				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)

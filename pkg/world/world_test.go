@@ -156,6 +156,7 @@ func TestStrMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.StrSet(ctx, "ns/deeper/key", "ignored")
+	b.StrMapSet(ctx, "ns/deeper", "ignored")
 	wait(t, ch)
 	m, err := a.StrMapGet(ctx, "ns")
 	if err != nil {
@@ -347,7 +348,7 @@ func TestRawKeyAndNamespace(t *testing.T) {
 		{"/_mgmt/", "strings/x", "/_mgmt/strings/x"},
 		{"user", "a/b", "/user/a/b"},
 		{"/_mgmtx", "a", "/_mgmtx/a"},
-		{"/user", "../_mgmt/exported/*/h/exec/x", ""},
+		{"/user", "../_mgmt/exports/h/*/exec/x", ""},
 		{"/user", "a/../../_mgmt/x", ""},
 		{"/user", "a/./b", ""},
 		{"/user", "a//b", ""},
@@ -358,7 +359,7 @@ func TestRawKeyAndNamespace(t *testing.T) {
 		{"/user", "a\x00b", ""},
 		{"/", "_mgmt/strings/x", ""},
 		{"//", "_mgmt/strings/x", ""},
-		{"/_mgmt/exported", "h/exec/x", ""},
+		{"/_mgmt/exports", "h/exec/x", ""},
 		{"/_mgmt/strings", "x", ""},
 		{"/a/../_mgmt", "strings/x", ""},
 		{"/a//b", "x", ""},
@@ -389,13 +390,13 @@ func TestRawKeyAndNamespace(t *testing.T) {
 	if _, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: "/", Hostname: "h"}); err == nil {
 		t.Error("Connect accepted the root as namespace")
 	}
-	if _, err := Open(OpenConfig{Seeds: shared.endpoints, Namespace: "/_mgmt/exported", Hostname: "h"}); err == nil {
+	if _, err := Open(OpenConfig{Seeds: shared.endpoints, Namespace: "/_mgmt/exports", Hostname: "h"}); err == nil {
 		t.Error("Open accepted a namespace inside /_mgmt")
 	}
 }
 
 func TestParseExportKey(t *testing.T) {
-	to, from, kind, name, ok := parseExportKey("h2/h1/file//tmp/a/b")
+	from, to, kind, name, ok := parseExportKey("h1/h2/file//tmp/a/b")
 	if !ok || to != "h2" || from != "h1" || kind != "file" || name != "/tmp/a/b" {
 		t.Fatalf("got %q %q %q %q %v", to, from, kind, name, ok)
 	}
@@ -462,8 +463,8 @@ func FuzzExportKey(f *testing.F) {
 	f.Add("a", "b", "c", "d/e//f")
 	c := &Client{ns: DefaultNamespace}
 	f.Fuzz(func(t *testing.T, to, from, kind, name string) {
-		rest := strings.TrimPrefix(c.exportKey(to, from, kind, name), c.ns+exportedDir)
-		gto, gfrom, gkind, gname, ok := parseExportKey(rest)
+		rest := strings.TrimPrefix(c.exportKey(from, to, kind, name), c.ns+exportsDir)
+		gfrom, gto, gkind, gname, ok := parseExportKey(rest)
 		valid := checkHost(to) == nil && checkHost(from) == nil && kind != "" && !strings.Contains(kind, "/") && name != ""
 		if valid && (!ok || gto != to || gfrom != from || gkind != kind || gname != name) {
 			t.Fatalf("%q %q %q %q parsed as %q %q %q %q %v", to, from, kind, name, gto, gfrom, gkind, gname, ok)

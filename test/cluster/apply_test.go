@@ -75,10 +75,10 @@ func TestApplyWorld(t *testing.T) {
 	if r := ctl(t, "", "get", "--seeds", m.client, "strings/greeting"); r.Stdout != "hello from h1\n" {
 		t.Fatalf("kv from h1: %q %s", r.Stdout, r.Stderr)
 	}
-	if r := ctl(t, "", "get", "--seeds", m.client, "strings/up/h2"); r.Stdout != "yes\n" {
+	if r := ctl(t, "", "get", "--seeds", m.client, "mapped/h2/up"); r.Stdout != "yes\n" {
 		t.Fatalf("mapped kv from h2: %q %s", r.Stdout, r.Stderr)
 	}
-	if r := ctl(t, "", "get", "--prefix", "--seeds", m.client, "exported"); r.Code != 0 || r.Stdout != "" {
+	if r := ctl(t, "", "get", "--prefix", "--seeds", m.client, "exports"); r.Code != 0 || r.Stdout != "" {
 		t.Fatalf("exports left after exit: %q %s", r.Stdout, r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "collected")); err == nil {

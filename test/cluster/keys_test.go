@@ -20,7 +20,7 @@ func TestKeysConfined(t *testing.T) {
 	seeds := []string{"--timeout", "3s", "--seeds", m.client}
 
 	refused := [][]string{
-		{"--namespace", "/user", "put", "../_mgmt/exported/*/m9/exec/x", "v"},
+		{"--namespace", "/user", "put", "../_mgmt/exports/m9/*/exec/x", "v"},
 		{"--namespace", "/user", "put", "a/../../_mgmt/strings/x", "v"},
 		{"--namespace", "/user", "put", "/_mgmt/strings/x", "v"},
 		{"--namespace", "/user", "put", "a//b", "v"},
@@ -28,10 +28,10 @@ func TestKeysConfined(t *testing.T) {
 		{"--namespace", "/user", "del", "../_mgmt/strings/k"},
 		{"--namespace", "/user", "get", "../_mgmt/strings/k"},
 		{"--namespace", "/user", "get", "--prefix", "../_mgmt"},
-		{"put", "a/../exported/*/m9/exec/x", "v"},
+		{"put", "a/../exports/m9/*/exec/x", "v"},
 		{"--namespace", "/", "put", "_mgmt/strings/x", "v"},
 		{"--namespace", "/", "get", "--prefix", "/"},
-		{"--namespace", "/_mgmt/exported", "put", "*/m9/exec/x", "v"},
+		{"--namespace", "/_mgmt/exports", "put", "m9/*/exec/x", "v"},
 		{"--namespace", "/a/../_mgmt", "put", "strings/x", "v"},
 	}
 	if r := ctl(t, "", append(seeds, "put", "strings/k", "kept")...); r.Code != 0 {

@@ -131,7 +131,7 @@ func TestPrivateWorldOwnerOnly(t *testing.T) {
 		if r := asNobody(t, "/bin/cat", lay.URLFile()); r.Code == 0 || !strings.Contains(r.Stderr, "Permission denied") {
 			t.Errorf("nobody read %s: exit %d, %q %q", lay.URLFile(), r.Code, r.Stdout, r.Stderr)
 		}
-		r := asNobody(t, ctlNobody, "--timeout", "2s", "--seeds", lay.ClientURL, "put", "exported/*/m9/exec/pwn", "id")
+		r := asNobody(t, ctlNobody, "--timeout", "2s", "--seeds", lay.ClientURL, "put", "exports/m9/*/exec/pwn", "id")
 		if r.Code != 1 || !strings.Contains(r.Stderr, "permission denied") {
 			t.Errorf("nobody's put through %s: exit %d, stderr %q; want permission denied", lay.ClientURL, r.Code, r.Stderr)
 		}
@@ -141,7 +141,7 @@ func TestPrivateWorldOwnerOnly(t *testing.T) {
 		}
 		peer := ms[0].PeerURLs[0]
 		if r := asNobody(t, ctlNobody, "--timeout", "2s", "--insecure", "--seeds", strings.Replace(peer, "https:", "http:", 1),
-			"put", "exported/*/m9/exec/pwn", "id"); r.Code != 1 {
+			"put", "exports/m9/*/exec/pwn", "id"); r.Code != 1 {
 			t.Errorf("nobody's plain put to the peer port %s: exit %d, stderr %q", peer, r.Code, r.Stderr)
 		}
 		if err := peerWithoutCert(peer); err == nil {

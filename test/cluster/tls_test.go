@@ -7,6 +7,12 @@ import (
 	"testing"
 )
 
+// tlsFlags returns the flags of the certificate with common name cn in
+// dir, with the CA of dir.
+func tlsFlags(dir, cn string) []string {
+	return []string{"--tls-cert", filepath.Join(dir, cn+".crt"), "--tls-key", filepath.Join(dir, cn+".key"), "--tls-ca", filepath.Join(dir, "ca.crt")}
+}
+
 // TestTLS runs a member that requires client certificates made by
 // `mgmt-cluster certs`, and checks who is let in.
 func TestTLS(t *testing.T) {
@@ -15,36 +21,41 @@ func TestTLS(t *testing.T) {
 		t.Skip("starts an etcd member")
 	}
 	dir, other := t.TempDir(), t.TempDir()
-	if r := ctl(t, "", "certs", "--dir", dir, "m1", "admin"); r.Code != 0 || !strings.Contains(r.Stdout, "ca.crt") {
+	if r := ctl(t, "", "certs", "--dir", dir, "--role", "member", "m1"); r.Code != 0 || !strings.Contains(r.Stdout, "ca.crt") {
 		t.Fatalf("certs: %d %q %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := ctl(t, "", "certs", "--dir", other, "admin"); r.Code != 0 {
+	if r := ctl(t, "", "certs", "--dir", dir, "h1"); r.Code != 0 || strings.Contains(r.Stdout, "ca.crt") {
+		t.Fatalf("certs with the CA there: %d %q %s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := ctl(t, "", "certs", "--dir", other, "h1"); r.Code != 0 {
 		t.Fatalf("certs: %s", r.Stderr)
 	}
-	tlsFlags := func(d, h string) []string {
-		return []string{"--tls-cert", filepath.Join(d, h+".crt"), "--tls-key", filepath.Join(d, h+".key"), "--tls-ca", filepath.Join(dir, "ca.crt")}
-	}
-	m := newHost(t, "m1", "https", tlsFlags(dir, "m1")...)
+	m := newHost(t, "m1", "https", tlsFlags(dir, "member/m1")...)
 	m.start()
 	m.waitLog("running as member m1", joinTimeout)
 
-	dup := append([]string{"run", "--name", "m2", "--data-dir", m.dir}, tlsFlags(dir, "m1")...)
+	dup := append([]string{"run", "--name", "m2", "--data-dir", m.dir}, tlsFlags(dir, "member/m1")...)
 	if r := ctl(t, "", dup...); r.Code != 1 || !strings.Contains(r.Stderr, "in use by another process") {
 		t.Fatalf("a second member on the same data directory: %d %q", r.Code, r.Stderr)
 	}
 	if b, err := os.ReadFile(m.dir + ".url"); err != nil || strings.TrimSpace(string(b)) != m.client {
 		t.Fatalf("published URL %q, %v; want %s", b, err, m.client)
 	}
+	hostAsMember := append([]string{"run", "--name", "h1", "--data-dir", t.TempDir()}, tlsFlags(dir, "h1")...)
+	if r := ctl(t, "", hostAsMember...); r.Code != 1 || !strings.Contains(r.Stderr, "member certificate") {
+		t.Fatalf("a member with a host certificate: %d %q", r.Code, r.Stderr)
+	}
 
-	ok := append([]string{"put", "--seeds", m.client, "strings/k", "v"}, tlsFlags(dir, "admin")...)
+	ok := append([]string{"put", "--seeds", m.client, "strings/k", "v"}, tlsFlags(dir, "h1")...)
 	if r := ctl(t, "", ok...); r.Code != 0 {
 		t.Fatalf("put with a valid certificate: %s", r.Stderr)
 	}
-	get := append([]string{"get", "--seeds", m.client, "strings/k"}, tlsFlags(dir, "admin")...)
+	get := append([]string{"get", "--seeds", m.client, "strings/k"}, tlsFlags(dir, "h1")...)
 	if r := ctl(t, "", get...); r.Code != 0 || r.Stdout != "v\n" {
 		t.Fatalf("get with a valid certificate: %q %s", r.Stdout, r.Stderr)
 	}
-	bad := append([]string{"get", "--timeout", "2s", "--seeds", m.client, "strings/k"}, tlsFlags(other, "admin")...)
+	bad := append([]string{"get", "--timeout", "2s", "--seeds", m.client, "strings/k"}, tlsFlags(other, "h1")...)
+	bad[len(bad)-1] = filepath.Join(dir, "ca.crt")
 	if r := ctl(t, "", bad...); r.Code != 1 || r.Stdout != "" {
 		t.Fatalf("a certificate of another CA got in: %d %q", r.Code, r.Stdout)
 	}
@@ -74,6 +85,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"get", "--seeds", "127.0.0.1:2379", "k"}, 1, "bad URL"},
 		{[]string{"--tls-cert", "/nonexistent", "get", "k"}, 1, "TLS"},
 		{[]string{"certs", "--dir", t.TempDir(), "--days", "0", "h"}, 1, "--days must be positive"},
+		{[]string{"certs", "--dir", t.TempDir(), "root"}, 1, "reserved"},
+		{[]string{"certs", "--dir", t.TempDir(), "--role", "god", "h"}, 2, "--role"},
+		{[]string{"certs", "--dir", t.TempDir(), "--san", "10.0.0.1", "h"}, 1, "serves nothing"},
 	}
 	for _, tt := range tests {
 		r := ctl(t, "", tt.args...)

@@ -39,7 +39,7 @@ func TestCollectRefusalLog(t *testing.T) {
 	if strings.Contains(log, "\nmcl-compile: forged") || !strings.Contains(log, `/srv/x\nmcl-compile: forged`) {
 		t.Errorf("the name reached the log raw: %q", log)
 	}
-	if !strings.Contains(log, "exported by host evil (key /_mgmt/exported/*/evil/file//srv/x") || !strings.Contains(log, `parameter path "/etc/x" differs from the name`) {
+	if !strings.Contains(log, "exported by host evil (key /_mgmt/exports/evil/*/file//srv/x") || !strings.Contains(log, `parameter path "/etc/x" differs from the name`) {
 		t.Errorf("the refusal does not name the exporter, key and parameter: %q", log)
 	}
 }

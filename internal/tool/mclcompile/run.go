@@ -55,6 +55,7 @@ type flags struct {
 	Seeds    string            `help:"Comma separated etcd client URLs of the world (for the world functions and collect); without them, the private world under --prefix." placeholder:"URLS"`
 	// CollectFrom is the collecting host's allow-list of exporters.
 	CollectFrom string `name:"collect-from" help:"Comma separated hosts whose exported resources collect takes; the others are ignored (logged). Default: every host of the world." placeholder:"HOSTS"`
+	cli.TLSFlags
 }
 
 func init() {
@@ -97,7 +98,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// The world is lazy: nothing is dialled until a function needs it.
 	var wld any
 	if len(seeds) > 0 || f.Prefix != "" {
-		w, err := world.Open(world.OpenConfig{Seeds: seeds, Hostname: host, Prefix: f.Prefix})
+		w, err := world.Open(world.OpenConfig{Seeds: seeds, Hostname: host, Prefix: f.Prefix,
+			TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA)})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: world: %v\n", name, err)
 			return cli.ExitFail

@@ -53,12 +53,13 @@ type flags struct {
 	TmpPrefix        bool    `help:"Use a fresh temporary state directory, removed at exit."`
 	AllowTmpPrefix   bool    `help:"Fall back to a temporary state directory when --prefix cannot be used."`
 	Seeds            string  `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
-	Hostname         string  `help:"This host's name in the world (default: the system hostname)."`
-	Prometheus       bool    `help:"Serve Prometheus metrics."`
-	PrometheusListen string  `help:"Address of the Prometheus endpoint." default:"127.0.0.1:9233" placeholder:"ADDR"`
-	Graphviz         string  `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
-	PrintGraph       bool    `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
-	Debug            bool    `help:"Log more."`
+	cli.TLSFlags
+	Hostname         string `help:"This host's name in the world (default: the system hostname)."`
+	Prometheus       bool   `help:"Serve Prometheus metrics."`
+	PrometheusListen string `help:"Address of the Prometheus endpoint." default:"127.0.0.1:9233" placeholder:"ADDR"`
+	Graphviz         string `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
+	PrintGraph       bool   `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
+	Debug            bool   `help:"Log more."`
 
 	// The safety net under the watches: a missed event costs at most this.
 	Recheck time.Duration `help:"Check every resource once per DURATION, spread over it, one at a time, and repair drift no watch reported (0 disables)." default:"30m" placeholder:"DURATION"`

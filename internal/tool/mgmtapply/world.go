@@ -14,7 +14,8 @@ import (
 // one under the prefix). It is lazy: nothing is dialled or started until a
 // resource, or an exported resource, needs it.
 func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
-	return world.Open(world.OpenConfig{Seeds: cli.List(f.Seeds), Hostname: hostname, Prefix: prefix})
+	return world.Open(world.OpenConfig{Seeds: cli.List(f.Seeds), Hostname: hostname, Prefix: prefix,
+		TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA)})
 }
 
 // An exporter publishes, in its own goroutine, the resources of the latest

@@ -186,10 +186,24 @@ func (d *delCmd) run(e *env) error {
 	return nil
 }
 
+type removeCmd struct {
+	Member string `arg:"" help:"Name or ID of the member."`
+}
+
+func (r *removeCmd) run(e *env) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.RemoveMember(e.ctx, r.Member)
+}
+
 type certsCmd struct {
-	Hosts []string `arg:"" help:"Hostnames to make certificates for."`
-	Dir   string   `help:"Directory for ca.crt, ca.key and HOST.crt, HOST.key (an existing CA is reused)." default:"." type:"path"`
-	SAN   []string `name:"san" help:"Extra DNS names or IP addresses in every host certificate." placeholder:"NAME"`
+	Names []string `arg:"" help:"Names: host names, or with --role member or admin, names of members or operators."`
+	Role  string   `help:"What the certificates are for: host (the tools on that host), member (mgmt-cluster run; root in the cluster) or admin (an operator; root in the cluster, keep it off the hosts)." enum:"host,member,admin" default:"host"`
+	Dir   string   `help:"Directory for ca.crt, ca.key and NAME.crt, NAME.key (member/NAME.*, admin/NAME.* for those roles; an existing CA is reused)." default:"." type:"path"`
+	SAN   []string `name:"san" help:"Extra DNS names or IP addresses a member serves on." placeholder:"NAME"`
 	Days  int      `help:"Validity in days." default:"825"`
 }
 
@@ -197,7 +211,10 @@ func (c *certsCmd) run(e *env) error {
 	if c.Days < 1 {
 		return fmt.Errorf("--days must be positive, got %d", c.Days)
 	}
-	files, err := world.GenerateCerts(c.Dir, c.Hosts, c.SAN, time.Duration(c.Days)*24*time.Hour)
+	if len(c.SAN) > 0 && c.Role != world.RoleMember {
+		return fmt.Errorf("--san names where a member serves; a %s certificate serves nothing", c.Role)
+	}
+	files, err := world.GenerateCerts(c.Dir, c.Role, c.Names, c.SAN, time.Duration(c.Days)*24*time.Hour)
 	if err != nil {
 		return err
 	}

@@ -21,13 +21,11 @@ const name = "mgmt-cluster"
 
 // connFlags are the flags of every command that reaches a cluster.
 type connFlags struct {
-	Seeds     []string      `help:"Client URLs of the cluster (run: of the cluster to join)." placeholder:"URL"`
-	Namespace string        `help:"Key prefix of the world." default:"/_mgmt"`
-	TLSCert   string        `name:"tls-cert" help:"PEM certificate of this host, for peer and client traffic." type:"path"`
-	TLSKey    string        `name:"tls-key" help:"PEM key of --tls-cert." type:"path"`
-	TLSCA     string        `name:"tls-ca" help:"PEM CA that signs every certificate of the cluster." type:"path"`
-	Insecure  bool          `help:"Allow plain http on non-loopback addresses."`
-	Timeout   time.Duration `help:"Time to wait for the cluster to answer." default:"5s"`
+	Seeds     []string `help:"Client URLs of the cluster (run: of the cluster to join)." placeholder:"URL"`
+	Namespace string   `help:"Key prefix of the world." default:"/_mgmt"`
+	cli.TLSFlags
+	Insecure bool          `help:"Allow plain http on non-loopback addresses (and, for run, to serve it at all)."`
+	Timeout  time.Duration `help:"Time to wait for the cluster to answer." default:"5s"`
 }
 
 type flags struct {
@@ -40,7 +38,8 @@ type flags struct {
 	Get     getCmd     `cmd:"" help:"Print the value of a world key (relative to the namespace, e.g. strings/foo)."`
 	Put     putCmd     `cmd:"" help:"Set a world key."`
 	Del     delCmd     `cmd:"" help:"Delete a world key."`
-	Certs   certsCmd   `cmd:"" help:"Generate a CA and per-host certificates."`
+	Remove  removeCmd  `cmd:"" help:"Remove a member from the cluster (needs an admin certificate under TLS)."`
+	Certs   certsCmd   `cmd:"" help:"Generate a CA and certificates of hosts, members or admins."`
 }
 
 // env is what a command runs with.
@@ -57,10 +56,7 @@ func (e *env) logf(format string, v ...any) {
 
 // tls returns the TLS files, or nil when none are configured.
 func (c *connFlags) tls() *world.TLSFiles {
-	if c.TLSCert == "" && c.TLSKey == "" && c.TLSCA == "" {
-		return nil
-	}
-	return &world.TLSFiles{Cert: c.TLSCert, Key: c.TLSKey, CA: c.TLSCA}
+	return world.NewTLSFiles(c.TLSCert, c.TLSKey, c.TLSCA)
 }
 
 // defaultPrefix is the state directory of mgmt-cluster run, and where the
@@ -135,6 +131,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = f.Put.run(e)
 	case strings.HasPrefix(cmd, "del"):
 		err = f.Del.run(e)
+	case strings.HasPrefix(cmd, "remove"):
+		err = f.Remove.run(e)
 	case strings.HasPrefix(cmd, "certs"):
 		err = f.Certs.run(e)
 	default:
@@ -221,6 +219,7 @@ func (r *runCmd) run(e *env) error {
 			AdvertisePeerURLs:   r.AdvServerURLs,
 			Seeds:               e.conn.Seeds,
 			TLS:                 e.conn.tls(),
+			Namespace:           e.conn.Namespace,
 			PeerTLS:             r.peerTLS,
 			Insecure:            e.conn.Insecure,
 			Log:                 e.stderr,

@@ -5,32 +5,14 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/world"
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
-
-// nobody is the uid and gid of the second local user of the permission
-// tests.
-const nobody = 65534
-
-// needRoot skips a test that must switch users, or fails it in CI.
-func needRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("needs root to run a process as another user")
-	}
-	t.Skip("needs root to run a process as another user")
-}
 
 // openDir returns a fresh directory every user may enter (mode 0755), so
 // that what keeps another user out is the world's own directory, not the
@@ -46,23 +28,6 @@ func openDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// asNobody runs the program at bin as uid/gid 65534 and returns its result.
-func asNobody(t *testing.T, bin string, args ...string) testutil.Result {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running %s as nobody: %v", bin, err)
-	}
-	return testutil.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
 
 // toolForNobody copies a built tool where uid 65534 may run it.
@@ -97,7 +62,7 @@ func TestPrivateWorldOwnerOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd members")
 	}
-	needRoot(t)
+	testutil.NeedRoot(t)
 	base := openDir(t)
 	ctlNobody := toolForNobody(t, base, "mgmt-cluster")
 
@@ -128,10 +93,10 @@ func TestPrivateWorldOwnerOnly(t *testing.T) {
 		checkMode(t, strings.TrimPrefix(lay.ClientURL, "unix://"), 0o600)
 		checkMode(t, filepath.Join(lay.Dir, "peer.key"), 0o600)
 
-		if r := asNobody(t, "/bin/cat", lay.URLFile()); r.Code == 0 || !strings.Contains(r.Stderr, "Permission denied") {
+		if r := testutil.RunAsNobody(t, "/bin/cat", lay.URLFile()); r.Code == 0 || !strings.Contains(r.Stderr, "Permission denied") {
 			t.Errorf("nobody read %s: exit %d, %q %q", lay.URLFile(), r.Code, r.Stdout, r.Stderr)
 		}
-		r := asNobody(t, ctlNobody, "--timeout", "2s", "--seeds", lay.ClientURL, "put", "exports/m9/*/exec/pwn", "id")
+		r := testutil.RunAsNobody(t, ctlNobody, "--timeout", "2s", "--seeds", lay.ClientURL, "put", "exports/m9/*/exec/pwn", "id")
 		if r.Code != 1 || !strings.Contains(r.Stderr, "permission denied") {
 			t.Errorf("nobody's put through %s: exit %d, stderr %q; want permission denied", lay.ClientURL, r.Code, r.Stderr)
 		}
@@ -140,7 +105,7 @@ func TestPrivateWorldOwnerOnly(t *testing.T) {
 			t.Fatalf("members of %s: %+v, %v", prefix, ms, err)
 		}
 		peer := ms[0].PeerURLs[0]
-		if r := asNobody(t, ctlNobody, "--timeout", "2s", "--insecure", "--seeds", strings.Replace(peer, "https:", "http:", 1),
+		if r := testutil.RunAsNobody(t, ctlNobody, "--timeout", "2s", "--insecure", "--seeds", strings.Replace(peer, "https:", "http:", 1),
 			"put", "exports/m9/*/exec/pwn", "id"); r.Code != 1 {
 			t.Errorf("nobody's plain put to the peer port %s: exit %d, stderr %q", peer, r.Code, r.Stderr)
 		}

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"syscall"
@@ -15,6 +16,24 @@ const Nobody = 65534
 func NeedRoot(t testing.TB) {
 	t.Helper()
 	Need(t, os.Geteuid() == 0, "root, to act as a second user (uid 65534)")
+}
+
+// RunAsNobody runs name with args as uid and gid 65534 to completion and
+// returns what it left behind, whether it succeeded or not.
+func RunAsNobody(t testing.TB, name string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: Nobody, Gid: Nobody}}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s as uid %d: %v", name, Nobody, err)
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
 
 // AsNobody runs name with args as uid and gid 65534 and fails the test if

@@ -42,10 +42,13 @@ type ExecRes struct {
 
 	// Cmd is the command: run by Shell with -c when Shell is set; with
 	// Args, the program to run; otherwise split on white space.
-	Cmd   string   `lang:"cmd" yaml:"cmd"`
-	Args  []string `lang:"args" yaml:"args"`
-	Cwd   string   `lang:"cwd" yaml:"cwd"`
-	Shell string   `lang:"shell" yaml:"shell"`
+	Cmd string `lang:"cmd" yaml:"cmd"`
+	// Args are the arguments of the program Cmd names (no shell).
+	Args []string `lang:"args" yaml:"args"`
+	// Cwd is the directory the command runs in (default: mgmt-apply's).
+	Cwd string `lang:"cwd" yaml:"cwd"`
+	// Shell runs Cmd as "Shell -c Cmd", e.g. "/bin/sh".
+	Shell string `lang:"shell" yaml:"shell"`
 	// Env holds extra environment variables.
 	Env map[string]string `lang:"env" yaml:"env"`
 	// Timeout bounds each run of cmd, in seconds; 0 is no limit.
@@ -56,21 +59,27 @@ type ExecRes struct {
 
 	// WatchCmd runs for as long as the resource is watched; each line of
 	// its output is an event.
-	WatchCmd   string `lang:"watchcmd" yaml:"watchcmd"`
-	WatchCwd   string `lang:"watchcwd" yaml:"watchcwd"`
+	WatchCmd string `lang:"watchcmd" yaml:"watchcmd"`
+	// WatchCwd is the directory WatchCmd runs in.
+	WatchCwd string `lang:"watchcwd" yaml:"watchcwd"`
+	// WatchShell runs WatchCmd as "WatchShell -c WatchCmd".
 	WatchShell string `lang:"watchshell" yaml:"watchshell"`
 
 	// IfCmd guards Cmd: Cmd runs only if IfCmd exits 0.
-	IfCmd   string `lang:"ifcmd" yaml:"ifcmd"`
-	IfCwd   string `lang:"ifcwd" yaml:"ifcwd"`
+	IfCmd string `lang:"ifcmd" yaml:"ifcmd"`
+	// IfCwd is the directory IfCmd runs in.
+	IfCwd string `lang:"ifcwd" yaml:"ifcwd"`
+	// IfShell runs IfCmd as "IfShell -c IfCmd".
 	IfShell string `lang:"ifshell" yaml:"ifshell"`
 
 	// Creates guards Cmd: Cmd runs only if this path does not exist.
 	Creates string `lang:"creates" yaml:"creates"`
 
 	// DoneCmd runs after each successful run of Cmd.
-	DoneCmd   string `lang:"donecmd" yaml:"donecmd"`
-	DoneCwd   string `lang:"donecwd" yaml:"donecwd"`
+	DoneCmd string `lang:"donecmd" yaml:"donecmd"`
+	// DoneCwd is the directory DoneCmd runs in.
+	DoneCwd string `lang:"donecwd" yaml:"donecwd"`
+	// DoneShell runs DoneCmd as "DoneShell -c DoneCmd".
 	DoneShell string `lang:"doneshell" yaml:"doneshell"`
 
 	mu    sync.Mutex
@@ -85,7 +94,9 @@ type ExecSends struct {
 	// both faster than the engine reads (two pipes carry no common
 	// order; only one pipe for both would, and it could not be split).
 	Output *string `lang:"output"`
+	// Stdout is what the last run of cmd wrote to its standard output.
 	Stdout *string `lang:"stdout"`
+	// Stderr is what the last run of cmd wrote to its standard error.
 	Stderr *string `lang:"stderr"`
 }
 
@@ -127,7 +138,7 @@ func (obj *ExecRes) Cleanup() error { return nil }
 func (obj *ExecRes) Sends() any { return &ExecSends{} }
 
 // Watch runs watchcmd, if any, turning each line of its output into an
-// event, until ctx is done.
+// event; without watchcmd, nothing but a refresh or a poll runs cmd again.
 func (obj *ExecRes) Watch(ctx context.Context) error {
 	if obj.WatchCmd == "" {
 		obj.init.Running()

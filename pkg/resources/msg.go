@@ -43,13 +43,15 @@ type MsgRes struct {
 
 	init *engine.Init
 
+	// Body is the message.
 	Body string `lang:"body" yaml:"body"`
 	// Priority is a syslog level name: emerg, alert, crit, err, warning,
 	// notice, info (the default) or debug.
 	Priority string `lang:"priority" yaml:"priority"`
 	// Fields are extra journal fields; names are upper-cased.
-	Fields  map[string]string `lang:"fields" yaml:"fields"`
-	Journal bool              `lang:"journal" yaml:"journal"`
+	Fields map[string]string `lang:"fields" yaml:"fields"`
+	// Journal also sends the message to the systemd journal.
+	Journal bool `lang:"journal" yaml:"journal"`
 
 	socket string // journal socket; journalSocket unless a test sets it
 
@@ -100,7 +102,8 @@ func (obj *MsgRes) Init(init *engine.Init) error {
 // Cleanup does nothing.
 func (obj *MsgRes) Cleanup() error { return nil }
 
-// Watch waits for ctx to be done.
+// Watch has nothing to follow: a sent message leaves no state that could
+// drift.
 func (obj *MsgRes) Watch(ctx context.Context) error {
 	obj.init.Running()
 	<-ctx.Done()

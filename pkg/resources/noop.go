@@ -40,7 +40,7 @@ func (obj *NoopRes) Init(init *engine.Init) error {
 // Cleanup does nothing.
 func (obj *NoopRes) Cleanup() error { return nil }
 
-// Watch waits for ctx to be done.
+// Watch has nothing to follow: a noop has no state that could drift.
 func (obj *NoopRes) Watch(ctx context.Context) error {
 	obj.init.Running()
 	<-ctx.Done()

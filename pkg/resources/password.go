@@ -41,6 +41,7 @@ type PasswordRes struct {
 
 // PasswordSends is what a password resource sends.
 type PasswordSends struct {
+	// Password is the password, for a receiving resource's parameter.
 	Password *string `lang:"password"`
 }
 

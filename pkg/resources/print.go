@@ -22,6 +22,7 @@ type PrintRes struct {
 
 	init *engine.Init
 
+	// Msg is the message to print.
 	Msg string `lang:"msg" yaml:"msg"`
 
 	mu      sync.Mutex
@@ -43,7 +44,7 @@ func (obj *PrintRes) Init(init *engine.Init) error {
 // Cleanup does nothing.
 func (obj *PrintRes) Cleanup() error { return nil }
 
-// Watch waits for ctx to be done.
+// Watch has nothing to follow: printing leaves no state that could drift.
 func (obj *PrintRes) Watch(ctx context.Context) error {
 	obj.init.Running()
 	<-ctx.Done()

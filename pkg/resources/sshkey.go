@@ -44,11 +44,15 @@ type SSHAuthorizedKeyRes struct {
 	User string `lang:"user" yaml:"user" collect:"local"`
 	// Content is the whole entry; otherwise options, type, key and comment
 	// make it, and without those the resource name is the entry.
-	Content string   `lang:"content" yaml:"content"`
+	Content string `lang:"content" yaml:"content"`
+	// Options are the entry's options (from="...", no-pty, ...).
 	Options []string `lang:"options" yaml:"options"`
-	Type    string   `lang:"type" yaml:"type"`
-	Key     string   `lang:"key" yaml:"key"`
-	Comment string   `lang:"comment" yaml:"comment"`
+	// Type is the key type (ssh-ed25519, ssh-rsa, ...).
+	Type string `lang:"type" yaml:"type"`
+	// Key is the base64 public key.
+	Key string `lang:"key" yaml:"key"`
+	// Comment ends the entry (often user@host).
+	Comment string `lang:"comment" yaml:"comment"`
 	// Mkdir creates a missing ".ssh" directory holding the file.
 	Mkdir bool `lang:"mkdir" yaml:"mkdir"`
 

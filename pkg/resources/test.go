@@ -26,38 +26,64 @@ type TestRes struct {
 
 	init *engine.Init
 
-	Bool bool   `lang:"bool" yaml:"bool"`
-	Str  string `lang:"str" yaml:"str"`
+	// Bool is a parameter of Go type bool.
+	Bool bool `lang:"bool" yaml:"bool"`
+	// Str is a parameter of Go type string.
+	Str string `lang:"str" yaml:"str"`
 
-	Int   int   `lang:"int" yaml:"int"`
-	Int8  int8  `lang:"int8" yaml:"int8"`
+	// Int is a parameter of Go type int.
+	Int int `lang:"int" yaml:"int"`
+	// Int8 is a parameter of Go type int8.
+	Int8 int8 `lang:"int8" yaml:"int8"`
+	// Int16 is a parameter of Go type int16.
 	Int16 int16 `lang:"int16" yaml:"int16"`
+	// Int32 is a parameter of Go type int32.
 	Int32 int32 `lang:"int32" yaml:"int32"`
+	// Int64 is a parameter of Go type int64.
 	Int64 int64 `lang:"int64" yaml:"int64"`
 
-	Uint   uint   `lang:"uint" yaml:"uint"`
-	Uint8  uint8  `lang:"uint8" yaml:"uint8"`
+	// Uint is a parameter of Go type uint.
+	Uint uint `lang:"uint" yaml:"uint"`
+	// Uint8 is a parameter of Go type uint8.
+	Uint8 uint8 `lang:"uint8" yaml:"uint8"`
+	// Uint16 is a parameter of Go type uint16.
 	Uint16 uint16 `lang:"uint16" yaml:"uint16"`
+	// Uint32 is a parameter of Go type uint32.
 	Uint32 uint32 `lang:"uint32" yaml:"uint32"`
+	// Uint64 is a parameter of Go type uint64.
 	Uint64 uint64 `lang:"uint64" yaml:"uint64"`
 
+	// Byte is a parameter of Go type byte.
 	Byte byte `lang:"byte" yaml:"byte"`
+	// Rune is a parameter of Go type rune.
 	Rune rune `lang:"rune" yaml:"rune"`
 
+	// Float32 is a parameter of Go type float32.
 	Float32 float32 `lang:"float32" yaml:"float32"`
+	// Float64 is a parameter of Go type float64.
 	Float64 float64 `lang:"float64" yaml:"float64"`
 
-	BoolPtr       *bool   `lang:"boolptr" yaml:"boolptr"`
-	StringPtr     *string `lang:"stringptr" yaml:"stringptr"`
-	Int64Ptr      *int64  `lang:"int64ptr" yaml:"int64ptr"`
-	Int8Ptr       *int8   `lang:"int8ptr" yaml:"int8ptr"`
-	Uint8Ptr      *uint8  `lang:"uint8ptr" yaml:"uint8ptr"`
+	// BoolPtr is a parameter of Go type *bool.
+	BoolPtr *bool `lang:"boolptr" yaml:"boolptr"`
+	// StringPtr is a parameter of Go type *string.
+	StringPtr *string `lang:"stringptr" yaml:"stringptr"`
+	// Int64Ptr is a parameter of Go type *int64.
+	Int64Ptr *int64 `lang:"int64ptr" yaml:"int64ptr"`
+	// Int8Ptr is a parameter of Go type *int8.
+	Int8Ptr *int8 `lang:"int8ptr" yaml:"int8ptr"`
+	// Uint8Ptr is a parameter of Go type *uint8.
+	Uint8Ptr *uint8 `lang:"uint8ptr" yaml:"uint8ptr"`
+	// Int8PtrPtrPtr is a parameter of Go type ***int8.
 	Int8PtrPtrPtr ***int8 `lang:"int8ptrptrptr" yaml:"int8ptrptrptr"`
 
-	SliceString []string          `lang:"slicestring" yaml:"slicestring"`
+	// SliceString is a parameter of Go type []string.
+	SliceString []string `lang:"slicestring" yaml:"slicestring"`
+	// MapIntFloat is a parameter of Go type map[int64]float64.
 	MapIntFloat map[int64]float64 `lang:"mapintfloat" yaml:"mapintfloat"`
-	MixedStruct TestMixed         `lang:"mixedstruct" yaml:"mixedstruct"`
+	// MixedStruct is a parameter of Go type TestMixed.
+	MixedStruct TestMixed `lang:"mixedstruct" yaml:"mixedstruct"`
 
+	// AnotherStr is a parameter of Go type string.
 	AnotherStr string `lang:"anotherstr" yaml:"anotherstr"`
 
 	// ValidateBool makes Validate fail.
@@ -87,8 +113,10 @@ type TestMixed struct {
 
 // TestSends is what a test resource sends.
 type TestSends struct {
-	Hello  *string `lang:"hello"`
-	Answer int     `lang:"answer"`
+	// Hello is the sendvalue parameter.
+	Hello *string `lang:"hello"`
+	// Answer is always 42.
+	Answer int `lang:"answer"`
 }
 
 // Default returns a test resource.
@@ -117,7 +145,8 @@ func (obj *TestRes) Cleanup() error { return nil }
 // Sends returns the keys test sends.
 func (obj *TestRes) Sends() any { return &TestSends{} }
 
-// Watch waits for ctx to be done.
+// Watch has nothing to follow: a test resource has no state that could
+// drift.
 func (obj *TestRes) Watch(ctx context.Context) error {
 	obj.init.Running()
 	<-ctx.Done()

@@ -33,11 +33,15 @@ type ValueRes struct {
 	init *engine.Init
 
 	// Key defaults to the resource name; a collected one must equal it.
-	Key   string   `lang:"key" yaml:"key" collect:"name"`
-	Str   *string  `lang:"str" yaml:"str"`
-	Int   *int64   `lang:"int" yaml:"int"`
+	Key string `lang:"key" yaml:"key" collect:"name"`
+	// Str stores a str value (value.get_str reads it).
+	Str *string `lang:"str" yaml:"str"`
+	// Int stores an int value (value.get_int reads it).
+	Int *int64 `lang:"int" yaml:"int"`
+	// Float stores a float value (value.get_float reads it).
 	Float *float64 `lang:"float" yaml:"float"`
-	Bool  *bool    `lang:"bool" yaml:"bool"`
+	// Bool stores a bool value (value.get_bool reads it).
+	Bool *bool `lang:"bool" yaml:"bool"`
 
 	file string
 }

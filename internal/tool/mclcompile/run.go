@@ -27,6 +27,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/internal/refdoc"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
@@ -43,7 +44,7 @@ const name = "mcl-compile"
 
 type flags struct {
 	cli.VersionFlag
-	Path     string            `arg:"" help:"The program: a .mcl file, a module directory, or - for stdin."`
+	Path     string            `arg:"" optional:"" help:"The program: a .mcl file, a module directory, or - for stdin (required unless --list-functions)."`
 	Once     bool              `help:"Write the first complete graph and exit."`
 	Check    bool              `help:"Stop after type checking; write nothing."`
 	PrintAST bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
@@ -56,6 +57,9 @@ type flags struct {
 	// CollectFrom is the collecting host's allow-list of exporters.
 	CollectFrom string `name:"collect-from" help:"Comma separated hosts whose exported resources collect takes; the others are ignored (logged). Default: every host of the world." placeholder:"HOSTS"`
 	cli.TLSFlags
+
+	// ListFunctions prints the data of docs/reference/functions.md.
+	ListFunctions bool `name:"list-functions" help:"Print every function a program can call (signature, meaning, example) and exit."`
 }
 
 func init() {
@@ -68,6 +72,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var f flags
 	if _, code, done := cli.Parse(name, "Compile an mcl program into a stream of resource graph documents.", &f, args, stdout, stderr); done {
 		return code
+	}
+	if f.ListFunctions {
+		refdoc.FunctionsText(stdout, refdoc.Functions())
+		return cli.ExitOK
+	}
+	if f.Path == "" {
+		fmt.Fprintf(stderr, "%s: expected \"<path>\"\nrun '%s --help' for usage\n", name, name)
+		return cli.ExitUsage
 	}
 	var src []byte
 	if f.Path == "-" {

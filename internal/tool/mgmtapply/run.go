@@ -63,6 +63,10 @@ type flags struct {
 
 	// The safety net under the watches: a missed event costs at most this.
 	Recheck time.Duration `help:"Check every resource once per DURATION, spread over it, one at a time, and repair drift no watch reported (0 disables)." default:"30m" placeholder:"DURATION"`
+
+	// The reference of the kinds, from the data of docs/reference/kinds.md.
+	ListKinds bool     `name:"list-kinds" help:"Print the resource kinds with a line each, or with KIND arguments their parameters, and exit."`
+	Kinds     []string `arg:"" optional:"" name:"kind" help:"With --list-kinds: the kinds to describe."`
 }
 
 // Run runs mgmt-apply with args and its streams and returns the exit code.
@@ -70,6 +74,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var f flags
 	if _, code, done := cli.Parse(name, "Run the reactive engine on the graph documents read from stdin.", &f, args, stdout, stderr); done {
 		return code
+	}
+	if f.ListKinds || len(f.Kinds) > 0 {
+		return listKinds(f.ListKinds, f.Kinds, stdout, stderr)
 	}
 	lg := newLogger(stderr)
 	in, inName, closeIn, err := openInput(f.File, stdin)

@@ -94,8 +94,39 @@ type Func struct {
 
 	// Pure means same arguments, same result, no effects.
 	Pure bool
-	// Doc is a one-line description.
+	// Doc is the one-line description the reference shows: a sentence
+	// (docs/reference/functions.md, mcl-compile --list-functions).
 	Doc string
+	// Example is a call of the function, an mcl expression that compiles
+	// in a program importing its module (a test type-checks it).
+	Example string
+	// Shape is the signature the reference shows for a function typed by
+	// Infer (it has no fixed Sigs), in mcl type syntax with "..." for
+	// variadic arguments.
+	Shape string
+}
+
+// An Option adds documentation to a function registered by Register,
+// RegisterMulti, RegisterPoly or RegisterStream.
+type Option func(*Func)
+
+// Doc sets the function's one-line description (a sentence) and an example
+// call (an mcl expression).
+func Doc(text, example string) Option {
+	return func(f *Func) { f.Doc, f.Example = text, example }
+}
+
+// Shape sets the signature the reference shows for a polymorphic function
+// typed by Infer.
+func Shape(sig string) Option {
+	return func(f *Func) { f.Shape = sig }
+}
+
+func apply(f *Func, opts []Option) *Func {
+	for _, o := range opts {
+		o(f)
+	}
+	return f
 }
 
 // FullName returns "module.name" or "name" for builtins.
@@ -150,30 +181,30 @@ func parseSigs(module, name string, sigs []string) []*types.Type {
 
 // Register adds a simple function with one fixed signature, written in mcl
 // type syntax (e.g. "func(s str) str"). fn gets the argument values.
-func Register(module, name, sig string, fn func(ctx context.Context, args []values.Value) (values.Value, error)) {
-	RegisterFunc(&Func{
+func Register(module, name, sig string, fn func(ctx context.Context, args []values.Value) (values.Value, error), opts ...Option) {
+	RegisterFunc(apply(&Func{
 		Module: module, Name: name, Pure: true,
 		Sigs: parseSigs(module, name, []string{sig}),
 		Impl: func(ctx context.Context, c *Call) (values.Value, error) { return fn(ctx, c.Args) },
-	})
+	}, opts))
 }
 
 // RegisterMulti adds a function with several fixed signatures; fn gets the
 // whole Call, so it can look at c.Type to know which one was chosen.
-func RegisterMulti(module, name string, sigs []string, fn Impl) {
-	RegisterFunc(&Func{Module: module, Name: name, Pure: true, Sigs: parseSigs(module, name, sigs), Impl: fn})
+func RegisterMulti(module, name string, sigs []string, fn Impl, opts ...Option) {
+	RegisterFunc(apply(&Func{Module: module, Name: name, Pure: true, Sigs: parseSigs(module, name, sigs), Impl: fn}, opts))
 }
 
 // RegisterPoly adds a polymorphic function: infer types each call site (see
 // InferCtx) and build returns the implementation for the resolved
 // signature.
-func RegisterPoly(module, name string, infer func(*InferCtx) error, build func(sig *types.Type) (Impl, error)) {
-	RegisterFunc(&Func{Module: module, Name: name, Pure: true, Infer: infer, Build: build})
+func RegisterPoly(module, name string, infer func(*InferCtx) error, build func(sig *types.Type) (Impl, error), opts ...Option) {
+	RegisterFunc(apply(&Func{Module: module, Name: name, Pure: true, Infer: infer, Build: build}, opts))
 }
 
 // RegisterStream adds a streaming function with a fixed signature.
-func RegisterStream(module, name, sig string, s StreamImpl) {
-	RegisterFunc(&Func{Module: module, Name: name, Sigs: parseSigs(module, name, []string{sig}), Stream: s})
+func RegisterStream(module, name, sig string, s StreamImpl, opts ...Option) {
+	RegisterFunc(apply(&Func{Module: module, Name: name, Sigs: parseSigs(module, name, []string{sig}), Stream: s}, opts))
 }
 
 // Lookup finds a function by module ("" for builtins) and name.

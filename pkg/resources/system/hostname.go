@@ -29,9 +29,14 @@ const (
 type HostnameRes struct {
 	traits.Base
 
-	Hostname          string `lang:"hostname" yaml:"hostname"`
-	PrettyHostname    string `lang:"pretty_hostname" yaml:"pretty_hostname"`
-	StaticHostname    string `lang:"static_hostname" yaml:"static_hostname"`
+	// Hostname is the default of the three names below; "" leaves a name
+	// without its own value unmanaged.
+	Hostname string `lang:"hostname" yaml:"hostname"`
+	// PrettyHostname is the free-form name of /etc/machine-info.
+	PrettyHostname string `lang:"pretty_hostname" yaml:"pretty_hostname"`
+	// StaticHostname is the name of /etc/hostname, kept across boots.
+	StaticHostname string `lang:"static_hostname" yaml:"static_hostname"`
+	// TransientHostname is the kernel's current host name.
 	TransientHostname string `lang:"transient_hostname" yaml:"transient_hostname"`
 
 	// Bus is the D-Bus address of the system bus hostnamed is on.

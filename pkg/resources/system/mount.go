@@ -24,12 +24,20 @@ func init() {
 type MountRes struct {
 	traits.Base
 
-	State   string            `lang:"state" yaml:"state"`
-	Device  string            `lang:"device" yaml:"device"`
-	Type    string            `lang:"type" yaml:"type"`
+	// State is "exists" (mounted, with its fstab entry) or "absent".
+	State string `lang:"state" yaml:"state"`
+	// Device is what to mount: a device path, UUID=..., LABEL=..., or a
+	// remote file system's source.
+	Device string `lang:"device" yaml:"device"`
+	// Type is the file system type (ext4, xfs, nfs, tmpfs, ...).
+	Type string `lang:"type" yaml:"type"`
+	// Options are the mount options, name to value ("" for a flag such
+	// as ro); none means "defaults".
 	Options map[string]string `lang:"options" yaml:"options"`
-	Freq    int               `lang:"freq" yaml:"freq"`
-	PassNo  int               `lang:"passno" yaml:"passno"`
+	// Freq is the dump frequency field of the fstab entry.
+	Freq int `lang:"freq" yaml:"freq"`
+	// PassNo is the fsck pass field of the fstab entry (0, 1 or 2).
+	PassNo int `lang:"passno" yaml:"passno"`
 
 	// Fstab is the fstab file to manage (default /etc/fstab).
 	Fstab string `yaml:"-"`

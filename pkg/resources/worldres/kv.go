@@ -45,11 +45,16 @@ type KVRes struct {
 	w    kvWorld
 
 	// Key defaults to the resource name; a collected one must equal it.
-	Key          string  `lang:"key" yaml:"key" collect:"name"`
-	Value        *string `lang:"value" yaml:"value"`
-	Mapped       bool    `lang:"mapped" yaml:"mapped"`
-	SkipLessThan bool    `lang:"skiplessthan" yaml:"skiplessthan"`
-	SkipCmpStyle string  `lang:"skipcmpstyle" yaml:"skipcmpstyle"`
+	Key string `lang:"key" yaml:"key" collect:"name"`
+	// Value is the wanted value; unset removes the key.
+	Value *string `lang:"value" yaml:"value"`
+	// Mapped makes Key a namespace and Value this host's entry in it.
+	Mapped bool `lang:"mapped" yaml:"mapped"`
+	// SkipLessThan leaves a stored value greater than Value alone.
+	SkipLessThan bool `lang:"skiplessthan" yaml:"skiplessthan"`
+	// SkipCmpStyle is how SkipLessThan compares: "int" (the default) or
+	// "string".
+	SkipCmpStyle string `lang:"skipcmpstyle" yaml:"skipcmpstyle"`
 }
 
 // Default returns a kv resource.

@@ -25,7 +25,7 @@ func init() {
 			}
 			return nil, fmt.Errorf("len of %s", c.Args[0].Type())
 		}, nil
-	})
+	}, funcs.Doc("The length of a str (in bytes), a list or a map.", `len(["a", "b"])`), funcs.Shape("func(x ?1) int"))
 	funcs.RegisterFunc(&funcs.Func{Name: "contains", Pure: true,
 		Sigs: []*types.Type{types.MustParse("func(needle ?1, haystack []?1) bool")},
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
@@ -35,20 +35,20 @@ func init() {
 				}
 			}
 			return values.Bool(false), nil
-		}})
+		}, Doc: "Whether the list holds the value, as the in operator says.", Example: `contains("b", ["a", "b"])`})
 	funcs.Register("", "concat", "func(a str, b str) str", func(ctx context.Context, args []values.Value) (values.Value, error) {
 		return args[0].(values.Str) + args[1].(values.Str), nil
-	})
+	}, funcs.Doc("Joins two strings, as the + operator does.", `concat("web", "1")`))
 	funcs.RegisterFunc(&funcs.Func{Name: "list_lookup", Pure: true,
 		Sigs: []*types.Type{types.MustParse("func(list []?1, index int) ?1")},
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			return ListLookup(c.Args[0].(*values.List), int64(c.Args[1].(values.Int)))
-		}})
+		}, Doc: "The element of a list at an index; a missing one is an error <|> can catch. $l[i] is the same.", Example: `list_lookup(["a", "b"], 1)`})
 	funcs.RegisterFunc(&funcs.Func{Name: "map_lookup", Pure: true,
 		Sigs: []*types.Type{types.MustParse("func(map map{?1: ?2}, key ?1) ?2")},
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			return MapLookup(c.Args[0].(*values.Map), c.Args[1])
-		}})
+		}, Doc: "The value of a map at a key; a missing key is an error <|> can catch. $m[k] is the same.", Example: `map_lookup({"a" => 1}, "a")`})
 	funcs.RegisterPoly("", "panic", inferPanic, func(*types.Type) (funcs.Impl, error) {
 		return func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			switch x := c.Args[0].(type) {
@@ -63,11 +63,11 @@ func init() {
 			}
 			return values.Bool(false), nil
 		}, nil
-	})
+	}, funcs.Doc("The panic(x) statement: fails the program when x is true or a non-empty str.", "panic(false)"), funcs.Shape("func(x ?1) bool"))
 	funcs.RegisterFunc(&funcs.Func{Name: "history",
 		Sigs:   []*types.Type{types.MustParse("func(value ?1, index int) ?1")},
 		Stream: history,
-		Follow: true,
+		Follow: true, Doc: "The value its first argument had index milliseconds ago (the current one for 0), for comparing a value with its past.", Example: `history("now", 1000)`,
 	})
 }
 

@@ -23,5 +23,5 @@ func init() {
 			case <-time.After(time.Until(next)):
 			}
 		}
-	})
+	}, funcs.Doc("The current Unix time in seconds, a new value every second.", "datetime.now()"))
 }

@@ -44,8 +44,8 @@ func read(path string) (values.Value, error) {
 }
 
 func init() {
-	reg := func(name string, fn func(env *funcs.Env, p string) (values.Value, error)) {
-		funcs.RegisterFunc(&funcs.Func{Module: "deploy", Name: name,
+	reg := func(name string, fn func(env *funcs.Env, p string) (values.Value, error), opts ...funcs.Option) {
+		f := &funcs.Func{Module: "deploy", Name: name,
 			Sigs: funcs.Sigs("func(path str) str"),
 			Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 				p, err := arg(c.Args)
@@ -53,11 +53,15 @@ func init() {
 					return nil, err
 				}
 				return fn(c.Env, p)
-			}})
+			}}
+		for _, o := range opts {
+			o(f)
+		}
+		funcs.RegisterFunc(f)
 	}
-	reg("abspath", func(env *funcs.Env, p string) (values.Value, error) { return values.Str(rel(env) + p), nil })
-	reg("readfile", func(env *funcs.Env, p string) (values.Value, error) { return read(filepath.Join(env.ModuleDir, p)) })
-	reg("readfileabs", func(env *funcs.Env, p string) (values.Value, error) { return read(filepath.Join(env.DeployRoot, p)) })
+	reg("abspath", func(env *funcs.Env, p string) (values.Value, error) { return values.Str(rel(env) + p), nil }, funcs.Doc(`The path, within the deploy, of a file of the calling module ("/files/a" in module dir m gives "/m/files/a").`, `deploy.abspath("/files/motd")`))
+	reg("readfile", func(env *funcs.Env, p string) (values.Value, error) { return read(filepath.Join(env.ModuleDir, p)) }, funcs.Doc(`The content of a file of the calling module ("/files/a" is files/a beside its main.mcl), read once at compile time.`, `deploy.readfile("/files/motd")`))
+	reg("readfileabs", func(env *funcs.Env, p string) (values.Value, error) { return read(filepath.Join(env.DeployRoot, p)) }, funcs.Doc("The content of a file of the top-level program's directory, read once at compile time.", `deploy.readfileabs("/files/motd")`))
 	// directory returns the real directory of a deploy directory, for
 	// functions reading the local filesystem.
 	reg("directory", func(env *funcs.Env, p string) (values.Value, error) {
@@ -69,7 +73,7 @@ func init() {
 			d += "/"
 		}
 		return values.Str(d), nil
-	})
+	}, funcs.Doc("The real directory, ending in /, of a directory of the calling module, for a file resource's source.", `deploy.directory("/files/")`))
 	funcs.RegisterFunc(&funcs.Func{Module: "deploy", Name: "file_exists",
 		Sigs: funcs.Sigs("func(path str) bool"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
@@ -79,5 +83,5 @@ func init() {
 			}
 			_, err = os.Stat(filepath.Join(c.Env.ModuleDir, p))
 			return values.Bool(err == nil), nil
-		}})
+		}, Doc: "Whether a file of the calling module exists.", Example: `deploy.file_exists("/files/motd")`})
 }

@@ -16,16 +16,16 @@ import (
 func init() {
 	funcs.Register("encoding", "base64_encode", "func(data str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Str(base64.StdEncoding.EncodeToString([]byte(a[0].(values.Str)))), nil
-	})
+	}, funcs.Doc("Encodes a str as standard base64.", `encoding.base64_encode("hi")`))
 	funcs.Register("encoding", "base64_decode", "func(data str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		b, err := base64.StdEncoding.DecodeString(string(a[0].(values.Str)))
 		if err != nil {
 			return nil, funcs.Catchablef("base64: %v", err)
 		}
 		return values.Str(b), nil
-	})
-	funcs.RegisterPoly("encoding", "decode_json", inferJSON, buildJSON(false))
-	funcs.RegisterPoly("encoding", "decode_json_flexible", inferJSON, buildJSON(true))
+	}, funcs.Doc("Decodes standard base64; bad input is an error.", `encoding.base64_decode("aGk=")`))
+	funcs.RegisterPoly("encoding", "decode_json", inferJSON, buildJSON(false), funcs.Doc("Decodes JSON into the mcl type the call site needs (from unification, or named by an optional second argument, a type as a str constant); a value of another type is an error.", `encoding.decode_json("[1, 2]", "[]int")`), funcs.Shape("func(data str[, type str]) ?1"))
+	funcs.RegisterPoly("encoding", "decode_json_flexible", inferJSON, buildJSON(true), funcs.Doc("Like decode_json, but lenient: numbers convert between int and float, and missing struct fields take their zero value.", `encoding.decode_json_flexible("{\"a\": 1}", "struct{a int; b str}")`), funcs.Shape("func(data str[, type str]) ?1"))
 }
 
 // inferJSON types decode_json(data str[, type str]): the result type comes

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	funcs.RegisterPoly("fmt", "printf", inferPrintf, buildPrintf)
+	funcs.RegisterPoly("fmt", "printf", inferPrintf, buildPrintf, funcs.Doc("Formats its arguments as Go's fmt.Sprintf does, with the verbs %s %q %d %f %t %v and %T; the format must be a constant so the argument types can be checked.", `fmt.printf("%s has %d cpus", "web1", 4)`), funcs.Shape("func(format str, args ...) str"))
 }
 
 // verbs returns the verb letters of format in order ("%%" is no verb).

@@ -22,19 +22,19 @@ func strs(v values.Value) []string {
 func reg1(name string, fn func(string) string) {
 	funcs.Register("golang/strings", name, "func(s str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Str(fn(str(a[0]))), nil
-	})
+	}, GoDoc(fn))
 }
 
 func reg2b(name string, fn func(string, string) bool) {
 	funcs.Register("golang/strings", name, "func(s str, t str) bool", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Bool(fn(str(a[0]), str(a[1]))), nil
-	})
+	}, GoDoc(fn))
 }
 
 func reg2s(name string, fn func(string, string) string) {
 	funcs.Register("golang/strings", name, "func(s str, t str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Str(fn(str(a[0]), str(a[1]))), nil
-	})
+	}, GoDoc(fn))
 }
 
 func init() {
@@ -52,29 +52,29 @@ func init() {
 	reg2s("trim_right", strings.TrimRight)
 	funcs.Register("golang/strings", "join", "func(elems []str, sep str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Str(strings.Join(strs(a[0]), str(a[1]))), nil
-	})
+	}, GoDoc(strings.Join))
 	funcs.Register("golang/strings", "split", "func(s str, sep str) []str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return strList(strings.Split(str(a[0]), str(a[1]))), nil
-	})
+	}, GoDoc(strings.Split))
 	funcs.Register("golang/strings", "fields", "func(s str) []str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return strList(strings.Fields(str(a[0]))), nil
-	})
+	}, GoDoc(strings.Fields))
 	funcs.Register("golang/strings", "replace_all", "func(s str, old str, new str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Str(strings.ReplaceAll(str(a[0]), str(a[1]), str(a[2]))), nil
-	})
+	}, GoDoc(strings.ReplaceAll))
 	funcs.Register("golang/strings", "repeat", "func(s str, count int) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		n := int(a[1].(values.Int))
 		if n < 0 || n*len(str(a[0])) > 1<<24 {
 			return nil, funcs.Catchablef("repeat count %d out of range", n)
 		}
 		return values.Str(strings.Repeat(str(a[0]), n)), nil
-	})
+	}, GoDoc(strings.Repeat))
 	funcs.Register("golang/strings", "index", "func(s str, substr str) int", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Int(strings.Index(str(a[0]), str(a[1]))), nil
-	})
+	}, GoDoc(strings.Index))
 	funcs.Register("golang/strings", "count", "func(s str, substr str) int", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Int(strings.Count(str(a[0]), str(a[1]))), nil
-	})
+	}, GoDoc(strings.Count))
 }
 
 func strList(ss []string) *values.List {

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	funcs.RegisterMulti("golang", "template", []string{"func(template str) str", "func(template str, vars ?1) str"}, runTemplate)
+	funcs.RegisterMulti("golang", "template", []string{"func(template str) str", "func(template str, vars ?1) str"}, runTemplate, funcs.Doc(`Executes a Go text/template, with an optional value as its data ("{{ .name }}" for a struct or map field).`, `golang.template("hello {{ .name }}", struct{name => "world",})`))
 }
 
 // ToTemplate converts a value for text/template: structs become maps

@@ -35,7 +35,7 @@ func init() {
 				out.V[i] = v
 			}
 			return out, nil
-		}})
+		}, Doc: "The list of a function's results on each element of a list.", Example: `iter.map(["a", "b"], func($x) { $x + "!" })`})
 	funcs.RegisterFunc(&funcs.Func{Module: "iter", Name: "filter",
 		Sigs: sigs("func(inputs []?1, function func(?1) bool) []?1"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
@@ -52,10 +52,10 @@ func init() {
 				}
 			}
 			return out, nil
-		}})
+		}, Doc: "The elements of a list for which a function returns true.", Example: "iter.filter([1, 2, 3], func($x) { $x > 1 })"})
 	funcs.RegisterFunc(&funcs.Func{Module: "iter", Name: "reduce",
 		Sigs: sigs("func(inputs []?1, function func(x ?1, y ?1) ?1) ?1", "func(initval ?2, inputs []?1, function func(x ?2, y ?1) ?2) ?2"),
-		Impl: reduce})
+		Impl: reduce, Doc: "Folds a list with a function, from an initial value (or from the first element).", Example: "iter.reduce(0, [1, 2, 3], func($acc, $x) { $acc + $x })"})
 	funcs.RegisterFunc(&funcs.Func{Module: "iter", Name: "zip",
 		Sigs: sigs("func(inputs1 []?1, inputs2 []?2, function func(x ?1, y ?2) ?3) []?3"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
@@ -71,7 +71,7 @@ func init() {
 				out.V[i] = v
 			}
 			return out, nil
-		}})
+		}, Doc: "The list of a function's results on the elements of two lists taken in pairs (as long as the shorter).", Example: `iter.zip(["a", "b"], [1, 2], func($k, $v) { $k })`})
 	funcs.RegisterFunc(&funcs.Func{Module: "iter", Name: "flatten", Pure: true,
 		Sigs: sigs("func(inputs [][]?1) []?1"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
@@ -80,7 +80,7 @@ func init() {
 				out.V = append(out.V, l.(*values.List).V...)
 			}
 			return out, nil
-		}})
+		}, Doc: "Joins a list of lists into one list.", Example: "iter.flatten([[1], [2, 3]])"})
 	funcs.RegisterFunc(&funcs.Func{Module: "iter", Name: "range", Pure: true,
 		Sigs: sigs("func(int) []int", "func(int, int) []int", "func(int, int, int) []int"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
@@ -108,7 +108,7 @@ func init() {
 				}
 			}
 			return out, nil
-		}})
+		}, Doc: "The ints from start (default 0) up to, not including, stop, by step (default 1), as Python's range.", Example: "iter.range(1, 10, 2)"})
 }
 
 func reduce(ctx context.Context, c *funcs.Call) (values.Value, error) {

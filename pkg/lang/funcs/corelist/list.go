@@ -16,7 +16,7 @@ func init() {
 		Sigs: []*types.Type{types.MustParse("func(list []?1, index int) ?1")},
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			return builtin.ListLookup(c.Args[0].(*values.List), int64(c.Args[1].(values.Int)))
-		}})
+		}, Doc: "The element of a list at an index; a missing one is an error <|> can catch.", Example: `list.lookup(["a", "b"], 0)`})
 	funcs.RegisterPoly("list", "concat", func(ic *funcs.InferCtx) error {
 		if len(ic.Args) == 0 {
 			return fmt.Errorf("concat needs at least one list")
@@ -35,5 +35,5 @@ func init() {
 			}
 			return out, nil
 		}, nil
-	})
+	}, funcs.Doc("Joins lists of the same type, in order.", `list.concat(["a"], ["b", "c"])`), funcs.Shape("func(lists []?1...) []?1"))
 }

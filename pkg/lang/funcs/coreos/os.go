@@ -82,7 +82,7 @@ func init() {
 			emit(values.Str(b))
 			return nil
 		})
-	})
+	}, funcs.Doc("The content of a file, a new value each time it changes.", `os.readfile("/etc/hostname")`))
 	funcs.RegisterStream("os", "file_exists", "func(path str) bool", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 		p := arg(c)
 		return watchFile(ctx, p, func() error {
@@ -90,8 +90,8 @@ func init() {
 			emit(values.Bool(err == nil))
 			return nil
 		})
-	})
-	funcs.RegisterStream("os", "system", "func(cmd str) str", system)
+	}, funcs.Doc("Whether a file exists, following its creation and removal.", `os.file_exists("/etc/motd")`))
+	funcs.RegisterStream("os", "system", "func(cmd str) str", system, funcs.Doc("Runs a shell command and emits each line of its output as it comes.", `os.system("uname -r")`))
 	funcs.RegisterFunc(&funcs.Func{Module: "os", Name: "args", Sigs: funcs.Sigs("func() []str"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			l := values.NewList(types.Str)
@@ -99,15 +99,15 @@ func init() {
 				l.V = append(l.V, values.Str(a))
 			}
 			return l, nil
-		}})
+		}, Doc: "The extra program arguments given to mcl-compile.", Example: "os.args()"})
 	funcs.Register("os", "family", "func() str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		return values.Str(family()), nil
-	})
+	}, funcs.Doc(`The distribution family of this host: "debian", "redhat", "archlinux" or "".`, "os.family()"))
 	for _, fam := range []string{"debian", "redhat", "archlinux"} {
 		fam := fam
 		funcs.Register("os", "is_family_"+fam, "func() bool", func(ctx context.Context, a []values.Value) (values.Value, error) {
 			return values.Bool(family() == fam), nil
-		})
+		}, funcs.Doc("Whether os.family() is \""+fam+"\".", "os.is_family_"+fam+"()"))
 	}
 	funcs.Register("os", "expand_home", "func(path str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		p := string(a[0].(values.Str))
@@ -119,7 +119,7 @@ func init() {
 			return values.Str(h + p[1:]), nil
 		}
 		return values.Str(p), nil
-	})
+	}, funcs.Doc("A path with a leading ~ replaced by the home directory of the compiling user.", `os.expand_home("~/.ssh")`))
 }
 
 // system runs cmd with sh -c and emits its output: each line as it comes,

@@ -51,18 +51,18 @@ func init() {
 			case <-time.After(5 * time.Second):
 			}
 		}
-	})
+	}, funcs.Doc("The 1, 5 and 15 minute load averages, a new value every few seconds.", "sys.load()"))
 	funcs.Register("sys", "getenv", "func(name str) str", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		v, ok := os.LookupEnv(string(a[0].(values.Str)))
 		if !ok {
 			return nil, funcs.Catchablef("environment variable %s is not set", string(a[0].(values.Str)))
 		}
 		return values.Str(v), nil
-	})
+	}, funcs.Doc("An environment variable of mcl-compile; an unset one is an error <|> can catch.", `sys.getenv("HOME")`))
 	funcs.Register("sys", "hasenv", "func(name str) bool", func(ctx context.Context, a []values.Value) (values.Value, error) {
 		_, ok := os.LookupEnv(string(a[0].(values.Str)))
 		return values.Bool(ok), nil
-	})
+	}, funcs.Doc("Whether an environment variable is set.", `sys.hasenv("HOME")`))
 	funcs.RegisterFunc(&funcs.Func{Module: "sys", Name: "env", Sigs: funcs.Sigs("func() map{str: str}"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			m := values.NewMap(c.Type.Out)
@@ -72,11 +72,11 @@ func init() {
 				}
 			}
 			return m, nil
-		}})
+		}, Doc: "The environment of mcl-compile, as a map.", Example: "sys.env()"})
 	funcs.RegisterStream("sys", "cpu_count", "func() int", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 		emit(values.Int(runtime.NumCPU()))
 		return nil
-	})
+	}, funcs.Doc("The number of online CPUs, following CPU hotplug.", "sys.cpu_count()"))
 	funcs.RegisterStream("sys", "uptime", "func() int", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 		for {
 			b, err := os.ReadFile("/proc/uptime")
@@ -92,5 +92,5 @@ func init() {
 			case <-time.After(time.Second):
 			}
 		}
-	})
+	}, funcs.Doc("The host's uptime in seconds, a new value every second.", "sys.uptime()"))
 }

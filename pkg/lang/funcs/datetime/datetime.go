@@ -19,7 +19,7 @@ func init() {
 	if _, dup := funcs.Lookup("datetime", "weekday_fast"); !dup {
 		funcs.RegisterStream("datetime", "weekday_fast", "func() str", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 			return weekdays(ctx, time.Now, emit)
-		})
+		}, funcs.Doc("Today's day of the week in lower case, a new value at each local midnight.", "datetime.weekday_fast()"))
 	}
 }
 

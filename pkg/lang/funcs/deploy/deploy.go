@@ -26,7 +26,7 @@ func init() {
 				return nil, err
 			}
 			return values.Str(p), nil
-		}})
+		}, Doc: "The absolute path of the running mcl-compile executable, links resolved.", Example: "deploy.binary_path()"})
 }
 
 // BinaryPath returns the resolved path of the running executable.

@@ -27,8 +27,8 @@ import (
 
 	// The core package registers golang.template and a few golang/strings
 	// functions; importing it runs its init first, so register can skip
-	// the names it already has.
-	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coregolang"
+	// the names it already has. Its GoDoc documents every wrapper.
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/coregolang"
 )
 
 var errorType = reflect.TypeOf((*error)(nil)).Elem()
@@ -52,6 +52,7 @@ func register(pkg string, fs []goFunc) {
 			panic(fmt.Sprintf("golang/%s.%s: %v", pkg, g.name, err))
 		}
 		f.Pure = g.pure
+		coregolang.GoDoc(g.fn)(f)
 		funcs.RegisterFunc(f)
 	}
 }

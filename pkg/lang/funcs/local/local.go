@@ -40,7 +40,7 @@ func init() {
 				return nil, err
 			}
 			return values.Str(d), nil
-		}})
+		}, Doc: "Creates and returns a private directory <prefix>/vardir/<path>/ on this host.", Example: `local.vardir("myapp")`})
 	funcs.RegisterFunc(&funcs.Func{Module: "local", Name: "pool", Sigs: funcs.Sigs("func(namespace str, uid str) int"),
 		Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 			n, err := Pool(prefix(c), string(c.Args[0].(values.Str)), string(c.Args[1].(values.Str)))
@@ -48,7 +48,7 @@ func init() {
 				return nil, err
 			}
 			return values.Int(n), nil
-		}})
+		}, Doc: "A small positive int for a uid in a namespace, the same in every run on this host (kept under the state directory); for ports, ids, ...", Example: `local.pool("vm-ports", "web")`})
 }
 
 func prefix(c *funcs.Call) string {

@@ -28,7 +28,7 @@ import (
 // sysClassNet is where the kernel describes network interfaces.
 var sysClassNet = "/sys/class/net"
 
-func register(name, sig string, compute func(c *funcs.Call) (values.Value, error)) {
+func register(name, sig string, compute func(c *funcs.Call) (values.Value, error), opts ...funcs.Option) {
 	if _, dup := funcs.Lookup("net", name); dup {
 		return
 	}
@@ -41,7 +41,7 @@ func register(name, sig string, compute func(c *funcs.Call) (values.Value, error
 			emit(v)
 			return nil
 		})
-	})
+	}, opts...)
 }
 
 func init() {
@@ -51,18 +51,18 @@ func init() {
 			return nil, err
 		}
 		return strList(MACs(ifs)), nil
-	})
+	}, funcs.Doc("The MAC addresses of the host's interfaces, following changes.", "net.macs()"))
 	register("wired_interface", "func() str", func(c *funcs.Call) (values.Value, error) {
 		ifs, err := net.Interfaces()
 		if err != nil {
 			return nil, err
 		}
 		return values.Str(WiredInterface(ifs)), nil
-	})
+	}, funcs.Doc("The name of the first wired (ethernet) interface, following changes.", "net.wired_interface()"))
 	register("interface_cidr", "func(interface str) str", func(c *funcs.Call) (values.Value, error) {
 		s, err := InterfaceCIDR(string(c.Args[0].(values.Str)))
 		return values.Str(s), err
-	})
+	}, funcs.Doc("The first address, with its prefix, of a network interface, following changes.", `net.interface_cidr("eth0")`))
 }
 
 // follow calls fn now and after every netlink notification until ctx is

@@ -50,25 +50,25 @@ func init() {
 			return nil, err
 		}
 		return values.Str(u.HomeDir), nil
-	}})
+	}, Doc: "The home directory of a user, from the user database.", Example: `os.home("root")`})
 	register(&funcs.Func{Name: "uid", Sigs: funcs.Sigs("func(name str) str"), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 		u, err := lookupUser(str(c.Args[0]))
 		if err != nil {
 			return nil, err
 		}
 		return values.Str(u.Uid), nil
-	}})
-	register(&funcs.Func{Name: "user_exists", Sigs: funcs.Sigs("func(name str) bool"), Stream: userExists})
-	register(&funcs.Func{Name: "modinfo_loaded", Sigs: funcs.Sigs("func(name str) bool"), Stream: modinfoLoaded})
+	}, Doc: "The uid of a user, as a str.", Example: `os.uid("root")`})
+	register(&funcs.Func{Name: "user_exists", Sigs: funcs.Sigs("func(name str) bool"), Stream: userExists, Doc: "Whether a user exists, following /etc/passwd.", Example: `os.user_exists("nobody")`})
+	register(&funcs.Func{Name: "modinfo_loaded", Sigs: funcs.Sigs("func(name str) bool"), Stream: modinfoLoaded, Doc: "Whether a kernel module is loaded, following /proc/modules.", Example: `os.modinfo_loaded("loop")`})
 	register(&funcs.Func{Name: "is_virtual", Sigs: funcs.Sigs("func() bool"), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 		return values.Bool(IsVirtual()), nil
-	}})
+	}, Doc: "Whether this host is a virtual machine (the CPU's hypervisor flag, or a hypervisor's DMI strings).", Example: "os.is_virtual()"})
 	register(&funcs.Func{Name: "release", Sigs: funcs.Sigs("func() " + releaseType.String()), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 		return release()
-	}})
+	}, Doc: "The id, variant_id and version_id of /etc/os-release.", Example: "os.release()"})
 	register(&funcs.Func{Name: "parse_distro_uid", Pure: true, Sigs: funcs.Sigs("func(uid str) " + distroType.String()), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 		return ParseDistroUID(str(c.Args[0]))
-	}})
+	}, Doc: `Splits a distribution id, "fedora39-x86_64" or "debian-12-aarch64", into distro, version and arch; anything else is an error <|> can catch.`, Example: `os.parse_distro_uid("fedora39-x86_64")`})
 }
 
 // lookupUser finds a user by name ("" is the current user); an unknown

@@ -32,7 +32,7 @@ func init() {
 				return nil, err
 			}
 			return values.Str(s), nil
-		}})
+		}, Doc: "A random string of letters and digits of the given length, drawn anew when the call site is evaluated with new arguments.", Example: "random1(16)"})
 }
 
 // String returns n random letters and digits.

@@ -32,7 +32,7 @@ func init() {
 			return nil, err
 		}
 		return values.Bool(re.MatchString(string(a[1].(values.Str)))), nil
-	})
+	}, funcs.Doc("Whether a Go regular expression (RE2 syntax) matches somewhere in s.", `regexp.match("^web[0-9]+$", "web12")`))
 }
 
 func compile(pattern string) (*regexp.Regexp, error) {

@@ -27,7 +27,7 @@ var hostnameFile = "/etc/hostname"
 
 func init() {
 	if _, dup := funcs.Lookup("sys", "hostname"); !dup {
-		funcs.RegisterStream("sys", "hostname", "func() str", hostname)
+		funcs.RegisterStream("sys", "hostname", "func() str", hostname, funcs.Doc("The host's name, following changes.", "sys.hostname()"))
 	}
 }
 

@@ -31,7 +31,7 @@ func init() {
 				host = h
 			}
 			return Map(c.Args[0].(*values.Map), host)
-		}})
+		}, Doc: `The value of a map for this host: its full name, else its short name, else the key ""; none is an error <|> can catch.`, Example: `util.hostname_mapper({"web1" => "a", "" => "default"})`})
 }
 
 // Map returns the value of m for host (see the package comment).

@@ -39,9 +39,11 @@ func init() {
 		return // registered by another package already (the core's packages initialise first)
 	}
 	funcs.RegisterFunc(&funcs.Func{Module: "value", Name: "get", Infer: inferGet, Stream: get,
-		Doc: "watch a key of the local value store"})
+		Doc: "A key of the local value store (the value resource writes it), following changes; ready is false until it is set.", Example: `$count struct{value int; ready bool} = value.get("count")`, Shape: "func(key str) struct{value ?1; ready bool}"})
 	for name, t := range map[string]string{"get_str": "str", "get_int": "int", "get_float": "float", "get_bool": "bool"} {
-		funcs.RegisterStream("value", name, "func(key str) struct{value "+t+"; ready bool}", get)
+		doc := fmt.Sprintf("The %s value of a key of the local value store (the value resource writes it), following changes; ready is false until it is set.", t)
+		funcs.RegisterStream("value", name, "func(key str) struct{value "+t+"; ready bool}", get,
+			funcs.Doc(doc, `value.`+name+`("count")`))
 	}
 }
 

@@ -44,14 +44,14 @@ import (
 const collectRow = "struct{name str; host str; data str}"
 
 func init() {
-	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "getval", Doc: "value of a world key, and whether it exists",
-		Sigs: sigs("func(key str) struct{value str; exists bool}"), Stream: withWorld(streamGetval)})
-	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "kvlookup", Doc: "every host's value of a namespace of per-host keys",
-		Sigs: sigs("func(namespace str) map{str: str}"), Stream: withWorld(streamKVLookup)})
-	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "schedule", Doc: "the hosts the scheduler chose for a namespace",
-		Sigs: sigs("func(namespace str) []str"), Stream: withWorld(streamSchedule)})
-	funcs.RegisterFunc(&funcs.Func{Module: "world/collect", Name: "res", Doc: "name and host of the exported resources of a kind",
-		Sigs: sigs("func(kind str) []struct{name str; host str}"), Stream: withWorld(streamCollectRes)})
+	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "getval",
+		Sigs: sigs("func(key str) struct{value str; exists bool}"), Stream: withWorld(streamGetval), Doc: "The value of a key of the world (written by a kv resource on any host), and whether it exists, following changes.", Example: `world.getval("release")`})
+	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "kvlookup",
+		Sigs: sigs("func(namespace str) map{str: str}"), Stream: withWorld(streamKVLookup), Doc: "Every host's entry of a namespace of the world (kv resources with mapped), by host name, following changes.", Example: `world.kvlookup("role")`})
+	funcs.RegisterFunc(&funcs.Func{Module: "world", Name: "schedule",
+		Sigs: sigs("func(namespace str) []str"), Stream: withWorld(streamSchedule), Doc: "The hosts the world's scheduler chose for a namespace (schedule resources volunteer), following changes.", Example: `world.schedule("leader")`})
+	funcs.RegisterFunc(&funcs.Func{Module: "world/collect", Name: "res",
+		Sigs: sigs("func(kind str) []struct{name str; host str}"), Stream: withWorld(streamCollectRes), Doc: "The name and host of each resource of a kind exported to this host, following changes.", Example: `collect.res("file")`})
 }
 
 // collectSigs are the signatures of _collect: one name, a list of names

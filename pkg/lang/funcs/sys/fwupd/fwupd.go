@@ -32,7 +32,7 @@ const (
 var dial = func() (*dbus.Conn, error) { return dbus.ConnectSystemBus() }
 
 func init() {
-	funcs.RegisterStream("sys/fwupd", "reboot_needed", "func() bool", rebootNeeded)
+	funcs.RegisterStream("sys/fwupd", "reboot_needed", "func() bool", rebootNeeded, funcs.Doc("Whether fwupd reports that a firmware update waits for a reboot, following changes.", "fwupd.reboot_needed()"))
 }
 
 func rebootNeeded(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {

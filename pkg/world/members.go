@@ -132,6 +132,8 @@ func (c *Client) Standbys(ctx context.Context) ([]*Member, error) {
 
 // RemoveMember removes the member named, or with the ID, nameOrID. Under
 // TLS only an identity with etcd's root role (an admin or a member) may.
+// etcd refuses membership changes while the cluster has just changed
+// ("unhealthy cluster"): it tries again until ctx is done.
 func (c *Client) RemoveMember(ctx context.Context, nameOrID string) error {
 	ms, err := c.Members(ctx)
 	if err != nil {
@@ -143,9 +145,11 @@ func (c *Client) RemoveMember(ctx context.Context, nameOrID string) error {
 		}
 		var id uint64
 		fmt.Sscanf(m.ID, "%x", &id)
-		octx, cancel := opContext(ctx)
-		defer cancel()
-		if _, err := c.cli.MemberRemove(octx, id); err != nil {
+		err := retryUnhealthy(ctx, func(ctx context.Context) error {
+			_, err := c.cli.MemberRemove(ctx, id)
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("removing member %s: %v", nameOrID, err)
 		}
 		return nil

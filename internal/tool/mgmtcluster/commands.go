@@ -1,6 +1,7 @@
 package mgmtcluster
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -196,8 +197,14 @@ func (r *removeCmd) run(e *env) error {
 		return err
 	}
 	defer c.Close()
-	return c.RemoveMember(e.ctx, r.Member)
+	ctx, cancel := context.WithTimeout(e.ctx, removeTimeout)
+	defer cancel()
+	return c.RemoveMember(ctx, r.Member)
 }
+
+// removeTimeout bounds a member's removal, which etcd refuses for a few
+// seconds after the cluster changed.
+const removeTimeout = 30 * time.Second
 
 type certsCmd struct {
 	Names []string `arg:"" help:"Names: host names, or with --role member or admin, names of members or operators."`

@@ -167,6 +167,7 @@ func writeOutput(ctx context.Context, path string, write func(w io.Writer) error
 	if err != nil {
 		return "", fmt.Errorf("creating a temporary file beside %s: %v", r.path, bareErr(err))
 	}
+	defer keepLock(fd)() // until the rename
 	f := os.NewFile(uintptr(fd), tmp)
 	sum, err := fillOutput(ctx, f, write, perm, uid, gid)
 	if cerr := f.Close(); err == nil {

@@ -50,9 +50,13 @@
 // Content is written atomically: a temporary file named
 // ".<name>.mgmt-tmp-<random>" in the same directory gets the data, the
 // permission bits and owner, and is renamed over the path; on an error or
-// cancellation it is removed. Temporary files more than ten minutes old
-// (left by a killed process) are swept from a directory the first time a
-// file resource in it starts. Without state "exists", a missing file is
+// cancellation it is removed. The writer holds a lock (flock) on the
+// temporary file from its creation to its rename, which the kernel drops
+// when the writer dies: the first time a file resource starts in a
+// directory, the temporary files there that nobody holds the lock of
+// (left by a killed process) are removed at once, those a live writer
+// holds are left alone (on a file system without locks, or for a file
+// this process may not open, a temporary file must be ten minutes old). Without state "exists", a missing file is
 // never created (content and mode only apply to an existing file). The
 // mode is octal or symbolic as in chmod(1) ("u=rw,go=r", "a+X").
 //
@@ -343,9 +347,14 @@
 // the second half of a paired execution) find the state right. ifcmd (run
 // when exiting 0) and creates (run while the path is missing) are checked
 // at every CheckApply. Commands run in their own process group, killed as
-// a whole on timeout or cancellation. After a run, exec sends output
-// (stdout and stderr, in the order the two pipes were read), stdout and
-// stderr. exec receives nothing (it is not Recvable).
+// a whole on timeout or cancellation; when the engine's process dies
+// without stopping them (SIGKILL), the kernel kills each command (its
+// parent-death signal; what a command forked itself outlives it unless the
+// command ran it with exec). After a run, exec sends output (stdout and
+// stderr, in the order the two pipes were read), stdout and stderr: the
+// last MiB of each, after a line saying how many bytes were cut when there
+// were more, which is also logged. exec receives nothing (it is not
+// Recvable).
 //
 // # The value store
 //

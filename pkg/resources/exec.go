@@ -154,7 +154,7 @@ func (obj *ExecRes) Watch(ctx context.Context) error {
 		return err
 	}
 	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
+	if err := startCommand(cmd); err != nil {
 		return fmt.Errorf("watchcmd: %v", err)
 	}
 	obj.init.Running()
@@ -189,7 +189,7 @@ func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if err := cmd.Run(); err != nil {
+		if err := runCommand(cmd); err != nil {
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) {
 				return false, fmt.Errorf("ifcmd: %v", err)
@@ -226,7 +226,7 @@ func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		}
 		out := newTailBuffer(0)
 		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Run(); err != nil {
+		if err := runCommand(cmd); err != nil {
 			return false, fmt.Errorf("donecmd: %v: %s", err, out.firstLine())
 		}
 	}
@@ -249,7 +249,7 @@ func (obj *ExecRes) run(ctx context.Context) error {
 	cmd.Stdout = io.MultiWriter(stdout, &lockedWriter{&mu, both})
 	cmd.Stderr = io.MultiWriter(stderr, &lockedWriter{&mu, both})
 	start := time.Now()
-	err = cmd.Run()
+	err = runCommand(cmd)
 	if cut := both.cut(); cut > 0 {
 		obj.logf("the command printed %d bytes: only the last %d of stdout and stderr are kept", both.total, maxOutput)
 	}
@@ -302,7 +302,8 @@ func firstLine(b []byte) string {
 }
 
 // command builds a command in its own process group, so that cancelling
-// ctx kills the command and its children.
+// ctx kills the command and its children, and that dies with this process
+// (see startCommand, which must start it).
 func (obj *ExecRes) command(ctx context.Context, line string, args []string, shell, cwd string) (*exec.Cmd, error) {
 	var argv []string
 	switch {
@@ -330,7 +331,7 @@ func (obj *ExecRes) command(ctx context.Context, line string, args []string, she
 	for _, k := range keys {
 		cmd.Env = append(cmd.Env, k+"="+obj.Env[k])
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if obj.User != "" || obj.Group != "" {
 		cred := &syscall.Credential{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
 		if obj.User != "" {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
@@ -651,16 +650,13 @@ func TestFileSweepsStaleTemps(t *testing.T) {
 	fresh := filepath.Join(dir, ".f"+tmpMarker+"456")
 	mustWrite(t, stale, "left by a killed process")
 	mustWrite(t, fresh, "a write in progress")
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
-	}
+	lockTemp(t, fresh) // as its live writer does
 	newFile(t, newHarness(t), filepath.Join(dir, "f"), &FileRes{State: "exists"})
 	if exists(stale) {
 		t.Fatal("stale temporary file kept")
 	}
 	if !exists(fresh) {
-		t.Fatal("recent temporary file removed")
+		t.Fatal("temporary file being written removed")
 	}
 }
 

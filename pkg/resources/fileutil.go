@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // tmpMarker is part of the name of every temporary file written before an
@@ -24,7 +26,8 @@ import (
 const tmpMarker = ".mgmt-tmp-"
 
 // staleTempAge is how old a temporary file must be before it is taken for
-// the leftover of a killed process rather than a write in progress.
+// the leftover of a killed process when its lock cannot tell (a file
+// system without locks, or a file this process may not open).
 const staleTempAge = 10 * time.Minute
 
 // cleanedDirs holds the directories already swept for stale temporary
@@ -47,10 +50,45 @@ func sweepStaleTemps(dir string, now time.Time) {
 		if !strings.HasPrefix(n, ".") || !strings.Contains(n, tmpMarker) || !e.Type().IsRegular() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
-			os.Remove(filepath.Join(dir, n))
-		}
+		removeIfStale(filepath.Join(dir, n), now)
 	}
+}
+
+// removeIfStale removes the temporary file path if no live process is
+// writing it. Its writer holds a lock on it from before it has its name
+// to after its rename (createTemp, keepLock), which the kernel drops when
+// the writer dies: a file whose lock is free is a leftover, removed at
+// once. A file this process may not open, or on a file system without
+// locks, must be staleTempAge old.
+func removeIfStale(path string, now time.Time) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > staleTempAge {
+			os.Remove(path)
+		}
+		return
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return
+	}
+	switch err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); {
+	case err == nil, err != syscall.EWOULDBLOCK && now.Sub(time.Unix(st.Mtim.Unix())) > staleTempAge:
+		os.Remove(path) // while holding the lock: no writer can take it
+	}
+}
+
+// keepLock returns a function closing a second descriptor of the open file
+// of fd, taken now: the lock createTemp took on the file stays while fd is
+// closed (closing reports the errors of the writes) until the rename is
+// done and the function called.
+func keepLock(fd int) func() {
+	lk, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return func() {}
+	}
+	return func() { syscall.Close(lk) }
 }
 
 // writeAtomic replaces path with data: it writes a temporary file in the
@@ -102,6 +140,7 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 	if err != nil {
 		return err
 	}
+	defer keepLock(fd)()
 	defer func() {
 		if fd >= 0 {
 			syscall.Close(fd)
@@ -137,7 +176,9 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 
 // createTemp creates a new file, readable and writable by its owner only,
 // named prefix followed by a random number in dir, and returns its
-// descriptor and path.
+// descriptor and path. The file is locked (flock) for as long as its open
+// file lives, which tells sweepers (removeIfStale) that it is in use: the
+// caller keeps the lock until the file is renamed or removed (keepLock).
 func createTemp(dir, prefix string) (int, string, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
@@ -148,8 +189,28 @@ func createTemp(dir, prefix string) (int, string, error) {
 		if err != nil {
 			return -1, "", &os.PathError{Op: "open", Path: name, Err: err}
 		}
+		if !lockedNew(fd, name) && try < 10000 {
+			syscall.Close(fd)
+			continue
+		}
 		return fd, name, nil
 	}
+}
+
+// lockedNew locks the file just created as name on fd and reports whether
+// name is still that file, locked or on a file system without locks. A
+// sweeper that saw the file in the instant between its creation and its
+// lock holds the lock (and will remove the file) or has removed it: the
+// caller then takes another name.
+func lockedNew(fd int, name string) bool {
+	switch err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); {
+	case err == syscall.EWOULDBLOCK:
+		return false
+	case err != nil:
+		return true // no locks here: sweepers go by age
+	}
+	var a, b syscall.Stat_t
+	return syscall.Fstat(fd, &a) == nil && syscall.Lstat(name, &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
 }
 
 // writeAll writes data to fd (open on path) in chunks, giving up when ctx

@@ -169,6 +169,23 @@ func TestSemaphore(t *testing.T) {
 	}
 }
 
+// TestSemaphoreIDWithColons: only the part after the last colon is the
+// size, so "not:smart:2" is a semaphore of two.
+func TestSemaphoreIDWithColons(t *testing.T) {
+	h := start(t, engine.Config{})
+	var res []string
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		res = append(res, n+" want=1 sleep=#20 meta.sema=not:smart:2")
+	}
+	h.load(doc(1, res))
+	h.converge(1)
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	if sys.maxRun != 2 {
+		t.Fatalf("max parallel CheckApply %d, want 2", sys.maxRun)
+	}
+}
+
 func TestGlobalSema(t *testing.T) {
 	h := start(t, engine.Config{Sema: 1})
 	h.load(doc(1, []string{"a sleep=#10", "b sleep=#10", "c sleep=#10"}))

@@ -5,10 +5,10 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 
 	"golang.org/x/time/rate"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // DefaultMeta returns the default metaparameters.
@@ -42,29 +42,9 @@ func ValidateMeta(m *MetaParams) error {
 	return nil
 }
 
-// ParseSema splits a semaphore id of the form "id" or "id:N" into its id and
-// size (1 when absent). The id may itself contain colons ("not:smart:4").
-// A bare integer is invalid.
-func ParseSema(s string) (id string, size int, err error) {
-	if s == "" {
-		return "", 0, fmt.Errorf("meta sema: empty semaphore id")
-	}
-	if _, err := strconv.Atoi(s); err == nil {
-		return "", 0, fmt.Errorf("meta sema %q: a bare integer is not a semaphore id", s)
-	}
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return s, 1, nil
-	}
-	n, err := strconv.Atoi(s[i+1:])
-	if err != nil {
-		return s, 1, nil // the colon is part of the id
-	}
-	if n <= 0 {
-		return "", 0, fmt.Errorf("meta sema %q: size must be positive", s)
-	}
-	return s, n, nil
-}
+// ParseSema splits a semaphore id of the form "id" or "id:N" into its key
+// and size; see graph.ParseSema, which it is.
+func ParseSema(s string) (key string, size int, err error) { return graph.ParseSema(s) }
 
 // limiter returns the rate limiter of m, or nil when there is no limit.
 func limiter(m *MetaParams) *rate.Limiter {

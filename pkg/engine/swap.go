@@ -115,15 +115,25 @@ func sameRes(a, b *Vertex) bool {
 func (s *sched) newVState(v *Vertex) *vstate {
 	meta := v.Res.MetaParams()
 	vs := &vstate{v: v, key: v.key, res: v.Res, meta: meta, retries: meta.Retry, lim: limiter(meta)}
-	ids := append([]string(nil), meta.Sema...)
-	if s.e.cfg.Sema > 0 {
-		ids = append(ids, fmt.Sprintf(":%d", s.e.cfg.Sema))
+	type semaID struct {
+		key  string
+		size int
 	}
-	for _, id := range sortedSet(ids) {
-		name, size, err := ParseSema(id)
+	var ids []semaID
+	for _, id := range sortedSet(meta.Sema) {
+		key, size, err := ParseSema(id)
 		if err != nil {
 			continue // ValidateMeta already refused it
 		}
+		ids = append(ids, semaID{key, size})
+	}
+	if s.e.cfg.Sema > 0 {
+		// The global semaphore's key holds a NUL byte, which no
+		// semaphore of a resource can: it is shared with none of them.
+		ids = append(ids, semaID{"\x00global", s.e.cfg.Sema})
+	}
+	for _, id := range ids {
+		name, size := id.key, id.size
 		sem := s.semas[name]
 		if sem == nil {
 			sem = &semaphore{size: size}

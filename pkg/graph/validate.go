@@ -394,15 +394,42 @@ func checkMeta(r *Resource, errs *ErrorList) {
 		errs.Add(pos, "%s: meta burst %d: want 0 or more", r.Ref(), m.Burst)
 	}
 	for _, s := range m.Sema {
-		id, size, found := strings.Cut(s, ":")
-		if id == "" {
-			errs.Add(pos, "%s: meta sema %q: empty id", r.Ref(), s)
-			continue
-		}
-		if n, err := strconv.Atoi(size); found && (err != nil || n < 1) {
-			errs.Add(pos, "%s: meta sema %q: size must be a positive integer", r.Ref(), s)
+		if _, _, err := ParseSema(s); err != nil {
+			errs.Add(pos, "%s: %v", r.Ref(), err)
 		}
 	}
+}
+
+// ParseSema splits a semaphore id of the form "id" or "id:N" into the
+// semaphore's key and its size N (1 when absent). Only the part after the
+// last colon can be the size, and only when it is an integer, so an id
+// may itself hold colons ("not:smart:4" is the id "not:smart" of size 4,
+// "a:b" the id "a:b" of size 1, ":3" the empty id of size 3). The key is
+// the whole string: "x:2" and "x:3" are two semaphores. An empty string,
+// a bare integer, a NUL byte (the engine's global semaphore has one in its
+// key) and a size below 1 are errors.
+func ParseSema(s string) (key string, size int, err error) {
+	if s == "" {
+		return "", 0, fmt.Errorf("meta sema: empty semaphore id")
+	}
+	if _, err := strconv.Atoi(s); err == nil {
+		return "", 0, fmt.Errorf("meta sema %q: a bare integer is not a semaphore id", s)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", 0, fmt.Errorf("meta sema %q: holds a NUL byte", s)
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 1, nil
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return s, 1, nil // the colon is part of the id
+	}
+	if n < 1 {
+		return "", 0, fmt.Errorf("meta sema %q: size must be a positive integer", s)
+	}
+	return s, n, nil
 }
 
 // EqualResource reports whether a and b are the same resource with the same

@@ -15,7 +15,9 @@
 //     is a run-time vertex, not a change of the graph), with the automatic
 //     edges added; an invalid document becomes an error document, and the
 //     exit code is 1 when the last document was not a valid graph;
-//   - --tmp-prefix removes its temporary state directory at exit;
+//   - --tmp-prefix removes its temporary state directory at exit; given
+//     with --prefix (or MGMT_PREFIX) it is a usage error, as upstream has
+//     it;
 //   - an exit resource's CheckApply stops the tool with its code, after
 //     the engine has shut down (every resource stopped and cleaned up);
 //   - errors about the graph read "POS: runtime error: kind[name]: ...",
@@ -41,6 +43,11 @@ import (
 
 const name = "mgmt-apply"
 
+// defaultPrefix is the state directory without --prefix. It is not the
+// flag's default, so that --prefix given with --tmp-prefix is a usage
+// error.
+const defaultPrefix = "/var/lib/mgmt"
+
 type flags struct {
 	cli.VersionFlag
 
@@ -49,8 +56,8 @@ type flags struct {
 	MaxRuntime       float64 `help:"Exit after this many seconds (0 means no limit)." default:"0" placeholder:"SECONDS"`
 	Noop             bool    `help:"Check every resource but change nothing; report what would change."`
 	Sema             int     `help:"Run at most N CheckApply calls at once across the graph (0 means no limit)." default:"0" placeholder:"N"`
-	Prefix           string  `help:"State directory (vardirs, saved reversals)." default:"/var/lib/mgmt" placeholder:"DIR"`
-	TmpPrefix        bool    `help:"Use a fresh temporary state directory, removed at exit."`
+	Prefix           string  `help:"State directory (vardirs, saved reversals); default /var/lib/mgmt; not with --tmp-prefix." placeholder:"DIR" xor:"prefix"`
+	TmpPrefix        bool    `help:"Use a fresh temporary state directory, removed at exit." xor:"prefix"`
 	AllowTmpPrefix   bool    `help:"Fall back to a temporary state directory when --prefix cannot be used."`
 	Seeds            string  `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
 	cli.TLSFlags
@@ -256,14 +263,18 @@ func setupPrefix(f *flags, lg *logger) (string, func(), error) {
 	if f.TmpPrefix {
 		return tmp()
 	}
-	if err := os.MkdirAll(f.Prefix, 0o755); err != nil {
+	prefix := f.Prefix
+	if prefix == "" {
+		prefix = defaultPrefix
+	}
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
 		if !f.AllowTmpPrefix {
 			return "", nil, fmt.Errorf("prefix: %v (use --tmp-prefix or --allow-tmp-prefix)", err)
 		}
-		lg.logf("prefix %s unusable (%v): using a temporary one", f.Prefix, err)
+		lg.logf("prefix %s unusable (%v): using a temporary one", prefix, err)
 		return tmp()
 	}
-	return f.Prefix, func() {}, nil
+	return prefix, func() {}, nil
 }
 
 type readResult struct {

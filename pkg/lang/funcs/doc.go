@@ -50,6 +50,11 @@
 // each call its own key so streams inside the called lambda stay distinct.
 // They live in coreiter.
 //
+// (e) A module may also hold constant variables, registered with
+// RegisterVar and read as $module.name after an import ($os.family_debian).
+// `import "fmt" as *` makes a core module's functions and variables
+// reachable without the prefix; names the program defines win over them.
+//
 // Errors: return Catchablef(...) for errors `<|>` may catch (sentinels:
 // missing key or index, division by zero, bad input to a parser); any other
 // error is fatal for the program. Values: pkg/lang/values; build lists and

@@ -141,7 +141,44 @@ var (
 	mu       sync.RWMutex
 	registry = map[string]*Func{}
 	modules  = map[string]bool{}
+	vars     = map[string]values.Value{}
 )
+
+// RegisterVar adds a constant variable to a core module: after
+// `import "os"`, $os.family_debian. It panics on a duplicate or a nil
+// value, as these are programming errors found at start-up.
+func RegisterVar(module, name string, v values.Value) {
+	mu.Lock()
+	defer mu.Unlock()
+	key := module + "." + name
+	if _, dup := vars[key]; dup || module == "" || v == nil {
+		panic(fmt.Sprintf("funcs: variable %s registered twice, without a module or without a value", key))
+	}
+	vars[key] = v
+	modules[module] = true
+}
+
+// LookupVar finds a variable of a core module.
+func LookupVar(module, name string) (values.Value, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	v, ok := vars[module+"."+name]
+	return v, ok
+}
+
+// ModuleVars returns the names of the variables of module, sorted.
+func ModuleVars(module string) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for k := range vars {
+		if i := strings.LastIndexByte(k, '.'); k[:i] == module {
+			out = append(out, k[i+1:])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
 
 // RegisterFunc adds f to the registry. It panics on a duplicate, as that is
 // a programming error found at start-up.
@@ -219,7 +256,8 @@ func Lookup(module, name string) (*Func, bool) {
 	return f, ok
 }
 
-// IsModule reports whether module is a core module with functions.
+// IsModule reports whether module is a core module with functions or
+// variables.
 func IsModule(module string) bool {
 	mu.RLock()
 	defer mu.RUnlock()

@@ -215,7 +215,7 @@ func (c *checker) resolve(s *Scope, kind bindKind, name string, pos ast.Pos) (r 
 		c.prepareAlias(a)
 		path = append(path, a)
 		if a.module != "" {
-			if kind == bkFunc {
+			if kind == bkFunc || kind == bkBind {
 				mod := a.module
 				if i < len(parts)-1 {
 					mod += "/" + strings.Join(parts[i:len(parts)-1], "/")
@@ -244,6 +244,23 @@ func (c *checker) resolve(s *Scope, kind bindKind, name string, pos ast.Pos) (r 
 		}
 	}
 	return ref{}, "", ""
+}
+
+// starModule returns the core module imported into the scope (`import
+// "fmt" as *`) that has name, looking from s outwards and, within a scope,
+// from the last such import; "" when none has it. has says whether a
+// module has the name.
+func starModule[T any](s *Scope, name string, has func(module, name string) (T, bool)) string {
+	for sc := s; sc != nil; sc = sc.parent {
+		for i := len(sc.stars) - 1; i >= 0; i-- {
+			if m := sc.stars[i].module; m != "" {
+				if _, ok := has(m, name); ok {
+					return m
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func (c *checker) checkExprs(es []ast.Expr, s *Scope) []node {
@@ -357,7 +374,16 @@ func (c *checker) checkExprIn(e ast.Expr, s *Scope) node {
 }
 
 func (c *checker) checkVar(e *ast.Var, s *Scope) node {
-	r, _, _ := c.resolve(s, bkBind, e.Name, e.Pos)
+	r, module, name := c.resolve(s, bkBind, e.Name, e.Pos)
+	if r.target == nil && module == "" && !strings.Contains(e.Name, ".") {
+		module, name = starModule(s, e.Name, funcs.LookupVar), e.Name
+	}
+	if r.target == nil && module != "" {
+		if v, ok := funcs.LookupVar(module, name); ok {
+			return &constIR{v: v}
+		}
+		c.scopeErr(e.Pos, "variable $%s does not exist%s", e.Name, suggest(name, funcs.ModuleVars(module)))
+	}
 	if r.target == nil {
 		if strings.HasPrefix(e.Name, "const.") {
 			parts := strings.Split(e.Name, ".")
@@ -416,6 +442,7 @@ func (c *checker) checkCall(e *ast.Call, s *Scope) node {
 	}
 	if module == "" && !strings.Contains(e.Name, ".") {
 		fname = e.Name
+		module = starModule(s, e.Name, funcs.Lookup)
 	}
 	if module == "" && strings.Contains(e.Name, ".") {
 		c.scopeErr(e.Pos, "function %s does not exist (no such module or alias %q)", e.Name, strings.Split(e.Name, ".")[0])

@@ -317,9 +317,6 @@ func (c *checker) declareImport(st *ast.Import, s *Scope) {
 	}
 	a.name = alias
 	if alias == "*" {
-		if a.module != "" {
-			c.scopeErr(st.Pos, "import %q as *: only local modules can be imported into the scope", path)
-		}
 		a.scope = s
 		a.slot = s.nslots
 		s.nslots++

@@ -1,5 +1,6 @@
 // Package builtin holds the top-level mcl functions that need no import:
-// len, contains, concat, history, panic, list_lookup, map_lookup.
+// len, contains, concat, history, panic, panic_debug, list_lookup,
+// map_lookup.
 package builtin
 
 import (
@@ -64,6 +65,14 @@ func init() {
 			return values.Bool(false), nil
 		}, nil
 	}, funcs.Doc("The panic(x) statement: fails the program when x is true or a non-empty str.", "panic(false)"), funcs.Shape("func(x ?1) bool"))
+	// panic_debug is the two-argument form of panic as a function: an
+	// error carrying msg when x is true.
+	funcs.Register("", "panic_debug", "func(x bool, msg str) bool", func(ctx context.Context, a []values.Value) (values.Value, error) {
+		if a[0].(values.Bool) {
+			return nil, fmt.Errorf("panic: %s", string(a[1].(values.Str)))
+		}
+		return values.Bool(false), nil
+	}, funcs.Doc("Fails the program with the message msg when x is true, as the statement panic(x, msg) does; false otherwise.", `panic_debug(false, "unreachable")`))
 	funcs.RegisterFunc(&funcs.Func{Name: "history",
 		Sigs:   []*types.Type{types.MustParse("func(value ?1, index int) ?1")},
 		Stream: history,

@@ -4,6 +4,7 @@ package coregolang
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/template"
@@ -53,40 +54,78 @@ func ToTemplate(v values.Value) any {
 	return values.ToGo(v)
 }
 
-// templateFuncs exposes every function with one concrete signature as
-// module_name (golang/strings.join -> golang_strings_join).
+// templateBuiltins are the functions text/template defines itself; a
+// FuncMap entry of the same name would replace them.
+var templateBuiltins = map[string]bool{
+	"and": true, "call": true, "html": true, "index": true, "slice": true, "js": true, "len": true,
+	"not": true, "or": true, "print": true, "printf": true, "println": true, "urlquery": true,
+	"eq": true, "ge": true, "gt": true, "le": true, "lt": true, "ne": true,
+}
+
+// templateFuncs makes the functions with one concrete signature callable
+// from templates, under the names upstream gives them: a module function
+// as module_name, slashes also turned into underscores
+// (golang/strings.join is golang_strings_join), a top-level one with an
+// underscore in front (concat is _concat). Each is also reachable by its
+// bare name (int2str) when no other such function has that name and
+// text/template has no function of that name; an ambiguous bare name is
+// a function failing with an error that lists the full names to use.
 func templateFuncs(ctx context.Context, env *funcs.Env) template.FuncMap {
 	fm := template.FuncMap{}
+	bare := map[string][]string{}
 	for _, f := range funcs.All() {
-		if len(f.Sigs) != 1 || f.Impl == nil || !f.Sigs[0].IsConcrete() || f.Module == "" {
+		if len(f.Sigs) != 1 || f.Impl == nil || !f.Sigs[0].IsConcrete() {
 			continue
 		}
-		f := f
-		sig := f.Sigs[0]
-		name := strings.ReplaceAll(f.Module, "/", "_") + "_" + f.Name
-		fm[name] = func(args ...any) (any, error) {
-			if len(args) != len(sig.Fields) {
-				return nil, fmt.Errorf("%s takes %d arguments, got %d", name, len(sig.Fields), len(args))
-			}
-			vs := make([]values.Value, len(args))
-			for i, a := range args {
-				if n, ok := a.(int); ok {
-					a = int64(n)
-				}
-				v, err := values.FromGo(a, sig.Fields[i].Type)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %v", name, err)
-				}
-				vs[i] = v
-			}
-			out, err := f.Impl(ctx, &funcs.Call{Type: sig, Args: vs, Env: env})
-			if err != nil {
-				return nil, err
-			}
-			return ToTemplate(out), nil
+		name := "_" + f.Name
+		if f.Module != "" {
+			name = strings.ReplaceAll(f.Module, "/", "_") + "_" + f.Name
+		}
+		fm[name] = templateFunc(ctx, env, f, name)
+		if !templateBuiltins[f.Name] {
+			bare[f.Name] = append(bare[f.Name], name)
 		}
 	}
+	for short, full := range bare {
+		if _, taken := fm[short]; taken {
+			continue
+		}
+		if len(full) == 1 {
+			fm[short] = fm[full[0]]
+			continue
+		}
+		msg := fmt.Sprintf("%s is ambiguous: use one of %s", short, strings.Join(full, ", "))
+		fm[short] = func(...any) (any, error) { return nil, errors.New(msg) }
+	}
 	return fm
+}
+
+// templateFunc wraps the function f, of one concrete signature, for a
+// template: arguments are converted to mcl values of the signature's
+// types, and the result back to what templates handle.
+func templateFunc(ctx context.Context, env *funcs.Env, f *funcs.Func, name string) func(args ...any) (any, error) {
+	sig := f.Sigs[0]
+	return func(args ...any) (any, error) {
+		if len(args) != len(sig.Fields) {
+			return nil, fmt.Errorf("%s takes %d arguments, got %d", name, len(sig.Fields), len(args))
+		}
+		vs := make([]values.Value, len(args))
+		for i, a := range args {
+			if n, ok := a.(int); ok {
+				a = int64(n)
+			}
+			v, err := values.FromGo(a, sig.Fields[i].Type)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			vs[i] = v
+		}
+		out, err := f.Impl(ctx, &funcs.Call{Type: sig, Args: vs, Env: env})
+		if err != nil {
+			return nil, err
+		}
+		return ToTemplate(out), nil
+	}
 }
 
 func runTemplate(ctx context.Context, c *funcs.Call) (values.Value, error) {

@@ -57,20 +57,6 @@ func watchFile(ctx context.Context, path string, read func() error) error {
 
 func arg(c *funcs.Call) string { return string(c.Args[0].(values.Str)) }
 
-func family() string {
-	b, _ := os.ReadFile("/etc/os-release")
-	s := string(b)
-	switch {
-	case strings.Contains(s, "debian"), strings.Contains(s, "ubuntu"):
-		return "debian"
-	case strings.Contains(s, "fedora"), strings.Contains(s, "rhel"), strings.Contains(s, "centos"):
-		return "redhat"
-	case strings.Contains(s, "arch"):
-		return "archlinux"
-	}
-	return ""
-}
-
 func init() {
 	funcs.RegisterStream("os", "readfile", "func(path str) str", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 		p := arg(c)

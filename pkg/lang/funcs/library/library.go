@@ -9,6 +9,7 @@ package library
 import (
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/datetime"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/deploy"
+	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/example"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/golang"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/local"
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/net"

@@ -14,9 +14,9 @@ import (
 var documented = map[string]string{
 	"convert":        "format_bool int_to_str parse_bool str_to_float str_to_int to_float to_int",
 	"datetime":       "format hour now print str_now weekday weekday_fast",
-	"deploy":         "abspath binary_path directory file_exists readfile readfileabs",
+	"deploy":         "abspath binary_path bootstrap_packages directory file_exists readfile readfileabs",
 	"encoding":       "base64_decode base64_encode decode_json decode_json_flexible",
-	"example":        "answer errorbool flipflop int2str plus str2int",
+	"example":        "answer errorbool flipflop int2str plus str2int vumeter",
 	"example/nested": "hello",
 	"fmt":            "printf",
 	"golang":         "template",
@@ -36,7 +36,7 @@ var documented = map[string]string{
 		"one_instance_e one_instance_f one_instance_g one_instance_h one_stream slow_string",
 	"sys/fwupd": "reboot_needed",
 	"util":      "hostname_mapper",
-	"":          "random1",
+	"":          "random1 panic_debug",
 	"value":     "get get_bool get_float get_int get_str",
 	// a sample of the standard library wrappers
 	"golang/strings":  "trim_space join split_n last_index to_title",

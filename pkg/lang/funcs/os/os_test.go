@@ -48,19 +48,6 @@ func call(t *testing.T, name string, args ...values.Value) (values.Value, error)
 	return f.Impl(context.Background(), &funcs.Call{Type: f.Sigs[0], Args: args, Env: &funcs.Env{}})
 }
 
-func TestParseOSRelease(t *testing.T) {
-	kv := ParseOSRelease("# comment\nID=debian\nVERSION_ID=\"12\"\nPRETTY_NAME='Debian GNU/Linux 12'\nNAME=\"a \\\"q\\\"\"\nbroken line\n")
-	want := map[string]string{"ID": "debian", "VERSION_ID": "12", "PRETTY_NAME": "Debian GNU/Linux 12", "NAME": `a "q"`}
-	for k, v := range want {
-		if kv[k] != v {
-			t.Errorf("%s = %q, want %q", k, kv[k], v)
-		}
-	}
-	if len(kv) != len(want) {
-		t.Errorf("got %v", kv)
-	}
-}
-
 func TestRelease(t *testing.T) {
 	fakeRoot(t, map[string]string{"etc/os-release": "ID=fedora\nVARIANT_ID=server\nVERSION_ID=39\n"})
 	v, err := call(t, "release")

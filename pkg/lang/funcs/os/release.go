@@ -2,10 +2,10 @@ package os
 
 import (
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
+	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/coreos"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
@@ -31,34 +31,8 @@ func release() (values.Value, error) {
 			return nil, err
 		}
 	}
-	kv := ParseOSRelease(string(b))
+	kv := coreos.ParseOSRelease(string(b))
 	return strStruct(releaseType, kv["ID"], kv["VARIANT_ID"], kv["VERSION_ID"]), nil
-}
-
-// ParseOSRelease parses the KEY=value lines of os-release(5), unquoting
-// quoted values; comments and malformed lines are skipped.
-func ParseOSRelease(s string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			if v[0] == '"' {
-				if u, err := strconv.Unquote(v); err == nil {
-					v = u
-				} else {
-					v = v[1 : len(v)-1]
-				}
-			} else {
-				v = v[1 : len(v)-1]
-			}
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // ParseDistroUID splits a distro uid, "<distro><version>-<arch>" or

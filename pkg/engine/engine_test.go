@@ -154,35 +154,25 @@ func TestSwapWhileRunningNeverOverlaps(t *testing.T) {
 	}
 }
 
+// TestSemaphore: resources sharing a semaphore of 2 run two at a time.
+// Only the part after the last colon is the size, so "not:smart:2" is a
+// semaphore of two too.
 func TestSemaphore(t *testing.T) {
-	h := start(t, engine.Config{})
-	var res []string
-	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
-		res = append(res, n+" want=1 sleep=#20 meta.sema=s:2")
-	}
-	h.load(doc(1, res))
-	h.converge(1)
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	if sys.maxRun != 2 {
-		t.Fatalf("max parallel CheckApply %d, want 2", sys.maxRun)
-	}
-}
-
-// TestSemaphoreIDWithColons: only the part after the last colon is the
-// size, so "not:smart:2" is a semaphore of two.
-func TestSemaphoreIDWithColons(t *testing.T) {
-	h := start(t, engine.Config{})
-	var res []string
-	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
-		res = append(res, n+" want=1 sleep=#20 meta.sema=not:smart:2")
-	}
-	h.load(doc(1, res))
-	h.converge(1)
-	sys.mu.Lock()
-	defer sys.mu.Unlock()
-	if sys.maxRun != 2 {
-		t.Fatalf("max parallel CheckApply %d, want 2", sys.maxRun)
+	for _, id := range []string{"s:2", "not:smart:2"} {
+		t.Run(id, func(t *testing.T) {
+			h := start(t, engine.Config{})
+			var res []string
+			for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+				res = append(res, n+" want=1 sleep=#20 meta.sema="+id)
+			}
+			h.load(doc(1, res))
+			h.converge(1)
+			sys.mu.Lock()
+			defer sys.mu.Unlock()
+			if sys.maxRun != 2 {
+				t.Fatalf("max parallel CheckApply %d, want 2", sys.maxRun)
+			}
+		})
 	}
 }
 

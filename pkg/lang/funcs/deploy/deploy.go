@@ -58,7 +58,8 @@ func init() {
 					l.V = append(l.V, values.Str(p))
 				}
 				return l, nil
-			}})
+			}, Doc: "The packages a host of a distribution (an os-release id such as \"fedora\", or a family name) needs before the tools can work there: a package manager the pkg kind drives (none on the Debian family, which has apt).",
+			Example: `deploy.bootstrap_packages("fedora")`})
 	}
 	if _, dup := funcs.Lookup("deploy", "binary_path"); dup {
 		return

@@ -38,7 +38,9 @@ func init() {
 	if _, dup := funcs.Lookup("example", "vumeter"); dup {
 		return
 	}
-	funcs.RegisterStream("example", "vumeter", "func(name str, mul int, rate float) str", vumeter)
+	funcs.RegisterStream("example", "vumeter", "func(name str, mul int, rate float) str", vumeter,
+		funcs.Doc("A level meter of the default sound capture device (through arecord): name repeated mul times at full scale, measured rate times a second, emitted when it changes.",
+			`example.vumeter("#", 20, 4.0)`))
 }
 
 func vumeter(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: puppet-graph's native engine against `puppet catalog compile`
-# on the same generated manifest (a directory and N files, as in
-# ../shared/puppet/FACTS.md). Reports the wall time and peak RSS of each
+# on the same generated manifest (a directory and N files in it). Reports the wall time and peak RSS of each
 # (median and minimum of RUNS runs; the minimum is the better estimate on a
 # busy machine) and the speed-up; the target is native >= 20x.
 # Usage: bench/puppet.sh [N] [RUNS]   (default 1000 5)

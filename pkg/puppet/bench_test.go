@@ -8,8 +8,8 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/puppet/eval"
 )
 
-// filesManifest is the benchmark manifest of ../shared/puppet/FACTS.md: a
-// directory and n files in it.
+// filesManifest is the benchmark manifest (bench/puppet.sh makes the same):
+// a directory and n files in it.
 func filesManifest(n int) string {
 	var b strings.Builder
 	b.WriteString(`file { "/tmp/pbench": ensure => directory }` + "\n")

@@ -1,5 +1,5 @@
-// Package puppet holds the end-to-end tests of puppet-graph: the seed's
-// mixed-graph example 3 (Puppet and mcl with mgmt_handover/mgmt_handback)
+// Package puppet holds the end-to-end tests of puppet-graph: the mixed
+// graph of examples/puppet/mixed-ex3 (Puppet and mcl with mgmt_handover/mgmt_handback)
 // through graph-merge and mgmt-apply on the real filesystem.
 package puppet
 
@@ -13,7 +13,7 @@ import (
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
-// ex3 returns the seed's example 3 with its paths moved under dir. With
+// ex3 returns the mixed-graph example 3 (examples/puppet/mixed-ex3) with its paths moved under dir. With
 // separate true, the mcl files live in directories of their own, so that
 // only the merged hand-over vertices can order them against the Puppet
 // file (no parent-directory autoedge does it).

@@ -11,8 +11,8 @@ import (
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
-// TestMergedExamples runs puppet-graph on the catalogs of the Puppet
-// guide's mixed-graph examples 2 and 3, merges each with its mcl side
+// TestMergedExamples runs puppet-graph on the catalogs of the mixed-graph
+// examples 2 and 3 (examples/puppet/mixed-ex2, mixed-ex3), merges each with its mcl side
 // through graph-merge and compares the vertices and edges with the merged
 // graphs of ../shared/puppet/examples/exN.merged.txt.
 func TestMergedExamples(t *testing.T) {
@@ -78,7 +78,7 @@ func readMerged(t *testing.T, path string) []string {
 	return out
 }
 
-// TestMergedExample1 is the guide's example 1: no hand-over vertices, so
+// TestMergedExample1 is the mixed-graph example 1: no hand-over vertices, so
 // the merged graph is the union of the two graphs, each keeping its edges.
 func TestMergedExample1(t *testing.T) {
 	shared := testutil.Shared()

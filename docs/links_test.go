@@ -7,27 +7,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/internal/refdoc"
 )
 
 var (
 	linkRE    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	headingRE = regexp.MustCompile("^#{1,6} (.*)$")
 )
-
-// slug is the anchor a forge gives a heading: lower case, punctuation
-// dropped, spaces as dashes.
-func slug(h string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(h) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
 
 // anchors returns the heading anchors of a Markdown file.
 func anchors(t *testing.T, path string) map[string]bool {
@@ -45,7 +32,7 @@ func anchors(t *testing.T, path string) map[string]bool {
 			fence = !fence
 		}
 		if m := headingRE.FindStringSubmatch(line); m != nil && !fence {
-			out[slug(strings.ReplaceAll(m[1], "`", ""))] = true
+			out[refdoc.Anchor(strings.ReplaceAll(m[1], "`", ""))] = true
 		}
 	}
 	return out

@@ -106,7 +106,7 @@ resource periodically. The metaparameters (`+"`Meta:noop`"+`,
 | --- | --- |
 `)
 	for _, k := range kinds {
-		fmt.Fprintf(w, "| [%s](#%s) | %s |\n", k.Name, anchor(k.Name), cell(Summary(k.Doc)))
+		fmt.Fprintf(w, "| [%s](#%s) | %s |\n", k.Name, Anchor(k.Name), cell(Summary(k.Doc)))
 	}
 	for _, k := range kinds {
 		fmt.Fprintf(w, "\n## %s\n\n", k.Name)
@@ -144,8 +144,9 @@ resource periodically. The metaparameters (`+"`Meta:noop`"+`,
 	}
 }
 
-// anchor returns the heading anchor a forge makes for a name.
-func anchor(s string) string {
+// Anchor returns the anchor a forge makes for a heading: lower case,
+// punctuation dropped, spaces as dashes.
+func Anchor(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		switch {
@@ -205,7 +206,7 @@ signature.
 	mods, by := modules(fns)
 	fmt.Fprint(w, "| module | functions |\n| --- | --- |\n")
 	for _, m := range mods {
-		fmt.Fprintf(w, "| [%s](#%s) | %d |\n", modTitle(m), anchor(modTitle(m)), len(by[m]))
+		fmt.Fprintf(w, "| [%s](#%s) | %d |\n", modTitle(m), Anchor(modTitle(m)), len(by[m]))
 	}
 	for _, m := range mods {
 		fmt.Fprintf(w, "\n## %s\n\n", modTitle(m))

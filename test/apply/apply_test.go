@@ -75,10 +75,7 @@ func TestDriftRepaired(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
 		t.Fatalf("after chmod: %v", fi.Mode())
 	}
-	p.Signal(syscall.SIGTERM)
-	if code := p.Wait(); code != 0 {
-		t.Fatalf("exit %d after SIGTERM", code)
-	}
+	p.Terminate()
 	leftovers, _ := filepath.Glob(d + "/.*")
 	if len(leftovers) != 0 {
 		t.Fatalf("temporary files left behind: %v", leftovers)
@@ -112,10 +109,7 @@ func TestSwapKeepsUnchanged(t *testing.T) {
 	p.WaitLines(`graph seq 1 converged in`, 1)
 	p.Write(gdoc(2, []res{keep, file(d+"/new", P{"content": "2"}), file(d+"/same", P{"content": "s2"})}))
 	p.WaitLines(`graph seq 2 converged in`, 1)
-	p.Signal(syscall.SIGTERM)
-	if code := p.Wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Log())
-	}
+	p.Terminate()
 	if got := readFile(t, counter); got != "run\n" {
 		t.Errorf("the unchanged exec ran again: %q", got)
 	}
@@ -235,10 +229,7 @@ func TestBadInputKeepsLastGraph(t *testing.T) {
 	// The first graph is still enforced.
 	os.Remove(d + "/f")
 	p.WaitLines(`file\[.*/f\]: changed`, 2)
-	p.Signal(syscall.SIGTERM)
-	if code := p.Wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Log())
-	}
+	p.Terminate()
 	for _, want := range []string{"m.mcl:2:3: upstream broke", "m.mcl:9:1: runtime error: file[rel]"} {
 		if !strings.Contains(p.Log(), want) {
 			t.Errorf("log lacks %q:\n%s", want, p.Log())
@@ -346,10 +337,7 @@ func TestReverseFile(t *testing.T) {
 	p.WaitLines(`graph seq 1 converged in`, 1)
 	p.Write(gdoc(2, []res{keep}))
 	p.WaitLines(`graph seq 2 converged in`, 1)
-	p.Signal(syscall.SIGTERM)
-	if code := p.Wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Log())
-	}
+	p.Terminate()
 	if _, err := os.Stat(d + "/made"); !os.IsNotExist(err) {
 		t.Fatalf("the reversed file is still there (%v):\n%s", err, p.Log())
 	}

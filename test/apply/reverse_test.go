@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/test/testutil"
@@ -95,10 +94,7 @@ func TestReverseNeverStale(t *testing.T) {
 	if got := readFile(t, path); got != "edited\n" {
 		t.Fatalf("the second reversal restored %q, want the edit made before it:\n%s", got, p.Log())
 	}
-	p.Signal(syscall.SIGTERM)
-	if code := p.Wait(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.Log())
-	}
+	p.Terminate()
 	noReverseState(t, prefix)
 }
 

@@ -46,10 +46,7 @@ func replace(t *testing.T, p, s string, perm os.FileMode) {
 func stopApply(t *testing.T, p *testutil.Proc) {
 	t.Helper()
 	p.CloseStdin()
-	p.Signal(syscall.SIGTERM)
-	if code := p.Wait(); code != 0 {
-		t.Fatalf("exit %d after SIGTERM", code)
-	}
+	p.Terminate()
 }
 
 // TestLineDrift keeps a line present and another absent in a file of

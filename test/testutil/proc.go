@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -109,6 +110,19 @@ func (p *Proc) Pid() int {
 // Signal sends sig to the process.
 func (p *Proc) Signal(sig os.Signal) {
 	p.cmd.Process.Signal(sig)
+}
+
+// Terminate sends SIGTERM to a running mgmt-apply and waits for it to
+// exit: 0 when its graph was converged, 143 when the signal stopped changes
+// in progress (see mgmt-apply --help); any other code fails the test.
+func (p *Proc) Terminate() int {
+	p.t.Helper()
+	p.Signal(syscall.SIGTERM)
+	code := p.Wait()
+	if code != 0 && code != 143 {
+		p.t.Fatalf("%s exited %d after SIGTERM, want 0 or 143:\n%s", p.tool, code, p.Log())
+	}
+	return code
 }
 
 // Log returns the stderr lines so far, joined by newlines.

@@ -79,7 +79,7 @@ type flags struct {
 // Run runs mgmt-apply with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	if _, code, done := cli.Parse(name, "Run the reactive engine on the graph documents read from stdin.", &f, args, stdout, stderr); done {
+	if _, code, done := cli.Parse(name, "Run the reactive engine on the graph documents read from stdin.\n\n"+exitCodes, &f, args, stdout, stderr); done {
 		return code
 	}
 	if f.ListKinds || len(f.Kinds) > 0 {
@@ -93,7 +93,16 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer closeIn()
 	if f.PrintGraph {
-		return printGraphs(in, inName, stdout, lg, f.Graphviz)
+		// On a signal, the reader may stay blocked on its input: the
+		// tool exits without waiting for it.
+		done := make(chan int, 1)
+		go func() { done <- printGraphs(in, inName, stdout, lg, f.Graphviz) }()
+		select {
+		case code := <-done:
+			return code
+		case <-ctx.Done():
+			return stopped(ctx, nil, lg)
+		}
 	}
 	return apply(ctx, &f, in, inName, lg)
 }
@@ -383,8 +392,7 @@ func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan
 	for {
 		select {
 		case <-ctx.Done():
-			lg.logf("interrupted: stopping")
-			return cli.ExitOK
+			return stopped(ctx, eng, lg)
 		case <-maxRT:
 			lg.logf("maximum run time reached: stopping")
 			return cli.ExitOK

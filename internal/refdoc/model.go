@@ -133,6 +133,9 @@ func untype(doc, typ string) string {
 	if !ok || rest == "" {
 		return doc
 	}
+	if r, ok := strings.CutPrefix(rest, "is "); ok && r != "" {
+		rest = r // "PippetRes is one Puppet resource" -> "One Puppet resource"
+	}
 	return strings.ToUpper(rest[:1]) + rest[1:]
 }
 

@@ -45,6 +45,7 @@ func TestUntype(t *testing.T) {
 		{"FileRes manages a file.", "FileRes", "Manages a file."},
 		{"Watch follows the path.", "Watch", "Follows the path."},
 		{"Something else.", "FileRes", "Something else."},
+		{"TestRes is a harmless resource.", "TestRes", "A harmless resource."},
 	} {
 		if got := untype(c[0], c[1]); got != c[2] {
 			t.Errorf("untype(%q) = %q, want %q", c[0], got, c[2])

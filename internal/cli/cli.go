@@ -98,3 +98,12 @@ type TLSFlags struct {
 	TLSKey  string `name:"tls-key" help:"PEM key of --tls-cert." type:"path"`
 	TLSCA   string `name:"tls-ca" help:"PEM CA that signs every certificate of the cluster." type:"path"`
 }
+
+// Errorln writes err to w as the lines "TOOL: LINE", one per line of its
+// message: a list of errors (graph.ErrorList) prints one error a line,
+// each naming the tool, as every other error line does.
+func Errorln(w io.Writer, tool string, err error) {
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "%s: %s\n", tool, line)
+	}
+}

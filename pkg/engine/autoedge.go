@@ -54,7 +54,7 @@ func (g *Graph) autoEdges() error {
 		}
 		ae, err := ev.AutoEdges()
 		if err != nil {
-			return posErrorf(v.Src.Where(), "%s: autoedges: %v", v.key, err)
+			return graph.Errorf(v.Src.Where(), "", "%s: autoedges: %v", v.key, err)
 		}
 		if ae == nil {
 			continue

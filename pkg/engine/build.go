@@ -10,25 +10,6 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
-// A PosError is an error about one place of the input: Pos is FILE:LINE:COL
-// (or "" when unknown).
-type PosError struct {
-	Pos string
-	Msg string
-}
-
-// Error returns "POS: MSG", or MSG when the position is unknown.
-func (e *PosError) Error() string {
-	if e.Pos == "" {
-		return e.Msg
-	}
-	return e.Pos + ": " + e.Msg
-}
-
-func posErrorf(pos string, format string, v ...any) *PosError {
-	return &PosError{Pos: pos, Msg: fmt.Sprintf(format, v...)}
-}
-
 // A Vertex is one runnable vertex of a prepared graph: a resource and, when
 // autogrouping merged others into it, its members.
 type Vertex struct {
@@ -79,14 +60,14 @@ type BuildOptions struct {
 func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			g, err = nil, posErrorf(doc.At.String(), "preparing the graph: panic: %v", r)
+			g, err = nil, graph.Errorf(doc.At.String(), "", "preparing the graph: panic: %v", r)
 		}
 	}()
 	if doc.IsError() {
-		return nil, posErrorf(doc.Error.Pos, "%s", doc.Error.Message)
+		return nil, graph.Errorf(doc.Error.Pos, "", "%s", doc.Error.Message)
 	}
 	if doc.Mgmt != graph.Version {
-		return nil, posErrorf("", "document version is %q, want %q", doc.Mgmt, graph.Version)
+		return nil, graph.Errorf("", "", "document version is %q, want %q", doc.Mgmt, graph.Version)
 	}
 	g = &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source}
 	byKey := map[string]*Vertex{}
@@ -96,7 +77,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 			if reflect.DeepEqual(old.Src.Params, rr.Params) && metaEqual(old.Src.Meta, rr.Meta) {
 				continue
 			}
-			return nil, posErrorf(rr.Where(), "%s: incompatible duplicate resource (also at %s)", key, posOr(old.Src.Where()))
+			return nil, graph.Errorf(rr.Where(), "", "%s: incompatible duplicate resource (also at %s)", key, posOr(old.Src.Where()))
 		}
 		v, err := newVertex(rr)
 		if err != nil {
@@ -112,7 +93,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		}
 	}
 	if cyc := findCycle(g.all); cyc != nil {
-		return nil, posErrorf(cyc[0].Src.Where(), "cycle in the graph: %s", cycleString(cyc))
+		return nil, graph.Errorf(cyc[0].Src.Where(), "", "cycle in the graph: %s", cycleString(cyc))
 	}
 	if !opts.NoAutoEdges {
 		if err := g.autoEdges(); err != nil {
@@ -150,19 +131,19 @@ func lessRes(a, b *graph.Resource) bool {
 func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = nil, posErrorf(rr.Where(), "%s[%s]: panic: %v", rr.Kind, rr.Name, r)
+			v, err = nil, graph.Errorf(rr.Where(), "", "%s[%s]: panic: %v", rr.Kind, rr.Name, r)
 		}
 	}()
 	key := rr.Kind + "[" + rr.Name + "]"
 	if rr.Name == "" {
-		return nil, posErrorf(rr.Where(), "%s: empty resource name", key)
+		return nil, graph.Errorf(rr.Where(), "", "%s: empty resource name", key)
 	}
 	res, err := NewResource(rr.Kind)
 	if err != nil {
-		return nil, posErrorf(rr.Where(), "%s: %v", key, err)
+		return nil, graph.Errorf(rr.Where(), "", "%s: %v", key, err)
 	}
 	if err := DecodeParams(res, rr.Params); err != nil {
-		return nil, posErrorf(rr.Where(), "%s: %v", key, err)
+		return nil, graph.Errorf(rr.Where(), "", "%s: %v", key, err)
 	}
 	res.SetName(rr.Name)
 	meta := DefaultMeta()
@@ -172,14 +153,14 @@ func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 	}
 	res.SetMetaParams(meta)
 	if err := ValidateMeta(meta); err != nil {
-		return nil, posErrorf(rr.Where(), "%s: %v", key, err)
+		return nil, graph.Errorf(rr.Where(), "", "%s: %v", key, err)
 	}
 	if strings.HasPrefix(rr.Name, "$") && !meta.Dollar {
-		return nil, posErrorf(rr.Where(), "%s: the resource name starts with a $ (set Meta:dollar to allow it)", key)
+		return nil, graph.Errorf(rr.Where(), "", "%s: the resource name starts with a $ (set Meta:dollar to allow it)", key)
 	}
 	if !meta.Hidden {
 		if err := res.Validate(); err != nil {
-			return nil, posErrorf(rr.Where(), "%s: invalid: %v", key, err)
+			return nil, graph.Errorf(rr.Where(), "", "%s: invalid: %v", key, err)
 		}
 	}
 	return &Vertex{Res: res, Src: rr, key: key}, nil
@@ -188,17 +169,17 @@ func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 func (g *Graph) addDocEdge(byKey map[string]*Vertex, e *graph.Edge) error {
 	from, ok := byKey[e.From.String()]
 	if !ok {
-		return posErrorf("", "edge %s -> %s: no resource %s", e.From, e.To, e.From)
+		return graph.Errorf("", "", "edge %s -> %s: no resource %s", e.From, e.To, e.From)
 	}
 	to, ok := byKey[e.To.String()]
 	if !ok {
-		return posErrorf(from.Src.Where(), "edge %s -> %s: no resource %s", e.From, e.To, e.To)
+		return graph.Errorf(from.Src.Where(), "", "edge %s -> %s: no resource %s", e.From, e.To, e.To)
 	}
 	if from == to {
-		return posErrorf(from.Src.Where(), "edge %s -> %s: a resource cannot depend on itself", e.From, e.To)
+		return graph.Errorf(from.Src.Where(), "", "edge %s -> %s: a resource cannot depend on itself", e.From, e.To)
 	}
 	if (e.Send == "") != (e.Recv == "") {
-		return posErrorf(from.Src.Where(), "edge %s -> %s: send and recv must be set together", e.From, e.To)
+		return graph.Errorf(from.Src.Where(), "", "edge %s -> %s: send and recv must be set together", e.From, e.To)
 	}
 	if e.Send != "" {
 		if err := checkSendRecv(from, to, e.Send, e.Recv); err != nil {
@@ -220,21 +201,21 @@ func checkSendRecv(from, to *Vertex, send, recv string) error {
 	fs, _ := graph.LookupKind(from.Src.Kind)
 	ts, _ := graph.LookupKind(to.Src.Kind)
 	if fs == nil || fs.Sends == nil {
-		return posErrorf(from.Src.Where(), "%s: %s cannot send values", end, from.key)
+		return graph.Errorf(from.Src.Where(), "", "%s: %s cannot send values", end, from.key)
 	}
 	st, ok := fs.Sends[send]
 	if !ok {
-		return posErrorf(from.Src.Where(), "%s: %s has no send key %q", end, from.key, send)
+		return graph.Errorf(from.Src.Where(), "", "%s: %s has no send key %q", end, from.key, send)
 	}
 	if ts == nil || !ts.Recv {
-		return posErrorf(to.Src.Where(), "%s: %s cannot receive values", end, to.key)
+		return graph.Errorf(to.Src.Where(), "", "%s: %s cannot receive values", end, to.key)
 	}
 	rt, ok := ts.Params[recv]
 	if !ok {
-		return posErrorf(to.Src.Where(), "%s: %s has no parameter %q", end, to.key, recv)
+		return graph.Errorf(to.Src.Where(), "", "%s: %s has no parameter %q", end, to.key, recv)
 	}
 	if st != rt {
-		return posErrorf(to.Src.Where(), "%s: type mismatch: %s sends %s, %s.%s is %s", end, from.key, st, to.key, recv, rt)
+		return graph.Errorf(to.Src.Where(), "", "%s: type mismatch: %s sends %s, %s.%s is %s", end, from.key, st, to.key, recv, rt)
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func encodeDot(w io.Writer, doc *Document) error {
 	fmt.Fprintf(bw, "digraph %s {\n", dotQuote(doc.Graph))
 	fmt.Fprintf(bw, "\tlabel=%s;\n", dotQuote(strings.TrimSpace(fmt.Sprintf("%s seq %d", doc.Graph, doc.Seq))))
 	if doc.Error != nil {
-		fmt.Fprintf(bw, "\terror [shape=box, color=red, label=%s];\n", dotQuote("error: "+(&PosError{Pos: doc.Error.Pos, Msg: doc.Error.Message}).Error()))
+		fmt.Fprintf(bw, "\terror [shape=box, color=red, label=%s];\n", dotQuote("error: "+doc.Error.Err().Error()))
 	}
 	for _, r := range doc.Resources {
 		ref := r.Ref().String()

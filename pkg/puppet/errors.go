@@ -1,14 +1,7 @@
 package puppet
 
-// An Error is a positioned puppet-graph error.
-type Error struct {
-	Pos string // file:line[:col], may be empty
-	Msg string
-}
+import "github.com/mgmtpipe/mgmt/pkg/graph"
 
-func (e *Error) Error() string {
-	if e.Pos == "" {
-		return e.Msg
-	}
-	return e.Pos + ": " + e.Msg
-}
+// An Error is a positioned puppet-graph error: the project's one
+// positioned error, whose Pos is file:line[:col] (or empty).
+type Error = graph.PosError

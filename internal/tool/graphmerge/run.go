@@ -14,7 +14,6 @@ package graphmerge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -153,9 +152,8 @@ func readInput(ctx context.Context, i int, path string, stdin io.Reader, events 
 // isDocError reports whether err is about one document (the stream goes
 // on) rather than a read error.
 func isDocError(err error) bool {
-	var pe *graph.PosError
-	var el graph.ErrorList
-	return errors.As(err, &pe) || errors.As(err, &el)
+	_, ok := graph.AsList(err)
+	return ok
 }
 
 // merger is the state of the merge loop.
@@ -202,7 +200,7 @@ func (m *merger) loop(ctx context.Context, events <-chan event, open int) int {
 			m.bad[ev.input] = true
 			e := *ev.doc.Error
 			e.Message = in + ": " + e.Message
-			m.logErr(&graph.PosError{Pos: e.Pos, Msg: e.Message})
+			m.logErr(e.Err())
 			if !m.writeError(&e) {
 				return cli.ExitFail
 			}
@@ -220,11 +218,7 @@ func (m *merger) loop(ctx context.Context, events <-chan event, open int) int {
 	return cli.ExitOK
 }
 
-func (m *merger) logErr(err error) {
-	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(m.stderr, "%s: %s\n", name, line)
-	}
-}
+func (m *merger) logErr(err error) { cli.Errorln(m.stderr, name, err) }
 
 // merge writes the merge of the inputs' last graphs, if every input has
 // one and none is failing. It returns false when stdout fails.

@@ -15,10 +15,7 @@
 package mclcompile
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -128,23 +125,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.Check {
 		return cli.ExitOK
 	}
-	w := bufio.NewWriter(stdout)
 	source := name + " " + f.Path
-	enc := json.NewEncoder(w) // one document per line, newline-terminated
-	enc.SetEscapeHTML(false)
 	err = sem.NewEngine(prog).Run(ctx, f.Once, func(doc *graph.Document) error {
 		doc.Graph, doc.Source = f.Graph, source
-		if err := enc.Encode(doc); err != nil {
-			return err
-		}
-		return w.Flush()
+		return graph.Encode(stdout, doc, graph.JSON)
 	})
 	if err != nil {
-		var se *sem.Error
-		if errors.As(err, &se) {
-			enc.Encode(&graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source,
-				Error: &graph.Error{Message: se.Stage.String() + " error: " + se.Msg, Pos: posString(se.Pos)}})
-			w.Flush()
+		if _, ok := graph.AsList(err); ok {
+			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source, Error: graph.ErrorDoc(err)}, graph.JSON)
 		}
 		report(stderr, err)
 		return cli.ExitFail
@@ -152,28 +140,18 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return cli.ExitOK
 }
 
-func posString(p ast.Pos) string {
-	if p.Line == 0 {
-		return ""
-	}
-	return p.String()
-}
-
-// report prints a compile error, with the source line and a caret under
-// the column when stderr is a terminal.
+// report prints a compile error, one line per error of a list, with the
+// source line and a caret under the column of the first error when stderr
+// is a terminal.
 func report(stderr io.Writer, err error) {
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
-	var pos ast.Pos
-	var se *sem.Error
-	var pe *parser.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		pos = se.Pos
-	case errors.As(err, &pe):
-		pos = pe.Pos
+	cli.Errorln(stderr, name, err)
+	l, ok := graph.AsList(err)
+	if !ok || len(l) == 0 {
+		return
 	}
-	fd, ok := stderr.(*os.File)
-	if !ok || !isatty.IsTerminal(fd.Fd()) || pos.Line == 0 || pos.File == "" {
+	pos, ok := graph.ParsePosition(l[0].Pos)
+	fd, isFile := stderr.(*os.File)
+	if !ok || !isFile || !isatty.IsTerminal(fd.Fd()) || pos.File == "" {
 		return
 	}
 	data, rerr := os.ReadFile(pos.File)

@@ -38,19 +38,12 @@ const (
 	colOff   = "\x1b[0m"
 )
 
-// line writes s. Each line of s (a list of errors comes with one per
-// error, prefixed already) is made Printable: no NUL byte, terminal escape
-// or other control character from a name or value reaches stderr raw.
+// line writes s, each of its lines (a list of errors comes with one per
+// error) as a line of its own naming the tool, made Printable: no NUL byte,
+// terminal escape or other control character from a name or value reaches
+// stderr raw.
 func (l *logger) line(s, colour string) {
-	if strings.IndexByte(s, '\n') < 0 {
-		s = graph.Printable(s)
-	} else {
-		parts := strings.Split(s, "\n")
-		for i, p := range parts {
-			parts[i] = graph.Printable(p)
-		}
-		s = strings.Join(parts, "\n")
-	}
+	parts := strings.Split(s, "\n")
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tty {
@@ -58,13 +51,17 @@ func (l *logger) line(s, colour string) {
 		if colour != "" {
 			off = colOff
 		}
-		fmt.Fprintf(l.w, "\r\x1b[K%s%s: %s%s\n", colour, name, s, off)
+		for _, p := range parts {
+			fmt.Fprintf(l.w, "\r\x1b[K%s%s: %s%s\n", colour, name, graph.Printable(p), off)
+		}
 		if l.status != "" {
 			fmt.Fprint(l.w, l.status)
 		}
 		return
 	}
-	fmt.Fprintf(l.w, "%s: %s\n", name, s)
+	for _, p := range parts {
+		fmt.Fprintf(l.w, "%s: %s\n", name, graph.Printable(p))
+	}
 }
 
 // logf logs an informational line; lines about changes are green on a

@@ -31,15 +31,14 @@ func badEdges(tb testing.TB, n int) []byte {
 // report decodes data and returns what mgmt-apply logs for it, which must
 // be an invalid graph.
 func report(tb testing.TB, data []byte) string {
-	doc, err := graph.NewDecoder(bytes.NewReader(data), "in").Next()
+	o, err := next(graph.NewDecoder(bytes.NewReader(data), "in"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_, err = prepare(doc)
-	if err == nil {
+	if o.g != nil {
 		tb.Fatal("an invalid graph was prepared")
 	}
-	return stageError(err)
+	return o.msg
 }
 
 // TestManyErrorsCapped: the errors of a graph are logged one per line up
@@ -52,7 +51,7 @@ func TestManyErrorsCapped(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "in:1:") || !strings.HasSuffix(lines[0], "runtime error: edge file[/tmp/a] -> file[/tmp/no/0]: no resource file[/tmp/no/0]") {
 		t.Fatalf("first line %q", lines[0])
 	}
-	if want := name + ": ... and 99900 more errors"; lines[graph.MaxListed] != want {
+	if want := "... and 99900 more errors"; lines[graph.MaxListed] != want {
 		t.Fatalf("last line %q, want %q", lines[graph.MaxListed], want)
 	}
 }

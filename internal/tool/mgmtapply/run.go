@@ -26,7 +26,6 @@ package mgmtapply
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -124,33 +123,26 @@ func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *logger, dot 
 	dec := graph.NewDecoder(in, inName)
 	ok, seen := false, false
 	for {
-		doc, err := dec.Next()
+		o, err := next(dec)
 		if err == io.EOF {
 			break
 		}
-		seen = true
-		if err != nil && doc == nil {
-			if isReadError(err) {
-				lg.errorf("reading %s: %v", inName, err)
-				return cli.ExitFail
-			}
-			lg.errorf("%s", decodeError(err))
-			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Error: graph.ErrorDoc(err)}, graph.JSON)
-			ok = false
-			continue
-		}
-		g, err := prepare(doc)
 		if err != nil {
-			lg.errorf("%s", stageError(err))
-			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Graph: doc.Graph, Seq: doc.Seq, Error: errDoc(err)}, graph.JSON)
+			lg.errorf("reading %s: %v", inName, err)
+			return cli.ExitFail
+		}
+		seen = true
+		if o.g == nil {
+			lg.errorf("%s", o.msg)
+			graph.Encode(stdout, o.errDoc, graph.JSON)
 			ok = false
 			continue
 		}
-		if err := graph.Encode(stdout, g.Document(), graph.JSON); err != nil {
+		if err := graph.Encode(stdout, o.g.Document(), graph.JSON); err != nil {
 			lg.errorf("writing: %v", err)
 			return cli.ExitFail
 		}
-		writeDot(dot, g, lg)
+		writeDot(dot, o.g, lg)
 		ok = true
 	}
 	if !seen {
@@ -162,85 +154,56 @@ func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *logger, dot 
 	return cli.ExitOK
 }
 
-func isReadError(err error) bool {
-	var pe *graph.PosError
-	var el graph.ErrorList
-	return !errors.As(err, &pe) && !errors.As(err, &el)
+// An outcome is what became of one document of the input: the graph to
+// run, or the error document to pass on and the message that reports it.
+type outcome struct {
+	doc    *graph.Document // as decoded; nil when it could not be
+	g      *engine.Graph   // the prepared graph, or nil
+	errDoc *graph.Document // when g is nil: the error document to write
+	msg    string          // when g is nil: the lines to log
+}
+
+// next decodes and prepares the next document of dec. It returns io.EOF
+// at the end of the input and another error when the input cannot be read;
+// a document that gives no graph is an outcome, reported here, the one
+// place mgmt-apply words an error about its input: a decoding error as
+// "POS: MSG", a refused graph as "POS: runtime error: MSG" (the stage
+// mcl-compile gives resource validation), an error document from upstream
+// as "error from upstream: POS: MSG" and passed on as it is.
+func next(dec *graph.Decoder) (outcome, error) {
+	doc, err := dec.Next()
+	if err != nil && doc == nil {
+		if _, ok := graph.AsList(err); !ok {
+			return outcome{}, err // io.EOF, or a read error
+		}
+		return refused(nil, err), nil
+	}
+	if doc.IsError() {
+		return outcome{doc: doc, errDoc: doc, msg: "error from upstream: " + doc.Error.Err().Error()}, nil
+	}
+	g, err := prepare(doc)
+	if err != nil {
+		return refused(doc, graph.WithStage(err, graph.StageRuntime)), nil
+	}
+	return outcome{doc: doc, g: g}, nil
+}
+
+// refused returns the outcome of a document (nil when it could not be
+// decoded) refused with err.
+func refused(doc *graph.Document, err error) outcome {
+	out := &graph.Document{Mgmt: graph.Version, Error: graph.ErrorDoc(err)}
+	if doc != nil {
+		out.Graph, out.Seq = doc.Graph, doc.Seq
+	}
+	return outcome{doc: doc, errDoc: out, msg: err.Error()}
 }
 
 // prepare validates doc and builds the graph the engine would run.
 func prepare(doc *graph.Document) (*engine.Graph, error) {
-	if doc.IsError() {
-		return nil, &upstreamError{doc.Error}
-	}
 	if err := doc.Validate(); err != nil {
 		return nil, err
 	}
 	return engine.Build(doc, engine.BuildOptions{})
-}
-
-// An upstreamError is an error document read from the input.
-type upstreamError struct{ e *graph.Error }
-
-func (u *upstreamError) Error() string {
-	if u.e.Pos != "" {
-		return u.e.Pos + ": " + u.e.Message
-	}
-	return u.e.Message
-}
-
-// decodeError formats an error of the document decoder (a malformed
-// document, or a field of the wrong type) as POS: MSG.
-func decodeError(err error) string {
-	var up *upstreamError
-	var pe *graph.PosError
-	if !errors.As(err, &up) && errors.As(err, &pe) && pe.Pos != "" {
-		return pe.Error()
-	}
-	return stageError(err)
-}
-
-// stageError formats an error of preparing a graph (validation, edges,
-// autoedges) as POS: runtime error: MSG, the stage mcl-compile gives
-// resource validation, one line per error of a list (the first
-// graph.MaxListed of them, then a count).
-func stageError(err error) string {
-	var up *upstreamError
-	if errors.As(err, &up) {
-		return "error from upstream: " + up.Error()
-	}
-	var el graph.ErrorList
-	if errors.As(err, &el) {
-		return el.Format(func(e *graph.PosError) string { return withStage(e.Pos, e.Msg) }, "\n"+name+": ")
-	}
-	var pe *graph.PosError
-	if errors.As(err, &pe) {
-		return withStage(pe.Pos, pe.Msg)
-	}
-	var ee *engine.PosError
-	if errors.As(err, &ee) {
-		return withStage(ee.Pos, ee.Msg)
-	}
-	return withStage("", err.Error())
-}
-
-func withStage(pos, msg string) string {
-	if pos == "" {
-		return "runtime error: " + graph.Printable(msg)
-	}
-	return graph.Printable(pos + ": runtime error: " + msg)
-}
-
-func errDoc(err error) *graph.Error {
-	var up *upstreamError
-	if errors.As(err, &up) {
-		return up.e
-	}
-	var ee *engine.PosError
-	if errors.As(err, &ee) {
-		return &graph.Error{Message: ee.Msg, Pos: ee.Pos}
-	}
-	return graph.ErrorDoc(err)
 }
 
 func writeDot(path string, g *engine.Graph, lg *logger) {
@@ -425,26 +388,21 @@ func readGraphs(in io.Reader, inName string, eng *engine.Engine, exp *exporter, 
 	var r readResult
 	defer func() { done <- r }()
 	for {
-		doc, err := dec.Next()
+		o, err := next(dec)
 		if err == io.EOF {
 			return
 		}
-		if err != nil && doc == nil {
-			if isReadError(err) {
-				lg.errorf("reading %s: %v", inName, err)
-				return
-			}
-			lg.errorf("%s (keeping the last good graph)", decodeError(err))
-			continue
-		}
-		g, err := prepare(doc)
 		if err != nil {
-			lg.errorf("%s (keeping the last good graph)", stageError(err))
+			lg.errorf("reading %s: %v", inName, err)
+			return
+		}
+		if o.g == nil {
+			lg.errorf("%s (keeping the last good graph)", o.msg)
 			continue
 		}
-		writeDot(dot, g, lg)
-		eng.Load(g)
-		exp.publish(doc.Resources)
+		writeDot(dot, o.g, lg)
+		eng.Load(o.g)
+		exp.publish(o.doc.Resources)
 		r.anyValid = true
 	}
 }

@@ -223,7 +223,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 func checkResource(r *graph.Resource) error {
 	doc := &graph.Document{Mgmt: graph.Version, Graph: "check", Resources: []*graph.Resource{r}}
 	_, err := engine.Build(doc, engine.BuildOptions{NoAutoEdges: true, NoAutoGroups: true})
-	var pe *engine.PosError
+	var pe *graph.PosError
 	if errors.As(err, &pe) {
 		return errors.New(pe.Msg)
 	}

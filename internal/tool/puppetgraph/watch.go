@@ -103,15 +103,11 @@ func (t *tool) step(ctx context.Context) []string {
 }
 
 func errDoc(err error) *graph.Error {
-	var pe *puppet.Error
 	var se *syntax.Error
-	switch {
-	case errors.As(err, &pe):
-		return &graph.Error{Message: pe.Msg, Pos: pe.Pos}
-	case errors.As(err, &se):
-		return &graph.Error{Message: se.Msg, Pos: se.Pos.String()}
+	if errors.As(err, &se) {
+		return (&graph.PosError{Pos: se.Pos.String(), Msg: se.Msg}).Doc()
 	}
-	return &graph.Error{Message: err.Error()}
+	return graph.ErrorDoc(err)
 }
 
 func relevant(path string, read []string) bool {

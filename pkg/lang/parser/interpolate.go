@@ -62,7 +62,7 @@ func interpolate(t token) (ast.Expr, error) {
 	var parts []ast.Expr
 	var lit strings.Builder
 	fail := func(format string, args ...any) error {
-		return &SyntaxError{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+		return syntaxErr(pos, format, args...)
 	}
 	flush := func() {
 		if lit.Len() > 0 {

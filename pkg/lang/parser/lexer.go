@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 )
 
@@ -53,13 +54,11 @@ var keywords = map[string]bool{
 	"and": true, "or": true, "not": true, "in": true,
 }
 
-// A SyntaxError is an error of the lexing, parsing or interpolation stage.
-type SyntaxError struct {
-	Pos ast.Pos
-	Msg string
+// syntaxErr returns an error of the syntax stage (lexing, parsing,
+// interpolation) at pos.
+func syntaxErr(pos ast.Pos, format string, args ...any) *graph.PosError {
+	return graph.Errorf(pos.String(), graph.StageSyntax, format, args...)
 }
-
-func (e *SyntaxError) Error() string { return e.Pos.String() + ": syntax error: " + e.Msg }
 
 type lexer struct {
 	file string
@@ -72,7 +71,7 @@ type lexer struct {
 func (l *lexer) pos() ast.Pos { return ast.Pos{File: l.file, Line: l.line, Col: l.col} }
 
 func (l *lexer) fail(p ast.Pos, format string, args ...any) {
-	panic(&SyntaxError{Pos: p, Msg: fmt.Sprintf(format, args...)})
+	panic(syntaxErr(p, format, args...))
 }
 
 func (l *lexer) adv(n int) {

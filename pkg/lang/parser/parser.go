@@ -4,7 +4,7 @@
 // they end statements). The parser is recursive descent with precedence
 // climbing for the binary operators (lowest first: <|>, or, and,
 // comparisons and in, + -, * /, not, ->, [ ]). It panics with a
-// *SyntaxError on the first error; Parse recovers it at the boundary.
+// *graph.PosError on the first error; Parse recovers it at the boundary.
 // String literals are decoded and interpolated (`${name}` becomes an
 // ast.Interp) while parsing.
 package parser
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 )
@@ -21,7 +22,7 @@ import (
 func Parse(file, src string) (prog *ast.Prog, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			se, ok := r.(*SyntaxError)
+			se, ok := r.(*graph.PosError)
 			if !ok {
 				panic(r)
 			}
@@ -37,7 +38,7 @@ func Parse(file, src string) (prog *ast.Prog, err error) {
 func ParseExpr(file, src string) (e ast.Expr, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			se, ok := r.(*SyntaxError)
+			se, ok := r.(*graph.PosError)
 			if !ok {
 				panic(r)
 			}
@@ -100,7 +101,7 @@ func (p *parser) adv() token {
 }
 
 func (p *parser) failAt(pos ast.Pos, format string, args ...any) {
-	panic(&SyntaxError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	panic(syntaxErr(pos, format, args...))
 }
 
 func (p *parser) unexpected(want string) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
@@ -12,7 +13,7 @@ import (
 )
 
 // checker resolves names and types a program, building its IR. Scope
-// errors abort at once (panic with *Error, recovered in Check); type
+// errors abort at once (panic with *graph.PosError, recovered in Check); type
 // errors are recorded (the first is reported) so that scope errors found
 // later in the walk still win, as the stages run in that order.
 // maxCopies bounds the copies of func statements and classes (each use
@@ -34,7 +35,7 @@ type checker struct {
 	loader  *loader
 	cons    []*constraint
 	finals  []func() error
-	typeErr *Error
+	typeErr *graph.PosError
 	nextID  int
 }
 

@@ -211,7 +211,7 @@ func (e *Engine) live() bool {
 // Run evaluates the program and calls emit with each new graph document.
 // With once it returns after the first document; otherwise it returns when
 // no stream can produce anything more, or when ctx is done. Runtime errors
-// are returned as *Error.
+// are returned as *graph.PosError.
 func (e *Engine) Run(ctx context.Context, once bool, emit func(*graph.Document) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -9,33 +9,26 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 )
 
-// Stage names the compiler stage an error belongs to.
-type Stage string
-
-// The stages, as printed in "FILE:LINE:COL: STAGE error: message".
+// The stages of the compiler, as printed in "FILE:LINE:COL: STAGE error:
+// message"; every error of Check and Run is a *graph.PosError of one.
 const (
-	StageSyntax  Stage = "syntax"
-	StageScope   Stage = "scope"
-	StageType    Stage = "type"
-	StageRuntime Stage = "runtime"
+	StageSyntax  = graph.StageSyntax
+	StageScope   = graph.StageScope
+	StageType    = graph.StageType
+	StageRuntime = graph.StageRuntime
 )
 
-// An Error is a positioned compiler error of one stage.
-type Error struct {
-	Pos   ast.Pos
-	Stage Stage
-	Msg   string
+// errAt returns the error of stage at pos (a zero pos is unknown).
+func errAt(pos ast.Pos, stage graph.Stage, format string, args ...any) *graph.PosError {
+	return graph.Errorf(posString(pos), stage, format, args...)
 }
 
-func (e *Error) Error() string {
-	if e.Pos.Line == 0 {
-		return fmt.Sprintf("%s error: %s", e.Stage, e.Msg)
+// posString returns pos as FILE:LINE:COL, or "" when it names no line.
+func posString(pos ast.Pos) string {
+	if pos.Line == 0 {
+		return ""
 	}
-	return fmt.Sprintf("%s: %s error: %s", e.Pos, e.Stage, e.Msg)
-}
-
-func errAt(pos ast.Pos, stage Stage, format string, args ...any) *Error {
-	return &Error{Pos: pos, Stage: stage, Msg: fmt.Sprintf(format, args...)}
+	return pos.String()
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest of names to name.
@@ -56,5 +49,3 @@ func suggest(name string, names []string) string {
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
-
-func (s Stage) String() string { return string(s) }

@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/parser"
@@ -60,11 +61,11 @@ type Program struct {
 }
 
 // Check loads the program at path (a .mcl file, a module directory, or "-"
-// with src given) and checks it. Errors are *Error or *parser.SyntaxError.
+// with src given) and checks it. Errors are *graph.PosError.
 func Check(path string, src []byte, opts Options) (prog *Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e, ok := r.(*Error)
+			e, ok := r.(*graph.PosError)
 			if !ok {
 				e = errAt(ast.Pos{File: path}, StageRuntime, "internal error: %v", r)
 			}
@@ -123,12 +124,12 @@ func (p *Program) envOf(m *module) *funcs.Env {
 	return e
 }
 
-// runtimeErr turns an evaluation error into a positioned *Error.
+// runtimeErr turns an evaluation error into a positioned *graph.PosError.
 func (p *Program) runtimeErr(err error) error {
 	if re, ok := err.(*runtimeError); ok {
 		return errAt(re.pos, StageRuntime, "%v", re.err)
 	}
-	if e, ok := err.(*Error); ok {
+	if e, ok := err.(*graph.PosError); ok {
 		return e
 	}
 	return errAt(ast.Pos{}, StageRuntime, "%v", err)

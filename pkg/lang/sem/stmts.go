@@ -303,7 +303,7 @@ func (c *checker) declareImport(st *ast.Import, s *Scope) {
 	} else {
 		m, err := c.loader.load(c, s.mod, path, st.Pos)
 		if err != nil {
-			if e, ok := err.(*Error); ok {
+			if e, ok := err.(*graph.PosError); ok {
 				panic(e)
 			}
 			c.scopeErr(st.Pos, "import %q: %v", path, err)

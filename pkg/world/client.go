@@ -45,6 +45,9 @@ type Client struct {
 	mu    sync.Mutex
 	lease clientv3.LeaseID // lazily granted, kept alive until Close
 	stop  context.CancelFunc
+	// schedLeases are the leases of the scheduler entries with a TTL of
+	// their own, by namespace, kept alive until released or Close.
+	schedLeases map[string]*schedLease
 }
 
 // Connect returns a client of the cluster reachable at cfg.Endpoints. It
@@ -147,12 +150,20 @@ func (c *Client) Namespace() string { return c.ns }
 func (c *Client) Etcd() *clientv3.Client { return c.cli }
 
 // Close revokes this host's lease (so its volunteers and converged state
-// vanish at once) and closes the connection.
+// vanish at once; scheduler entries with a TTL of their own stay that
+// long, persistent ones stay) and closes the connection.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	lease, stop := c.lease, c.stop
 	c.lease, c.stop = 0, nil
+	var nss []string
+	for ns := range c.schedLeases {
+		nss = append(nss, ns)
+	}
 	c.mu.Unlock()
+	for _, ns := range nss {
+		c.SchedulerRelease(ns) // those entries expire after their TTL
+	}
 	if stop != nil {
 		stop()
 	}

@@ -18,7 +18,8 @@
 //	NS/mapped/<hostname>/<namespace>         per-host map (kv mapped, world.kvlookup)
 //	NS/exports/<from>/<to-host|*>/<kind>/<name>
 //	                                         an exported resource, JSON of graph.Resource
-//	NS/scheduler/hostname/<host>/<ns>        a volunteer, options as JSON, on a lease
+//	NS/scheduler/hostname/<host>/<ns>        a volunteer, options as JSON, on the host's
+//	                                         lease, a lease of its own (ttl) or none (persist)
 //	NS/scheduler/schedule/<ns>               the chosen hosts, comma separated, shared
 //	NS/converged/<host>                      "true" or "false", on a lease
 //	NS/cluster/standby/<host>, NS/cluster/promote

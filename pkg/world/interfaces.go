@@ -43,6 +43,7 @@ type SchedulerWorld interface {
 	Hostname() string
 	SchedulerAdd(ctx context.Context, ns string, opts SchedOpts) error
 	SchedulerWithdraw(ctx context.Context, ns string) error
+	SchedulerRelease(ns string)
 	SchedulerVolunteering(ctx context.Context, ns string) (SchedOpts, bool, error)
 	Schedule(ctx context.Context, ns string) ([]string, error)
 	ScheduleWatch(ctx context.Context, ns string) (<-chan error, error)

@@ -412,6 +412,17 @@ func (l *Lazy) SchedulerWithdraw(ctx context.Context, ns string) error {
 	return c.SchedulerWithdraw(ctx, ns)
 }
 
+// SchedulerRelease releases the entry of ns when connected; without a
+// connection there is nothing to keep alive.
+func (l *Lazy) SchedulerRelease(ns string) {
+	l.mu.Lock()
+	c := l.client
+	l.mu.Unlock()
+	if c != nil {
+		c.SchedulerRelease(ns)
+	}
+}
+
 func (l *Lazy) SchedulerVolunteering(ctx context.Context, ns string) (SchedOpts, bool, error) {
 	c, err := l.Client(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -27,16 +28,32 @@ const (
 var Strategies = []string{StrategyFirst, StrategyAlpha, StrategyHash}
 
 // SchedOpts are a volunteer's wishes for a namespace. When volunteers
-// disagree, those of the earliest volunteer win.
+// disagree, the strategy and max of the earliest volunteer win; TTL and
+// Persist are each volunteer's own: how long its entry outlives it.
 type SchedOpts struct {
 	Strategy string `json:"strategy,omitempty"`
 	Max      int    `json:"max,omitempty"` // 0 means no limit
+	// TTL, in seconds, gives the entry a lease of its own, refreshed
+	// while this client runs: the entry stays that long after the host
+	// goes away or releases it (SchedulerRelease). 0: the entry is on the
+	// host's lease and goes with the host.
+	TTL int `json:"ttl,omitempty"`
+	// Persist keeps the entry on no lease at all: it stays until a
+	// withdrawal.
+	Persist bool `json:"persist,omitempty"`
 }
 
-// Validate reports an unknown strategy or a negative max.
+// Validate reports an unknown strategy, a negative max or TTL, and a TTL
+// with Persist.
 func (o SchedOpts) Validate() error {
 	if o.Max < 0 {
 		return fmt.Errorf("max must not be negative, got %d", o.Max)
+	}
+	if o.TTL < 0 {
+		return fmt.Errorf("ttl must not be negative, got %d", o.TTL)
+	}
+	if o.Persist && o.TTL > 0 {
+		return fmt.Errorf("persist and ttl do not go together: a persistent entry never expires")
 	}
 	if o.Strategy == "" {
 		return nil
@@ -65,15 +82,32 @@ func (c *Client) SchedulerAdd(ctx context.Context, ns string, opts SchedOpts) er
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	lease, err := c.hostLease(ctx)
-	if err != nil {
-		return err
+	var put []clientv3.OpOption
+	switch {
+	case opts.Persist:
+	case opts.TTL > 0:
+		lease, err := c.schedLease(ctx, ns, opts.TTL)
+		if err != nil {
+			return err
+		}
+		put = append(put, clientv3.WithLease(lease))
+	default:
+		lease, err := c.hostLease(ctx)
+		if err != nil {
+			return err
+		}
+		put = append(put, clientv3.WithLease(lease))
 	}
 	b, _ := json.Marshal(opts)
 	octx, cancel := opContext(ctx)
 	defer cancel()
-	if _, err := c.cli.Put(octx, c.schedHostKey(c.hostname, ns), string(b), clientv3.WithLease(lease)); err != nil {
+	if _, err := c.cli.Put(octx, c.schedHostKey(c.hostname, ns), string(b), put...); err != nil {
 		return err
+	}
+	if opts.TTL == 0 {
+		// The entry no longer needs a lease of its own; dropping the
+		// keep alive is enough (the key is on another lease now).
+		c.stopSchedLease(ns, false)
 	}
 	return c.storeSchedule(ctx, ns)
 }
@@ -86,7 +120,91 @@ func (c *Client) SchedulerWithdraw(ctx context.Context, ns string) error {
 	if _, err := c.Delete(ctx, c.schedHostKey(c.hostname, ns)); err != nil {
 		return err
 	}
+	c.stopSchedLease(ns, true)
 	return c.storeSchedule(ctx, ns)
+}
+
+// SchedulerRelease stops keeping this host's entry of namespace ns alive
+// without removing it: an entry with a TTL expires that long after, a
+// persistent one stays, one on the host's lease stays while the host
+// runs. Close does the same for every entry.
+func (c *Client) SchedulerRelease(ns string) {
+	c.stopSchedLease(ns, false)
+}
+
+// A schedLease is the lease of this host's entry of one namespace with a
+// TTL, and the end of its keep alive.
+type schedLease struct {
+	id   clientv3.LeaseID
+	ttl  int
+	stop context.CancelFunc
+	done chan struct{} // closed when the keep alive's drain ended
+}
+
+// schedLease returns the lease of this host's entry of ns with ttl
+// seconds to live, granting it and starting its keep alive unless one
+// with that TTL runs.
+func (c *Client) schedLease(ctx context.Context, ns string, ttl int) (clientv3.LeaseID, error) {
+	c.mu.Lock()
+	if l := c.schedLeases[ns]; l != nil && l.ttl == ttl {
+		select {
+		case <-l.done:
+		default:
+			c.mu.Unlock()
+			return l.id, nil
+		}
+	}
+	c.mu.Unlock()
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	g, err := c.cli.Grant(octx, int64(ttl))
+	if err != nil {
+		return 0, fmt.Errorf("lease: %v", err)
+	}
+	kctx, stop := context.WithCancel(context.Background())
+	ch, err := c.cli.KeepAlive(kctx, g.ID)
+	if err != nil {
+		stop()
+		return 0, fmt.Errorf("lease keep alive: %v", err)
+	}
+	l := &schedLease{id: g.ID, ttl: ttl, stop: stop, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for range ch {
+		}
+	}()
+	c.mu.Lock()
+	old := c.schedLeases[ns]
+	if c.schedLeases == nil {
+		c.schedLeases = map[string]*schedLease{}
+	}
+	c.schedLeases[ns] = l
+	c.mu.Unlock()
+	if old != nil {
+		old.stop()
+		<-old.done
+	}
+	return g.ID, nil
+}
+
+// stopSchedLease ends the keep alive of the lease of ns, if any, and
+// waits for it; with revoke the lease is revoked too (its key was
+// deleted).
+func (c *Client) stopSchedLease(ns string, revoke bool) {
+	c.mu.Lock()
+	l := c.schedLeases[ns]
+	delete(c.schedLeases, ns)
+	c.mu.Unlock()
+	if l == nil {
+		return
+	}
+	l.stop()
+	<-l.done
+	if revoke {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c.cli.Revoke(ctx, l.id)
+		cancel()
+	}
 }
 
 // SchedulerVolunteering reports whether this host volunteers for ns, and

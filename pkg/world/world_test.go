@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
@@ -275,6 +277,70 @@ func TestScheduler(t *testing.T) {
 	}
 	if err := b.SchedulerAdd(ctx, "web", SchedOpts{Strategy: "nope"}); err == nil {
 		t.Fatal("unknown strategy accepted")
+	}
+}
+
+// TestSchedulerLifetimes: an entry with a TTL of its own outlives its
+// host by that long (its lease is granted with that TTL, kept alive while
+// the host runs), a persistent one until it is withdrawn, and the options
+// that cannot go together are refused.
+func TestSchedulerLifetimes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, p, watcher := client(t, "a"), client(t, "p"), client(t, "w")
+	ch, err := watcher.ScheduleWatch(ctx, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	if err := a.SchedulerAdd(ctx, "db", SchedOpts{TTL: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SchedulerAdd(ctx, "db", SchedOpts{Persist: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.cli.Get(ctx, a.schedHostKey("a", "db"))
+	if err != nil || len(r.Kvs) != 1 {
+		t.Fatalf("entry of a: %v %v", r, err)
+	}
+	ttl, err := a.cli.TimeToLive(ctx, clientv3.LeaseID(r.Kvs[0].Lease))
+	if err != nil || ttl.GrantedTTL != 2 {
+		t.Fatalf("lease of the entry: %+v %v, want one of its own granted for 2s", ttl, err)
+	}
+	if r, _ := p.cli.Get(ctx, p.schedHostKey("p", "db")); len(r.Kvs) != 1 || r.Kvs[0].Lease != 0 {
+		t.Fatalf("persistent entry %v: want one on no lease", r.Kvs)
+	}
+	a.Close()
+	p.Close()
+	if got, _ := watcher.Schedule(ctx, "db"); !reflect.DeepEqual(got, []string{"a", "p"}) {
+		t.Fatalf("right after both left: %v, want [a p]", got)
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		got, err := watcher.Schedule(ctx, "db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(got, []string{"p"}) {
+			break
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("the entry with a TTL did not expire: %v", got)
+		}
+	}
+	again := client(t, "p")
+	if err := again.SchedulerWithdraw(ctx, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := watcher.Schedule(ctx, "db"); len(got) != 0 {
+		t.Fatalf("after the withdrawal: %v", got)
+	}
+	for _, o := range []SchedOpts{{Persist: true, TTL: 3}, {TTL: -1}} {
+		if err := watcher.SchedulerAdd(ctx, "db", o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
 	}
 }
 

@@ -12,9 +12,12 @@ import (
 
 // ScheduleRes makes this host volunteer for a namespace of the world's
 // scheduler, with a strategy and a maximum number of chosen hosts; mcl's
-// world.schedule reads who was chosen. The volunteer entry lives on the
-// host's lease: it vanishes when the host dies, and is withdrawn when the
-// resource leaves the graph.
+// world.schedule reads who was chosen. By default the volunteer entry
+// lives on the host's lease: it vanishes when the host dies, and is
+// withdrawn when the resource leaves the graph. With ttl it has a lease
+// of its own and stays that many seconds after the host dies or the
+// resource leaves; with persist it stays until a schedule resource with
+// withdraw removes it.
 type ScheduleRes struct {
 	traits.Base
 
@@ -24,10 +27,23 @@ type ScheduleRes struct {
 	// Namespace defaults to the resource name; a collected one must equal
 	// it.
 	Namespace string `lang:"namespace" yaml:"namespace" collect:"name"`
-	// Strategy is one of world.Strategies; empty means "first".
+	// Strategy is one of world.Strategies (or "rr", upstream's name of
+	// the default); empty means "first".
 	Strategy string `lang:"strategy" yaml:"strategy"`
 	// Max is the number of hosts to choose; 0 means all volunteers.
 	Max int `lang:"max" yaml:"max"`
+	// Persist keeps this host's entry when the host goes away or the
+	// resource leaves the graph, until a withdrawal. Not with ttl.
+	Persist bool `lang:"persist" yaml:"persist"`
+	// TTL is how many seconds this host's entry outlives the host, or
+	// the resource once it left the graph (unset: it goes with them).
+	TTL *int `lang:"ttl" yaml:"ttl"`
+	// Withdraw removes this host from the namespace (a persistent entry
+	// included) instead of volunteering; not with strategy, max, persist
+	// or ttl.
+	Withdraw bool `lang:"withdraw" yaml:"withdraw"`
+
+	added bool // this process made (or refreshed) the entry
 }
 
 // Default returns a schedule resource.
@@ -41,13 +57,27 @@ func (s *ScheduleRes) ns() string {
 }
 
 func (s *ScheduleRes) opts() world.SchedOpts {
-	return world.SchedOpts{Strategy: s.Strategy, Max: s.Max}
+	o := world.SchedOpts{Strategy: s.Strategy, Max: s.Max, Persist: s.Persist}
+	if o.Strategy == "rr" {
+		o.Strategy = world.StrategyFirst
+	}
+	if s.TTL != nil {
+		o.TTL = *s.TTL
+	}
+	return o
 }
 
-// Validate checks the namespace, strategy and max.
+// Validate checks the namespace, strategy, max, ttl and the combinations
+// upstream refuses.
 func (s *ScheduleRes) Validate() error {
 	if s.ns() == "" {
 		return fmt.Errorf("empty namespace")
+	}
+	if s.Withdraw && (s.Strategy != "" || s.Max != 0 || s.Persist || s.TTL != nil) {
+		return fmt.Errorf("withdraw takes no strategy, max, persist or ttl")
+	}
+	if s.TTL != nil && *s.TTL <= 0 {
+		return fmt.Errorf("ttl must be positive, got %d", *s.TTL)
 	}
 	return s.opts().Validate()
 }
@@ -63,9 +93,15 @@ func (s *ScheduleRes) Init(init *engine.Init) error {
 	return nil
 }
 
-// Cleanup withdraws this host from the namespace.
+// Cleanup withdraws this host from the namespace, unless the entry is to
+// outlive the resource (persist, ttl): it is then only no longer kept
+// alive.
 func (s *ScheduleRes) Cleanup() error {
-	if s.w == nil {
+	if s.w == nil || s.Withdraw {
+		return nil
+	}
+	if s.Persist || s.TTL != nil {
+		s.w.SchedulerRelease(s.ns())
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -82,19 +118,34 @@ func (s *ScheduleRes) Watch(ctx context.Context) error {
 	return follow(ctx, ch, s.init)
 }
 
-// CheckApply volunteers with the wanted options.
+// CheckApply volunteers with the wanted options, or withdraws. An entry
+// with a ttl that an earlier process left is taken over (its lease is
+// then kept alive by this one).
 func (s *ScheduleRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	have, ok, err := s.w.SchedulerVolunteering(ctx, s.ns())
 	if err != nil {
 		return false, err
 	}
-	if ok && have == s.opts() {
+	if s.Withdraw {
+		if !ok {
+			return true, nil
+		}
+		if !apply {
+			return false, nil
+		}
+		return false, s.w.SchedulerWithdraw(ctx, s.ns())
+	}
+	if ok && have == s.opts() && (s.added || s.TTL == nil) {
 		return true, nil
 	}
 	if !apply {
 		return false, nil
 	}
-	return false, s.w.SchedulerAdd(ctx, s.ns(), s.opts())
+	if err := s.w.SchedulerAdd(ctx, s.ns(), s.opts()); err != nil {
+		return false, err
+	}
+	s.added = true
+	return false, nil
 }
 
 // Cmp compares two schedule resources.
@@ -103,8 +154,8 @@ func (s *ScheduleRes) Cmp(r engine.Res) error {
 	if !ok {
 		return fmt.Errorf("not a schedule resource")
 	}
-	if s.ns() != o.ns() || s.opts() != o.opts() {
-		return fmt.Errorf("namespace, strategy or max differs")
+	if s.ns() != o.ns() || s.opts() != o.opts() || s.Withdraw != o.Withdraw {
+		return fmt.Errorf("namespace, strategy, max, persist, ttl or withdraw differs")
 	}
 	return nil
 }

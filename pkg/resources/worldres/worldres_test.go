@@ -237,3 +237,67 @@ func TestSchedule(t *testing.T) {
 		t.Fatal("unknown strategy accepted")
 	}
 }
+
+// TestSchedulePersistTTLWithdraw: a persistent entry stays when its
+// resource leaves the graph, one with a ttl stays that long, and a
+// withdraw resource removes this host's entry, persistent or not.
+func TestSchedulePersistTTLWithdraw(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
+	mk := func(w engine.World, s *ScheduleRes) *ScheduleRes {
+		s.SetKind("schedule")
+		s.SetName("jobs")
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		_, init := newInit(w)
+		if err := s.Init(init); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ttl := 1
+	pa := mk(a, &ScheduleRes{Persist: true})
+	tb := mk(b, &ScheduleRes{TTL: &ttl})
+	checkApply(t, pa, true, false)
+	checkApply(t, pa, true, true)
+	checkApply(t, tb, true, false)
+	checkApply(t, tb, true, true)
+	for _, r := range []*ScheduleRes{pa, tb} {
+		if err := r.Cleanup(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := a.Schedule(ctx, "jobs"); len(got) != 2 {
+		t.Fatalf("right after the resources left: %v, want both hosts", got)
+	}
+	ch, err := a.ScheduleWatch(ctx, "jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		if got, _ := a.Schedule(ctx, "jobs"); len(got) == 1 && got[0] == "a" {
+			break
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatal("the entry with a ttl never expired")
+		}
+	}
+	wa := mk(a, &ScheduleRes{Withdraw: true})
+	checkApply(t, wa, false, false)
+	checkApply(t, wa, true, false)
+	checkApply(t, wa, true, true)
+	if got, _ := a.Schedule(ctx, "jobs"); len(got) != 0 {
+		t.Fatalf("after the withdrawal: %v", got)
+	}
+	for _, bad := range []*ScheduleRes{{Withdraw: true, Max: 2}, {Persist: true, TTL: &ttl}, {TTL: new(int)}} {
+		bad.SetName("x")
+		if bad.Validate() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

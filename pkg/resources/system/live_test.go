@@ -209,6 +209,36 @@ func TestLivePkgRefused(t *testing.T) {
 }
 func TestLivePkgPackageKit(t *testing.T) { testLivePkg(t, "packagekit") }
 
+// TestLivePkgDowngrade: a version state older than the installed one is
+// refused, the package left alone, until allowdowngrade is set; then the
+// package is downgraded, with either backend.
+func TestLivePkgDowngrade(t *testing.T) {
+	systemtest.Live(t)
+	for _, backend := range []string{"apt", "packagekit"} {
+		id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+		name := "mgmt-down-" + backend + "-" + id
+		systemtest.Repo(t, "", systemtest.Deb{Name: name, Version: "1.0"}, systemtest.Deb{Name: name, Version: "1.1"})
+		r := newPkg(name, "1.1", backend)
+		h := newHarness(t, r)
+		h.converge()
+		r.State = "1.0"
+		_, err := r.CheckApply(t.Context(), true)
+		if err == nil || !strings.Contains(err.Error(), "set allowdowngrade") {
+			t.Fatalf("%s: downgrade without allowdowngrade: got %v", backend, err)
+		}
+		if v := dpkgVersion(name); v != "1.1" {
+			t.Fatalf("%s: %s is at %q after a refused downgrade", backend, name, v)
+		}
+		r.AllowDowngrade = true
+		h.converge()
+		if v := dpkgVersion(name); v != "1.0" {
+			t.Fatalf("%s: %s at %q, want 1.0", backend, name, v)
+		}
+		r.State = "uninstalled"
+		h.converge()
+	}
+}
+
 func u32(v uint32) *uint32 { return &v }
 func str(s string) *string { return &s }
 

@@ -38,6 +38,9 @@ type PkgRes struct {
 	// AllowNonFree allows installing non-free packages (PackageKit's free
 	// filter; with apt, a section starting with "non-free").
 	AllowNonFree bool `lang:"allownonfree" yaml:"allownonfree"`
+	// AllowDowngrade allows a version state older than the installed
+	// version to downgrade the package; without it that is an error.
+	AllowDowngrade bool `lang:"allowdowngrade" yaml:"allowdowngrade"`
 	// AllowUnsupported allows installing packages that PackageKit does not
 	// report as supported by the distribution (packages of local or
 	// third-party repositories). apt has no such notion and ignores it.
@@ -154,6 +157,9 @@ type pkgAction struct {
 	remove  bool   // remove
 	version string // version to install, "" for the candidate
 	refresh bool   // the package index may be stale: refresh and retry
+	// downgrade: version is older than the installed one (from is).
+	downgrade bool
+	from      string
 }
 
 // decidePkg returns what package name needs to reach state, given what the
@@ -179,6 +185,9 @@ func decidePkg(name, state string, st pkgState) pkgAction {
 			a.install = true
 			a.version = state
 			a.refresh = !st.has(state)
+			if st.installed != "" && compareDebVersions(state, st.installed) < 0 {
+				a.downgrade, a.from = true, st.installed
+			}
 		}
 	}
 	return a
@@ -203,6 +212,9 @@ func (r *PkgRes) plan(ctx context.Context, b pkgBackend, apply bool) ([]pkgActio
 		stale := false
 		for _, m := range ms {
 			a := decidePkg(m.Name(), m.State, states[m.Name()])
+			if a.downgrade && !m.AllowDowngrade {
+				return nil, fmt.Errorf("package %s: version %s is older than the installed %s: set allowdowngrade to downgrade it", a.name, a.version, a.from)
+			}
 			stale = stale || a.refresh
 			if a.install || a.remove {
 				acts = append(acts, a)
@@ -251,6 +263,10 @@ func (r *PkgRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	}
 	// GroupCmp keeps the options of a group's members equal
 	opts := pkgOpts{untrusted: r.AllowUntrusted, nonFree: r.AllowNonFree, unsupported: r.AllowUnsupported}
+	for _, a := range acts {
+		// plan refused every downgrade its member did not allow
+		opts.downgrade = opts.downgrade || a.downgrade
+	}
 	start := time.Now()
 	if err := b.apply(ctx, acts, opts); err != nil {
 		return false, err
@@ -286,6 +302,9 @@ func (r *PkgRes) Cmp(other engine.Res) error {
 	}
 	if r.State != o.State {
 		return fmt.Errorf("state differs: %q vs %q", r.State, o.State)
+	}
+	if r.AllowDowngrade != o.AllowDowngrade {
+		return fmt.Errorf("allowdowngrade differs")
 	}
 	a, b := r.members(), o.members()
 	if len(a) != len(b) {

@@ -36,6 +36,7 @@ type pkgOpts struct {
 	untrusted   bool // allow unauthenticated packages
 	nonFree     bool // allow installing non-free packages
 	unsupported bool // allow installing unsupported packages
+	downgrade   bool // allow versions older than the installed ones
 }
 
 // A pkgBackend is one way to query and change the installed packages.
@@ -136,8 +137,11 @@ func (b *aptBackend) refresh(ctx context.Context) error {
 }
 
 func (b *aptBackend) apply(ctx context.Context, acts []pkgAction, opts pkgOpts) error {
-	args := []string{"install", "-y", "-q", "--no-install-recommends", "--allow-downgrades",
+	args := []string{"install", "-y", "-q", "--no-install-recommends",
 		"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold"}
+	if opts.downgrade {
+		args = append(args, "--allow-downgrades")
+	}
 	if opts.untrusted {
 		args = append(args, "--allow-unauthenticated")
 	}

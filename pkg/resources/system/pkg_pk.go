@@ -220,7 +220,10 @@ func (b *pkBackend) apply(ctx context.Context, acts []pkgAction, opts pkgOpts) e
 			install = append(install, id)
 		}
 	}
-	var flags uint64 = pkFlagAllowDowngrade
+	var flags uint64
+	if opts.downgrade {
+		flags |= pkFlagAllowDowngrade
+	}
 	if !opts.untrusted {
 		flags |= pkFlagOnlyTrusted
 	}

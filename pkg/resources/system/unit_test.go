@@ -125,6 +125,7 @@ func TestDecidePkg(t *testing.T) {
 		{"1.0", inst, pkgAction{}},
 		{"1.1", inst, pkgAction{install: true, version: "1.1"}},
 		{"2.0", inst, pkgAction{install: true, version: "2.0", refresh: true}},
+		{"0.9", pkgState{installed: "1.0", versions: []string{"0.9", "1.0"}}, pkgAction{install: true, version: "0.9", downgrade: true, from: "1.0"}},
 	} {
 		tc.want.name = "p"
 		if got := decidePkg("p", tc.state, tc.st); got != tc.want {

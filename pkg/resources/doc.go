@@ -377,8 +377,14 @@
 //
 // noop does nothing (noops group into one vertex); test has a parameter of
 // most types mcl can express and sends "hello" and "answer"; print logs
-// msg; msg logs body and, with journal set, writes it to journald's native
-// socket; timer reports a change every interval seconds, refreshing its
-// notify successors; password keeps a random password in its vardir and
-// sends it as "password", generating a new one on a refresh.
+// msg (with refresh_only, only on a refresh); msg logs body and, with
+// journal set, writes it to journald's native socket, with syslog set, to
+// the local syslog socket /dev/log (RFC 3164 without a host name,
+// facility daemon; a missing socket is an error); timer reports a change
+// every interval seconds, refreshing its notify successors; password
+// generates a random password and sends it as "password", generating a
+// new one on a refresh: with saved it is kept in its vardir (mode 0600,
+// in a 0700 directory) across restarts, without (the default) it never
+// reaches the disk and a restart makes a new one; a kept password that is
+// not valid for the length is an error unless check_recovery is set.
 package resources

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -135,6 +136,23 @@ func TestPrint(t *testing.T) {
 	}
 }
 
+// TestPrintRefreshOnly: with refresh_only, only a notification prints.
+func TestPrintRefreshOnly(t *testing.T) {
+	h := newHarness(t)
+	p := setup(t, h, "print", "p", &PrintRes{Msg: "hello", RefreshOnly: true}).(*PrintRes)
+	checkApply(t, p, true, true)
+	p.Msg = "changed"
+	checkApply(t, p, true, true)
+	if h.logged() != "" {
+		t.Fatalf("printed %q without a refresh", h.logged())
+	}
+	h.setRefresh(true)
+	checkApply(t, p, true, true)
+	if h.logged() != "msg: changed" {
+		t.Fatalf("log %q after a refresh, want the message once", h.logged())
+	}
+}
+
 // journalListener is a real unix datagram socket standing in for
 // journald's.
 func journalListener(t *testing.T) (string, *net.UnixConn) {
@@ -181,6 +199,59 @@ func TestMsgJournal(t *testing.T) {
 	}
 }
 
+// TestMsgSyslog sends to real sockets standing in for /dev/log: a
+// datagram one (journald's, rsyslog's) and a stream one.
+func TestMsgSyslog(t *testing.T) {
+	want := regexp.MustCompile(`^<28>[A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d app\[\d+\]: disk almost full\n?$`)
+	dgram, conn := journalListener(t)
+	stream := filepath.Join(t.TempDir(), "log")
+	ln, err := net.Listen("unix", stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer c.Close()
+		b, _ := io.ReadAll(c)
+		got <- string(b)
+	}()
+	for _, path := range []string{dgram, stream} {
+		h := newHarness(t)
+		m := &MsgRes{Body: "disk almost full", Priority: "Warning", Fields: map[string]string{"syslog_identifier": "app"}, Syslog: true}
+		m.syslogPath = path
+		setup(t, h, "msg", "m", m)
+		checkApply(t, m, false, false)
+		checkApply(t, m, true, false)
+		checkApply(t, m, true, true) // sent once
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := conn.Read(buf)
+	if err != nil || !want.Match(buf[:n]) {
+		t.Errorf("datagram %q, %v", buf[:n], err)
+	}
+	select {
+	case s := <-got:
+		if !want.MatchString(s) || !strings.HasSuffix(s, "\n") {
+			t.Errorf("stream got %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("nothing on the stream socket")
+	}
+	m := &MsgRes{Body: "x", Syslog: true}
+	m.syslogPath = filepath.Join(t.TempDir(), "no-log")
+	setup(t, newHarness(t), "msg", "m", m)
+	if _, err := m.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "syslog:") {
+		t.Fatalf("no syslog socket: got %v", err)
+	}
+}
+
 func TestTimer(t *testing.T) {
 	h := newHarness(t)
 	tm := setup(t, h, "timer", "t", &TimerRes{Interval: 1}).(*TimerRes)
@@ -202,29 +273,74 @@ func TestTimer(t *testing.T) {
 
 func TestPassword(t *testing.T) {
 	h := newHarness(t)
-	p := setup(t, h, "password", "p", &PasswordRes{Length: 20}).(*PasswordRes)
+	p := setup(t, h, "password", "p", &PasswordRes{Length: 20, Saved: true}).(*PasswordRes)
 	checkApply(t, p, false, false)
 	checkApply(t, p, true, false)
 	first := *h.sent.(*PasswordSends).Password
 	if len(first) != 20 {
 		t.Fatalf("password %q", first)
 	}
-	if fi, err := os.Stat(p.file); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(p.file); err != nil || fi.Mode().Perm() != 0o600 || mustRead(t, p.file) != first {
 		t.Fatalf("saved file: %v %v", fi, err)
 	}
 	checkApply(t, p, true, true)
 	if *h.sent.(*PasswordSends).Password != first {
 		t.Fatal("password changed without a refresh")
 	}
+	// A restart (a new instance on the same state) keeps it.
+	again := setup(t, h, "password", "p", &PasswordRes{Length: 20, Saved: true})
+	checkApply(t, again, true, true)
+	if *h.sent.(*PasswordSends).Password != first {
+		t.Fatal("a saved password changed across a restart")
+	}
 	startWatch(t, h, p)
 	expectEvent(t, h, "tampered", func() { mustWrite(t, p.file, "short") })
+	if _, err := p.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "check_recovery") {
+		t.Fatalf("an invalid saved password without check_recovery: got %v", err)
+	}
+	if mustRead(t, p.file) != "short" {
+		t.Fatal("the invalid password was replaced without check_recovery")
+	}
+	p.CheckRecovery = true
 	checkApply(t, p, true, false)
 	second := *h.sent.(*PasswordSends).Password
+	if len(second) != 20 || mustRead(t, p.file) != second {
+		t.Fatalf("recovered password %q, saved %q", second, mustRead(t, p.file))
+	}
 	h.setRefresh(true)
 	checkApply(t, p, true, false)
 	if *h.sent.(*PasswordSends).Password == second {
 		t.Fatal("refresh did not regenerate")
 	}
+}
+
+// TestPasswordNotSaved: without saved the cleartext never stays on disk;
+// the process keeps the password, a restart makes a new one, and a file
+// a saved run left is taken over once, then removed.
+func TestPasswordNotSaved(t *testing.T) {
+	h := newHarness(t)
+	p := setup(t, h, "password", "p", &PasswordRes{Length: 16}).(*PasswordRes)
+	checkApply(t, p, true, false)
+	first := *h.sent.(*PasswordSends).Password
+	checkApply(t, p, true, true)
+	if *h.sent.(*PasswordSends).Password != first || len(first) != 16 {
+		t.Fatalf("sent %q then %q", first, *h.sent.(*PasswordSends).Password)
+	}
+	if exists(p.file) {
+		t.Fatal("an unsaved password reached the disk")
+	}
+	restarted := setup(t, h, "password", "p", &PasswordRes{Length: 16})
+	checkApply(t, restarted, true, false)
+	if *h.sent.(*PasswordSends).Password == first {
+		t.Fatal("an unsaved password survived a restart")
+	}
+	mustWrite(t, p.file, "abcdefghijklmnop")
+	taken := setup(t, h, "password", "p", &PasswordRes{Length: 16})
+	checkApply(t, taken, true, false)
+	if *h.sent.(*PasswordSends).Password != "abcdefghijklmnop" || exists(p.file) {
+		t.Fatalf("sent %q, file left: %v", *h.sent.(*PasswordSends).Password, exists(p.file))
+	}
+	checkApply(t, taken, true, true)
 }
 
 func TestValue(t *testing.T) {

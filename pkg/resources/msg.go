@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -27,6 +28,13 @@ func init() {
 // journalSocket is where systemd-journald reads native protocol datagrams.
 const journalSocket = "/run/systemd/journal/socket"
 
+// syslogSocket is the local syslog socket (journald's, or a syslog
+// daemon's).
+const syslogSocket = "/dev/log"
+
+// syslogFacility is the facility of the messages sent to syslog: daemon.
+const syslogFacility = 3
+
 // msgPriorities maps the priority names to syslog levels.
 var msgPriorities = map[string]int{
 	"emerg": 0, "alert": 1, "crit": 2, "err": 3,
@@ -34,8 +42,9 @@ var msgPriorities = map[string]int{
 }
 
 // MsgRes sends a message to the log and, with journal set and a running
-// journald, to the systemd journal. The message goes out on the first
-// CheckApply, whenever it changes (it can be received) and on a refresh.
+// journald, to the systemd journal; with syslog set, to the local syslog
+// socket /dev/log too. The message goes out on the first CheckApply,
+// whenever it changes (it can be received) and on a refresh.
 type MsgRes struct {
 	traits.Base
 	traits.Refreshable
@@ -52,8 +61,14 @@ type MsgRes struct {
 	Fields map[string]string `lang:"fields" yaml:"fields"`
 	// Journal also sends the message to the systemd journal.
 	Journal bool `lang:"journal" yaml:"journal"`
+	// Syslog also sends the message to the local syslog socket /dev/log
+	// (facility daemon, the priority as its severity, tagged with the
+	// SYSLOG_IDENTIFIER field or the program's name); the fields are not
+	// sent. A missing socket is an error: nothing would receive it.
+	Syslog bool `lang:"syslog" yaml:"syslog"`
 
-	socket string // journal socket; journalSocket unless a test sets it
+	socket     string // journal socket; journalSocket unless a test sets it
+	syslogPath string // syslog socket; syslogSocket unless a test sets it
 
 	mu   sync.Mutex
 	sent *string // signature of the message last sent
@@ -95,6 +110,9 @@ func (obj *MsgRes) Init(init *engine.Init) error {
 	obj.init = init
 	if obj.socket == "" {
 		obj.socket = journalSocket
+	}
+	if obj.syslogPath == "" {
+		obj.syslogPath = syslogSocket
 	}
 	return nil
 }
@@ -140,6 +158,11 @@ func (obj *MsgRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if obj.init != nil && obj.init.Logf != nil {
 		obj.init.Logf("%s: %s", obj.priority(), obj.Body)
 	}
+	if obj.Syslog {
+		if err := syslogSend(obj.syslogPath, obj.syslogLine(time.Now())); err != nil {
+			return false, fmt.Errorf("syslog: %v", err)
+		}
+	}
 	if obj.Journal {
 		if _, err := os.Stat(obj.socket); err == nil {
 			if err := journalSend(obj.socket, obj.journalFields()); err != nil {
@@ -160,6 +183,45 @@ func (obj *MsgRes) priority() string {
 	return strings.ToLower(obj.Priority)
 }
 
+// identifier returns the tag of the message: its SYSLOG_IDENTIFIER field
+// or the name of the program running the engine.
+func (obj *MsgRes) identifier() string {
+	for k, v := range obj.Fields {
+		if strings.ToUpper(k) == "SYSLOG_IDENTIFIER" {
+			return v
+		}
+	}
+	if obj.init != nil && obj.init.Program != "" {
+		return obj.init.Program
+	}
+	return "mgmt"
+}
+
+// syslogLine returns the message in the format of the local syslog
+// socket (RFC 3164, without the host name): "<PRI>Mmm dd hh:mm:ss
+// TAG[PID]: BODY", PRI being the facility times 8 plus the severity.
+func (obj *MsgRes) syslogLine(now time.Time) []byte {
+	pri := syslogFacility*8 + msgPriorities[obj.priority()]
+	return fmt.Appendf(nil, "<%d>%s %s[%d]: %s", pri, now.Format(time.Stamp), obj.identifier(), os.Getpid(), obj.Body)
+}
+
+// syslogSend writes one message to the syslog socket at path: one
+// datagram, or, where the socket is a stream one, the message and a
+// newline.
+func syslogSend(path string, line []byte) error {
+	conn, err := net.Dial("unixgram", path)
+	if errors.Is(err, syscall.EPROTOTYPE) {
+		conn, err = net.Dial("unix", path)
+		line = append(line, '\n')
+	}
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_, err = conn.Write(line)
+	return err
+}
+
 func (obj *MsgRes) journalFields() map[string]string {
 	f := map[string]string{}
 	for k, v := range obj.Fields {
@@ -167,13 +229,7 @@ func (obj *MsgRes) journalFields() map[string]string {
 	}
 	f["MESSAGE"] = obj.Body
 	f["PRIORITY"] = strconv.Itoa(msgPriorities[obj.priority()])
-	if _, ok := f["SYSLOG_IDENTIFIER"]; !ok {
-		id := "mgmt"
-		if obj.init != nil && obj.init.Program != "" {
-			id = obj.init.Program
-		}
-		f["SYSLOG_IDENTIFIER"] = id
-	}
+	f["SYSLOG_IDENTIFIER"] = obj.identifier()
 	return f
 }
 
@@ -244,7 +300,7 @@ func (obj *MsgRes) Cmp(r engine.Res) error {
 	if !ok {
 		return fmt.Errorf("not a %T", obj)
 	}
-	if obj.signature() != res.signature() || obj.Journal != res.Journal {
+	if obj.signature() != res.signature() || obj.Journal != res.Journal || obj.Syslog != res.Syslog {
 		return fmt.Errorf("the message differs")
 	}
 	return nil

@@ -14,7 +14,8 @@ func init() {
 }
 
 // PrintRes prints a message to the log: on its first CheckApply, whenever
-// the message changes (it can be received), and on a refresh.
+// the message changes (it can be received), and on a refresh; with
+// refresh_only, on a refresh only.
 type PrintRes struct {
 	traits.Base
 	traits.Refreshable
@@ -24,6 +25,9 @@ type PrintRes struct {
 
 	// Msg is the message to print.
 	Msg string `lang:"msg" yaml:"msg"`
+	// RefreshOnly prints the message only when a notification arrives,
+	// not at the start nor when the message changes.
+	RefreshOnly bool `lang:"refresh_only" yaml:"refresh_only"`
 
 	mu      sync.Mutex
 	printed *string // the message last printed
@@ -56,7 +60,7 @@ func (obj *PrintRes) Watch(ctx context.Context) error {
 func (obj *PrintRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
 	obj.mu.Lock()
-	due := obj.printed == nil || *obj.printed != obj.Msg || refresh
+	due := refresh || !obj.RefreshOnly && (obj.printed == nil || *obj.printed != obj.Msg)
 	if due {
 		m := obj.Msg
 		obj.printed = &m
@@ -76,6 +80,9 @@ func (obj *PrintRes) Cmp(r engine.Res) error {
 	}
 	if obj.Msg != res.Msg {
 		return fmt.Errorf("the msg differs")
+	}
+	if obj.RefreshOnly != res.RefreshOnly {
+		return fmt.Errorf("refresh_only differs")
 	}
 	return nil
 }

@@ -391,9 +391,12 @@ func fieldByLang(sv reflect.Value, name string) (reflect.Value, bool) {
 }
 
 // setRecv copies the value src into the field dst, dereferencing src and
-// allocating the pointers dst needs, and reports whether dst changed.
+// allocating the pointers dst needs, and reports whether dst changed. A
+// value that is not of dst's type is coerced as a parameter value would
+// be (DecodeParams): an int for a float, or the content of a variant (a
+// value resource's any) for a field of its type.
 func setRecv(dst, src reflect.Value) (bool, error) {
-	for src.Kind() == reflect.Pointer {
+	for src.Kind() == reflect.Pointer || src.Kind() == reflect.Interface {
 		if src.IsNil() {
 			changed := !dst.IsZero()
 			dst.Set(reflect.Zero(dst.Type()))
@@ -403,7 +406,11 @@ func setRecv(dst, src reflect.Value) (bool, error) {
 	}
 	nv, err := buildValue(dst.Type(), src)
 	if err != nil {
-		return false, err
+		coerced := reflect.New(dst.Type()).Elem()
+		if assign(coerced, src.Interface()) != nil {
+			return false, err
+		}
+		nv = coerced
 	}
 	changed := !reflect.DeepEqual(deref(dst), deref(nv))
 	dst.Set(nv)
@@ -420,6 +427,11 @@ func buildValue(t reflect.Type, src reflect.Value) (reflect.Value, error) {
 		p := reflect.New(t.Elem())
 		p.Elem().Set(inner)
 		return p, nil
+	}
+	if t.Kind() == reflect.Interface && src.Type().AssignableTo(t) {
+		v := reflect.New(t).Elem()
+		v.Set(src)
+		return v, nil
 	}
 	if src.Kind() != t.Kind() || !src.Type().ConvertibleTo(t) {
 		return reflect.Value{}, fmt.Errorf("cannot receive a %s into a %s", src.Type(), t)

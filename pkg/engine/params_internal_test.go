@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -39,6 +40,41 @@ func TestSetRecv(t *testing.T) {
 	}
 	if _, err := setRecv(v.FieldByName("S"), reflect.ValueOf(3)); err == nil {
 		t.Fatal("int into string: no error")
+	}
+}
+
+// TestSetRecvVariant: a variant (a value resource's any) holds what JSON
+// decoding gave; its content goes to a field of its type, and anything
+// goes to a variant.
+func TestSetRecvVariant(t *testing.T) {
+	var dst struct {
+		I   *int64
+		F   float64
+		L   []string
+		M   map[string]int
+		Any *any
+	}
+	v := reflect.ValueOf(&dst).Elem()
+	variant := func(x any) reflect.Value { return reflect.ValueOf(&x) }
+	for _, tc := range []struct {
+		field string
+		src   reflect.Value
+	}{
+		{"I", variant(json.Number("42"))},
+		{"F", variant(int64(2))},
+		{"L", variant([]any{"a", "b"})},
+		{"M", variant(map[string]any{"k": json.Number("1")})},
+		{"Any", reflect.ValueOf("text")},
+	} {
+		if changed, err := setRecv(v.FieldByName(tc.field), tc.src); err != nil || !changed {
+			t.Errorf("%s: changed %v, err %v", tc.field, changed, err)
+		}
+	}
+	if *dst.I != 42 || dst.F != 2 || !reflect.DeepEqual(dst.L, []string{"a", "b"}) || dst.M["k"] != 1 || *dst.Any != "text" {
+		t.Fatalf("%+v", dst)
+	}
+	if _, err := setRecv(v.FieldByName("I"), variant("x")); err == nil {
+		t.Fatal("a str variant into an int: no error")
 	}
 }
 

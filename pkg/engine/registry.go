@@ -143,11 +143,16 @@ func LangFields(t reflect.Type) (map[string]string, error) {
 }
 
 // MclType returns the mcl spelling of a Go type. Pointers mean "optional"
-// and map to their element type.
+// and map to their element type; an empty interface is a variant (a
+// value of any type, decoded from JSON as DecodeParams leaves it).
 func MclType(t reflect.Type) (string, error) {
 	switch t.Kind() {
 	case reflect.Pointer:
 		return MclType(t.Elem())
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return "variant", nil // a value of any type
+		}
 	case reflect.Bool:
 		return "bool", nil
 	case reflect.String:

@@ -309,9 +309,18 @@ func checkSendRecv(e *Edge, from, to *Resource, errs *ErrorList) {
 			return
 		}
 	}
-	if st != "" && rt != "" && st != rt && !(st == "int" && rt == "float") {
+	if st != "" && rt != "" && !SendCompatible(st, rt) {
 		errs.Add(pos, "edge %s: sends %s, but %s[%s] parameter %q is %s", e, st, to.Kind, to.Name, e.Recv, rt)
 	}
+}
+
+// SendCompatible reports whether a value of the mcl type sent may go to a
+// parameter of the mcl type recv over a send/recv edge: the same type, an
+// int for a float, or a variant on either side (the value is then checked
+// when it is received).
+// The types are compared as the schemas spell them (canonically).
+func SendCompatible(sent, recv string) bool {
+	return sent == recv || sent == "int" && recv == "float" || sent == "variant" || recv == "variant"
 }
 
 // ValidKind reports whether kind follows the naming rule: segments of lower

@@ -579,6 +579,9 @@ func (c *checker) checkSendRecvTypes(n *edgeIR) {
 		c.typeErrf(n.pos, "resource kind %s has no parameter %q", to.kind, to.field)
 		return
 	}
+	if graph.SendCompatible(st, rt) {
+		return
+	}
 	a, err1 := types.Parse(st)
 	b, err2 := types.Parse(rt)
 	if err1 == nil && err2 == nil && !types.Equal(a, b) {

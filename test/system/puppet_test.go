@@ -15,7 +15,8 @@ import (
 
 // TestPuppetGraphToMachine translates a Puppet manifest of a package, the
 // service it ships, a group and a user with puppet-graph on the host, and
-// applies the graph with mgmt-apply inside the container.
+// applies the graph with mgmt-apply inside the container. The user's groups
+// are inclusive: with Puppet's default (minimum) the user goes to pippet.
 func TestPuppetGraphToMachine(t *testing.T) {
 	m := systemtest.Find(t)
 	id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
@@ -32,7 +33,7 @@ func TestPuppetGraphToMachine(t *testing.T) {
 	code := fmt.Sprintf(`package { %[1]q: ensure => installed }
 -> service { %[2]q: ensure => running, enable => true, provider => systemd }
 group { "mgmtppgrp%[3]s": ensure => present, gid => 4500 }
-user { "mgmtpp%[3]s": ensure => present, uid => 4501, gid => "mgmtppgrp%[3]s", groups => ["users"], provider => useradd }
+user { "mgmtpp%[3]s": ensure => present, uid => 4501, gid => "mgmtppgrp%[3]s", groups => ["users"], membership => inclusive, provider => useradd }
 `, pkg, svc, id)
 	manifest := filepath.Join(t.TempDir(), "site.pp")
 	if err := os.WriteFile(manifest, []byte(code), 0o644); err != nil {

@@ -6,7 +6,10 @@
 # (--volatile=overlay): everything the tests change vanishes at power-off.
 # The host has no systemd as PID 1, so nspawn runs with --register=no
 # --keep-unit, in a cgroup of its own (two containers started from the same
-# cgroup would otherwise share one tree).
+# cgroup would otherwise share one tree). The container has a network of
+# its own (--private-network: a loopback only), so what the tests change
+# there (firewalld's rules, links) never reaches the host, and it holds
+# CAP_NET_ADMIN for it.
 #
 # On success it prints the container's PID 1 as seen from the host and writes
 # it to $STATE/pid1; tests find the machine through
@@ -37,7 +40,7 @@ mkdir -p "$STATE"
 			echo $BASHPID >/sys/fs/cgroup/$h/mgmt-e2e-$NAME/cgroup.procs
 		fi
 	done
-	exec setsid systemd-nspawn -q -D "$ROOT" --volatile=overlay -b \
+	exec setsid systemd-nspawn -q -D "$ROOT" --volatile=overlay -b --private-network \
 		--register=no --keep-unit --console=pipe -M "$NAME" \
 		>"$STATE/console.log" 2>&1 </dev/null
 ) &

@@ -94,6 +94,22 @@ func (h *harness) resInit() *engine.Init {
 		return r.init
 	case *MountRes:
 		return r.init
+	case *CronRes:
+		return r.init
+	case *NetRes:
+		return r.init
+	case *FirewalldRes:
+		return r.init
+	case *FwupdDeviceRes:
+		return r.init
+	case *FwupdRemoteRes:
+		return r.init
+	case *FwupdSystemRes:
+		return r.init
+	case *NspawnRes:
+		return r.init
+	case *GsettingsRes:
+		return r.init
 	}
 	h.t.Fatalf("unknown resource %T", h.res)
 	return nil

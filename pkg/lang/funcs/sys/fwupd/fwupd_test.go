@@ -11,6 +11,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	fw "github.com/mgmtpipe/mgmt/internal/fwupd"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
@@ -66,10 +67,10 @@ func TestRebootNeeded(t *testing.T) {
 	}
 	defer srv.Close()
 	d := &fakeDaemon{}
-	if err := srv.Export(d, "/", iface); err != nil {
+	if err := srv.Export(d, "/", fw.Interface); err != nil {
 		t.Fatal(err)
 	}
-	if reply, err := srv.RequestName(service, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+	if reply, err := srv.RequestName(fw.Service, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("RequestName: %v %v", reply, err)
 	}
 	old := dial
@@ -107,11 +108,11 @@ func TestRebootNeeded(t *testing.T) {
 		d.mu.Lock()
 		d.flags = flags
 		d.mu.Unlock()
-		if err := srv.Emit("/", iface+".Changed"); err != nil {
+		if err := srv.Emit("/", fw.Interface+".Changed"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	set(0x2, flagNeedsReboot|0x2)
+	set(0x2, fw.DeviceNeedsReboot|0x2)
 	want(true)
 	set(0x2)
 	want(false)

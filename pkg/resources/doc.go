@@ -1,8 +1,11 @@
 // Package resources holds the core resource kinds (file, exec, noop, test,
 // print, msg, timer, password, value, line, ssh:authorized_key, sysctl,
-// json:edit, tar, gzip, exit). Each registers itself with the
-// engine in an init function; parameters carry `lang` and `yaml` tags with
-// their mcl names, from which the engine derives each kind's schema
+// json:edit, tar, gzip, exit, fwattr, and augeas in a build with the tag
+// augeas). The kinds that act on the host through its services (svc, cron,
+// nspawn, net, firewalld, gsettings, fwupd:*, ...) live in
+// pkg/resources/system and are documented there. Each registers itself
+// with the engine in an init function; parameters carry `lang` and `yaml`
+// tags with their mcl names, from which the engine derives each kind's schema
 // (pointer fields are optional: absent differs from the zero value).
 //
 // # Collecting
@@ -19,7 +22,11 @@
 // body: parameters that read the collecting host's own files (file source
 // and fragments, tar inputs, gzip input), pick the target apart from a label-like name (line
 // file, ssh:authorized_key file and user, sysctl path), or widen what the
-// resource stands for (user allowduplicateuid, pkg allowuntrusted).
+// resource stands for (user allowduplicateuid, pkg allowuntrusted). The
+// kinds added since follow the same rules: fwattr key, fwupd:device device
+// and augeas file name their target (collect:"name"); fwattr driver, cron
+// unit (what the timer starts) and gsettings user and group (whose
+// settings, as whom) are the collecting host's (collect:"local").
 // pippet is not collectable at all (Collectable returns false): a Puppet
 // resource's parameters can name any target; nor is exit, which would let
 // another host stop this one's engine. exec's cwd, user and group
@@ -338,6 +345,64 @@
 // Watch has nothing to follow. A program whose Init has no Exit makes the
 // resource fail. exit is never collected from another host. It sends and
 // receives nothing, and has no automatic edges.
+//
+// # fwattr
+//
+// A fwattr resource keeps a firmware (BIOS/UEFI setup) attribute that the
+// kernel publishes at
+// /sys/class/firmware-attributes/DRIVER/attributes/KEY/current_value.
+//
+//   - key (str, default: the name): the attribute, one file name.
+//   - driver (str, default ""): the driver directory (thinklmi,
+//     dell-wmi-sysman, ...); "" picks the only one there is (none or
+//     several is an error). Only the collecting host may set it.
+//   - value (str): the value wanted, one line.
+//   - check (bool, default true): check the value against the attribute's
+//     metadata: an enumeration's possible_values, an integer's min_value,
+//     max_value and scalar_increment, a string's min_length and
+//     max_length; another type (ordered-list) is an error.
+//   - strict (bool, default false): without it, a value missing from an
+//     enumeration is replaced by its alias when only that is there
+//     (Enabled for Enable, Disabled for Disable, both ways).
+//   - skip (bool, default false): on a host without the attribute (or
+//     without the class directory), do nothing and log a warning.
+//
+// CheckApply compares current_value (without its final newline) with the
+// value and writes value plus a newline to it, never through a link.
+// Watch follows current_value through the shared watcher: a write to it
+// is seen, a change the firmware makes by itself is not. Changes usually
+// take effect at the next boot, and some firmware asks for an
+// administrator password first (through the driver's authentication
+// directory), which fwattr does not handle. Only root can write these
+// files. This kind is tested on a stand-in sysfs tree (the resource's
+// Root field, not a parameter), not on real firmware. fwattr sends and
+// receives nothing.
+//
+// # augeas
+//
+// An augeas resource keeps values in a configuration file through
+// libaugeas and one of its lenses, which parse the file into a tree and
+// write back only what changed, so comments and layout stay. The kind
+// exists only in binaries built with the build tag augeas (cgo and
+// libaugeas: go build -tags augeas, or GOFLAGS=-tags=augeas make);
+// elsewhere graph.LookupKind("augeas") reports it missing, which is how
+// puppet-graph knows to leave Puppet's augeas resources to pippet.
+//
+//   - file (str, default: the name): the file, absolute and clean; it
+//     must exist (a file resource can create it).
+//   - lens (str, required): the lens, such as "Shellvars.lns"; only it
+//     is loaded, for only this file.
+//   - sets ([]struct{path str; value str}, required, not empty): each
+//     path (relative to the file's tree, without "..") must hold value.
+//
+// The path to the file is followed as the file-editing kinds follow it (a
+// link another user planted is refused) and libaugeas is given the path
+// it leads to. A file the lens cannot parse, an unknown lens and a path
+// that matches several nodes are errors. When a value differs the node is
+// set and the file saved by libaugeas (a new file renamed over the old
+// one, keeping its mode). Watch follows the file; augeas depends on the
+// file resources of the file and the directory above. It sends and
+// receives nothing.
 //
 // # exec
 //

@@ -1,5 +1,7 @@
 // Package system holds the end-to-end tests of the system resources (pkg,
-// svc, user, group, hostname, msg's journal) against a real systemd: the
+// svc, user, group, hostname, msg's journal; cron, nspawn, firewalld and
+// fwupd through the resource package's live tests) against a real
+// systemd: the
 // throwaway container that scripts/systemd-container/boot.sh starts and
 // names in MGMT_E2E_MACHINE. Without it every test here skips and says so.
 //
@@ -65,18 +67,21 @@ func install(t *testing.T, m *systemtest.Machine, name, pkg string, test bool) s
 }
 
 // TestResourcesInMachine runs the resource package's live tests (svc, pkg
-// with both backends, user, group, hostname, mount) inside the container.
+// with both backends, user, group, hostname, mount, cron, nspawn with a
+// nested container, firewalld, fwupd) inside the container.
 func TestResourcesInMachine(t *testing.T) {
 	m := systemtest.Find(t)
 	bin := install(t, m, "system.test", "./pkg/resources/system", true)
-	cmd := m.Command("env", "MGMT_SYSTEM_LIVE=1", bin, "-test.v", "-test.run", "Live", "-test.timeout", "5m")
+	cmd := m.Command("env", "MGMT_SYSTEM_LIVE=1", bin, "-test.v", "-test.run", "Live", "-test.timeout", "10m")
 	out, err := cmd.CombinedOutput()
 	t.Logf("live tests in the container:\n%s", out)
 	if err != nil {
 		t.Fatalf("live tests failed: %v", err)
 	}
-	if !bytes.Contains(out, []byte("--- PASS: TestLiveSvc")) {
-		t.Fatalf("the live tests did not run")
+	for _, name := range []string{"TestLiveSvc", "TestLiveCron", "TestLiveNspawn", "TestLiveFirewalld", "TestLiveFwupd"} {
+		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
+			t.Fatalf("the live test %s did not pass", name)
+		}
 	}
 }
 

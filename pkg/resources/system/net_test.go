@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 )
 
 // testNetns makes a network namespace of its own (removed when the test ends)
@@ -14,17 +16,9 @@ import (
 // from the documentation ranges; nothing is sent anywhere.
 func testNetns(t *testing.T, link string) string {
 	t.Helper()
-	if _, err := exec.LookPath("ip"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no ip command (iproute2): .ci/setup.d/10-base.sh installs it")
-		}
-		t.Skip("no ip command (iproute2)")
-	}
+	testneed.Command(t, "ip", "iproute2")
 	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("network namespaces need root")
-		}
-		t.Skip("network namespaces need root")
+		testneed.Missing(t, "network namespaces need root")
 	}
 	name := fmt.Sprintf("mgmt-net-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	if len(name) > 60 {

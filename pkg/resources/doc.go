@@ -25,8 +25,9 @@
 // resource stands for (user allowduplicateuid, pkg allowuntrusted). The
 // kinds added since follow the same rules: fwattr key, fwupd:device device
 // and augeas file name their target (collect:"name"); fwattr driver, cron
-// unit (what the timer starts) and gsettings user and group (whose
-// settings, as whom) are the collecting host's (collect:"local").
+// unit (what the timer starts) and gsettings schema, key, user and group
+// (which setting, whose, as whom: an exported gsettings names its key by
+// its name, "SCHEMA KEY") are the collecting host's (collect:"local").
 // pippet is not collectable at all (Collectable returns false): a Puppet
 // resource's parameters can name any target; nor is exit, which would let
 // another host stop this one's engine. exec's cwd, user and group

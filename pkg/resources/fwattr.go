@@ -35,7 +35,7 @@ type FwattrRes struct {
 
 	// Driver is the directory of the firmware-attributes driver
 	// (thinklmi, dell-wmi-sysman, ...); empty picks the only one there
-	// is. Only the collecting host may set it.
+	// is.
 	Driver string `lang:"driver" yaml:"driver" collect:"local"`
 	// Key is the attribute; it defaults to the name.
 	Key string `lang:"key" yaml:"key" collect:"name"`

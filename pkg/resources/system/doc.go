@@ -154,7 +154,9 @@
 //
 //   - schema (str), key (str): the schema ("org.gnome.desktop.interface",
 //     or "schema:/path/" for a relocatable one) and the key. When both
-//     are empty, the name is "SCHEMA KEY" (one space).
+//     are empty, the name is "SCHEMA KEY" (one space); a collected
+//     resource must use that form (only the collecting host may set
+//     them).
 //   - type (str, required): "bool", "int", "str" or "custom".
 //   - value (variant, required): a bool, an int or a str as type says; for
 //     custom, GVariant text as gsettings prints it ("['a', 'b']").

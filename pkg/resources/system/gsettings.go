@@ -28,20 +28,20 @@ type GsettingsRes struct {
 	traits.Base
 
 	// Schema is the schema id, or "schema:path" for a relocatable schema;
-	// with Key, it defaults to the first word of the name.
-	Schema string `lang:"schema" yaml:"schema"`
+	// with Key, it defaults to the first word of the name. A collected
+	// resource names its key by its name alone.
+	Schema string `lang:"schema" yaml:"schema" collect:"local"`
 	// Key is the key; it defaults to the second word of the name.
-	Key string `lang:"key" yaml:"key"`
+	Key string `lang:"key" yaml:"key" collect:"local"`
 	// Type is how Value is written: bool, str, int, or custom (Value is
 	// GVariant text, as gsettings prints it).
 	Type string `lang:"type" yaml:"type"`
 	// Value is the wanted value: a bool, an int or a str, per Type.
 	Value any `lang:"value" yaml:"value"`
-	// User is whose setting it is (default: the engine's user). Only the
-	// collecting host may set it.
+	// User is whose setting it is (default: the engine's user).
 	User string `lang:"user" yaml:"user" collect:"local"`
 	// Group is the group gsettings runs as (default: the user's primary
-	// group). Only the collecting host may set it.
+	// group).
 	Group string `lang:"group" yaml:"group" collect:"local"`
 
 	init *engine.Init

@@ -53,6 +53,21 @@ func (b *fwupdBase) client(ctx context.Context) (*fwupd.Client, *dbus.Conn, erro
 	return fwupd.New(conn), conn, nil
 }
 
+// devices connects to the daemon and lists its devices; done closes the
+// connection.
+func (b *fwupdBase) devices(ctx context.Context) (*fwupd.Client, []fwupd.Device, func(), error) {
+	c, conn, err := b.client(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	devs, err := c.Devices(ctx)
+	if err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	return c, devs, func() { conn.Close() }, nil
+}
+
 // watch reports the daemon's signals for which keep returns true, and
 // ticks every tick when it is positive.
 func (b *fwupdBase) watch(ctx context.Context, keep func(*dbus.Signal) bool, tick time.Duration) error {
@@ -148,15 +163,11 @@ func (r *FwupdDeviceRes) Watch(ctx context.Context) error {
 // CheckApply installs the wanted release when the device runs another
 // version (and no update waits for a reboot).
 func (r *FwupdDeviceRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	c, conn, err := r.client(ctx)
+	c, devs, done, err := r.devices(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer conn.Close()
-	devs, err := c.Devices(ctx)
-	if err != nil {
-		return false, err
-	}
+	defer done()
 	i := slices.IndexFunc(devs, func(d fwupd.Device) bool { return d.Matches(r.device()) })
 	if i < 0 {
 		return false, fmt.Errorf("fwupd has no device %s", r.device())
@@ -254,15 +265,11 @@ func (r *FwupdSystemRes) Watch(ctx context.Context) error {
 // CheckApply installs, device by device, the newest release when it is
 // an upgrade. A device whose releases cannot be read is skipped (logged).
 func (r *FwupdSystemRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	c, conn, err := r.client(ctx)
+	c, devs, done, err := r.devices(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer conn.Close()
-	devs, err := c.Devices(ctx)
-	if err != nil {
-		return false, err
-	}
+	defer done()
 	ok := true
 	for _, d := range devs {
 		if d.Flags&fwupd.DeviceUpdatable == 0 || d.UpdateState == fwupd.UpdateNeedsReboot ||

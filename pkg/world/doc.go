@@ -39,15 +39,52 @@
 //
 // Automatic clustering (Agent, behind mgmt-cluster run): a host without
 // data and with seeds asks the cluster for its members. Below the ideal
-// size it adds itself and starts its member; at the ideal size it stands
-// by: it records itself under cluster/standby/<host> on its lease, serves
-// its client URLs as a raw TCP proxy to healthy members, and checks their
-// health every second. When a member left, or failed five checks in a row
-// and removing it keeps a quorum, the standby takes a promotion lock,
-// removes the dead member, adds itself and starts. SIGTERM makes a member
-// leave (remove itself, delete its data); a killed member restarts from its
-// data, or, if it was removed meanwhile, sets the data aside and goes
-// through the same decision as a newcomer.
+// size it joins; at the ideal size it stands by: it records itself under
+// cluster/standby/<host> on its lease, serves its client URLs as a raw TCP
+// proxy to healthy members, and checks their health every second. When a
+// member left, or failed five checks in a row and removing it keeps a
+// quorum, the standby joins in its place.
+//
+// Every membership change made by the hosts (a join, the removal of a dead
+// member, a leave) is made under the membership lock (cluster/promote), by
+// one host at a time, and checked again once the lock is held (a fresh
+// health check and member list). Taking the lock can fail (the cluster may
+// have lost its quorum for a moment): the host then simply decides again
+// later. Safety does not rest on the lock alone, which a host stalled
+// beyond its lease's TTL can lose:
+//
+//   - A host joins as a learner (StartServer): a learner does not count
+//     towards the quorum, so the cluster stays available while it starts
+//     and catches up, and etcd admits one learner at a time. Once caught
+//     up it is promoted, but only while the cluster has fewer voters than
+//     the ideal size (checked on a linearizable member list just before;
+//     no other voter can appear meanwhile, since every voter was that one
+//     learner first). Otherwise it removes itself and stands by again. So
+//     hosts starting at once, or two standbys racing for one dead member's
+//     place, never grow the cluster beyond its ideal size.
+//   - SIGTERM makes a member leave: under the lock it brings its view of
+//     the membership up to date (a linearizable read), and unless it is
+//     the last voter it removes itself. Its data is deleted only once the
+//     removal is known to be committed: its own member applied it, or a
+//     linearizable member list of the same cluster, from a peer, no longer
+//     lists it (the leader may cut a removed member off before it applies
+//     its removal). Otherwise it stops as a crash would, keeping its data
+//     and its membership. The last voter only stops, keeping its data, so
+//     members stopped all at once leave one after the other and the last
+//     one can bring the cluster back.
+//   - A member that stops on its own deletes its data only when its
+//     removal is committed (it was thought dead), and joins again; any
+//     other stop keeps the data and fails.
+//   - A killed member restarts from its data. If it was removed meanwhile,
+//     it learns so from its old peers, or from its seeds (asked every two
+//     seconds while it starts: its old peers may all be gone), sets the
+//     data aside (DATADIR.removed-N) and goes through the same decision as
+//     a newcomer.
+//
+// The lock's key, like the standby records, is writable by any client that
+// may write the namespace: such a client can hold up membership changes,
+// but not make an unsafe one, since every check above is etcd's or made on
+// a linearizable member list.
 //
 // Tools without seeds use Open's private world: the first use starts a
 // single-member etcd under <prefix>/world, a directory of mode 0700 owned

@@ -51,6 +51,10 @@ type ServerConfig struct {
 	// of its cluster, whatever the URLs it had: for private worlds, whose
 	// ports change from run to run.
 	ForceNewCluster bool
+	// MaxVoters, when positive, caps the voting members: a new member
+	// joins as a learner and is promoted only while the cluster has fewer
+	// voters; otherwise it removes itself again (ErrClusterFull).
+	MaxVoters int
 }
 
 // Validate reports missing fields and URLs that do not fit the security
@@ -208,10 +212,12 @@ func HasData(dir string) bool {
 	return err == nil
 }
 
-// StartServer starts a member and returns once it serves clients. With a
-// member's data in DataDir it restarts that member; otherwise, with seeds
-// it adds itself to their cluster and joins it, and without seeds it
-// starts a new single-member cluster.
+// StartServer starts a member and returns once it is a voting member
+// serving clients. With a member's data in DataDir it restarts that member
+// (with seeds, it stops with ErrRemoved as soon as the seeds' cluster no
+// longer lists it); otherwise, with seeds it adds itself to their cluster
+// as a learner, starts, catches up and is promoted (see MaxVoters), and
+// without seeds it starts a new single-member cluster.
 func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -230,9 +236,10 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		}
 		ec.GRPCAdditionalServerOptions = auth.serverOptions()
 	}
-	var added uint64 // the member we added to a cluster, removed on failure
+	var added uint64 // the learner we added to a cluster, removed on failure
+	restart := HasData(cfg.DataDir)
 	switch {
-	case HasData(cfg.DataDir):
+	case restart:
 		ec.ClusterState = embed.ClusterStateFlagExisting
 		ec.ForceNewCluster = cfg.ForceNewCluster
 	case len(cfg.Seeds) > 0:
@@ -243,45 +250,70 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	default:
 		ec.ClusterState = embed.ClusterStateFlagNew
 	}
-	s, err := start(ctx, ec)
-	if err == nil {
-		err = restrictSockets(cfg.ClientURLs)
-		if err == nil && auth != nil {
-			s.auth = auth
-			err = auth.start(ctx, s.etcd.Server)
-		}
-		if err != nil {
-			s.Close()
-		}
-	}
-	if err != nil && added != 0 {
-		cfg.removeMember(added)
-	}
+	e, err := embed.StartEtcd(ec)
 	if err != nil {
+		if added != 0 {
+			cfg.abandon(added)
+		}
+		return nil, fmt.Errorf("starting etcd member %s: %v", ec.Name, err)
+	}
+	s := &Server{cfg: cfg, etcd: e, auth: auth}
+	if err := s.waitReady(ctx, restart && len(cfg.Seeds) > 0); err != nil {
+		if added != 0 {
+			cfg.abandon(added)
+		}
 		return nil, err
 	}
-	s.cfg = cfg
+	if e.Server.IsLearner() {
+		if err := s.promote(ctx); err != nil {
+			return nil, err
+		}
+	}
+	err = restrictSockets(cfg.ClientURLs)
+	if err == nil && auth != nil {
+		err = auth.start(ctx, e.Server)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
-// start runs the etcd member of ec and waits until it is ready.
-func start(ctx context.Context, ec *embed.Config) (*Server, error) {
-	e, err := embed.StartEtcd(ec)
-	if err != nil {
-		return nil, fmt.Errorf("starting etcd member %s: %v", ec.Name, err)
+// ErrRemoved is returned by StartServer when the member restarting from
+// its data was removed from the cluster meanwhile: its data is of no use
+// any more (the member was stopped, the data left in place).
+var ErrRemoved = errors.New("removed from the cluster")
+
+// waitReady waits until the member serves clients. With check, the
+// seeds are asked every two seconds whether the cluster still lists the
+// member: a member removed while it was down may never hear of it from its
+// old peers (they may all be gone).
+func (s *Server) waitReady(ctx context.Context, check bool) error {
+	es, name := s.etcd.Server, s.cfg.Name
+	var tick <-chan time.Time
+	if check {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		tick = t.C
 	}
-	select {
-	case <-e.Server.ReadyNotify():
-		return &Server{etcd: e}, nil
-	case err := <-e.Err():
-		e.Close()
-		return nil, fmt.Errorf("etcd member %s: %v", ec.Name, err)
-	case <-e.Server.StopNotify():
-		e.Close()
-		return nil, fmt.Errorf("etcd member %s stopped while starting (removed from the cluster?)", ec.Name)
-	case <-ctx.Done():
-		e.Close()
-		return nil, fmt.Errorf("etcd member %s not ready: %v", ec.Name, ctx.Err())
+	for {
+		select {
+		case <-es.ReadyNotify():
+			return nil
+		case err := <-s.etcd.Err():
+			return s.failedStart(fmt.Errorf("etcd member %s: %v", name, err))
+		case <-es.StopNotify():
+			return s.failedStart(fmt.Errorf("etcd member %s stopped while starting", name))
+		case <-tick:
+			if s.goneAt(ctx, s.cfg.Seeds) {
+				s.Close()
+				return fmt.Errorf("etcd member %s: %w", name, ErrRemoved)
+			}
+		case <-ctx.Done():
+			s.Close()
+			return fmt.Errorf("etcd member %s not ready: %v", name, ctx.Err())
+		}
 	}
 }
 
@@ -380,10 +412,25 @@ func (c *ServerConfig) seedClient(endpoints []string) (*clientv3.Client, error) 
 	return clientv3.New(cc)
 }
 
-// join adds this member to the seeds' cluster and returns the initial
-// cluster string to start with and the new member's ID. A stale member
-// with the same peer URLs (one that never started, or lost its data) is
-// removed first.
+// failedStart stops a member that failed while starting and returns err,
+// or ErrRemoved when the member was removed from the cluster: etcd stops
+// a removed member as soon as a peer tells it.
+func (s *Server) failedStart(err error) error {
+	removed := s.removed()
+	s.Close()
+	if removed {
+		return fmt.Errorf("%v: %w", err, ErrRemoved)
+	}
+	return err
+}
+
+// join adds this member to the seeds' cluster as a learner and returns
+// the initial cluster string to start with and the new member's ID. A
+// learner does not count towards the quorum, so the cluster stays
+// available while it starts and catches up, and etcd admits one learner
+// at a time (ErrJoinBusy when another one is pending). A stale member with
+// the same peer URLs (one that never started, or lost its data) is removed
+// first.
 func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
 	cli, err := c.seedClient(c.Seeds)
 	if err != nil {
@@ -397,7 +444,7 @@ func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
 	for _, m := range list.Members {
 		same := samePeers(m.PeerURLs, c.advPeer())
 		if m.Name == c.Name && !same {
-			return "", 0, fmt.Errorf("a member named %s already exists with peer URLs %s", c.Name, strings.Join(m.PeerURLs, ","))
+			return "", 0, fmt.Errorf("a member named %s already exists with peer URLs %s: %w", c.Name, strings.Join(m.PeerURLs, ","), errNameTaken)
 		}
 		if same {
 			octx, cancel := opContext(ctx)
@@ -411,9 +458,12 @@ func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
 	var add *clientv3.MemberAddResponse
 	err = retryUnhealthy(ctx, func(ctx context.Context) error {
 		var err error
-		add, err = cli.MemberAdd(ctx, c.advPeer())
+		add, err = cli.MemberAddAsLearner(ctx, c.advPeer())
 		return err
 	})
+	if err != nil && strings.Contains(err.Error(), "too many learner") {
+		return "", 0, fmt.Errorf("adding member %s: %w", c.Name, ErrJoinBusy)
+	}
 	if err != nil {
 		return "", 0, fmt.Errorf("adding member %s: %v", c.Name, err)
 	}
@@ -432,6 +482,93 @@ func (c *ServerConfig) join(ctx context.Context) (string, uint64, error) {
 	return strings.Join(parts, ","), add.Member.ID, nil
 }
 
+// ErrJoinBusy is returned by StartServer when another member is joining
+// the cluster (as its one learner): try again later.
+var ErrJoinBusy = errors.New("another member is joining")
+
+// ErrClusterFull is returned by StartServer when the learner found the
+// cluster at MaxVoters voting members: it removed itself again and deleted
+// its data.
+var ErrClusterFull = errors.New("the cluster has its voting members")
+
+// promoteTimeout bounds the attempts to promote a learner.
+const promoteTimeout = 2 * time.Minute
+
+// promote makes the learner a voting member once it has caught up with
+// the leader. It checks first, on the seeds' linearizable member list,
+// that the cluster has fewer than MaxVoters voters. No other voter can be
+// added between the check and the promotion: members only ever join as
+// learners, etcd admits a single learner, and this member is that learner.
+// When the cluster is full the learner removes itself, deletes its data
+// and returns ErrClusterFull; when it cannot be promoted it is abandoned
+// the same way.
+func (s *Server) promote(ctx context.Context) error {
+	id := uint64(s.etcd.Server.MemberID())
+	cli, err := s.cfg.seedClient(s.cfg.Seeds)
+	if err != nil {
+		s.abandon()
+		return err
+	}
+	defer cli.Close()
+	pctx, cancel := context.WithTimeout(ctx, promoteTimeout)
+	defer cancel()
+	for {
+		done, err := s.promoteOnce(pctx, cli, id)
+		if done {
+			return nil
+		}
+		if errors.Is(err, ErrClusterFull) || errors.Is(err, ErrRemoved) || pctx.Err() != nil {
+			s.abandon()
+			return err
+		}
+		select {
+		case <-pctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// promoteOnce checks the member list and asks for the promotion; done
+// reports that the member is a voter (perhaps through an earlier attempt
+// whose answer was lost).
+func (s *Server) promoteOnce(ctx context.Context, cli *clientv3.Client, id uint64) (done bool, err error) {
+	list, err := memberList(ctx, cli)
+	if err != nil {
+		return false, fmt.Errorf("promoting member %s: %v", s.cfg.Name, err)
+	}
+	voters, found := 0, false
+	for _, m := range list.Members {
+		if m.ID == id {
+			found = true
+			if !m.IsLearner {
+				return true, nil
+			}
+		}
+		if !m.IsLearner {
+			voters++
+		}
+	}
+	if !found {
+		return false, fmt.Errorf("promoting member %s: %w", s.cfg.Name, ErrRemoved)
+	}
+	if s.cfg.MaxVoters > 0 && voters >= s.cfg.MaxVoters {
+		return false, fmt.Errorf("promoting member %s: %w", s.cfg.Name, ErrClusterFull)
+	}
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	if _, err := cli.MemberPromote(octx, id); err != nil {
+		return false, fmt.Errorf("promoting member %s: %v", s.cfg.Name, err)
+	}
+	return true, nil
+}
+
+// abandon stops a learner that will not be promoted and removes it from
+// the cluster, with its data once the removal is committed.
+func (s *Server) abandon() {
+	s.Close()
+	s.cfg.abandon(uint64(s.etcd.Server.MemberID()))
+}
+
 func samePeers(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -448,8 +585,11 @@ func samePeers(a, b []string) bool {
 	return true
 }
 
-// removeMember removes member id through the seeds, best effort.
-func (c *ServerConfig) removeMember(id uint64) {
+// abandon removes the learner id, which never became a voter, through
+// the seeds (removing a learner never touches the quorum), and deletes its
+// data once the removal is committed. It is best effort: a learner left
+// behind is restarted from its data, or removed as dead by a standby.
+func (c *ServerConfig) abandon(id uint64) {
 	cli, err := c.seedClient(c.Seeds)
 	if err != nil {
 		return
@@ -457,7 +597,9 @@ func (c *ServerConfig) removeMember(id uint64) {
 	defer cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cli.MemberRemove(ctx, id)
+	if _, err := cli.MemberRemove(ctx, id); err == nil || strings.Contains(err.Error(), "member not found") {
+		os.RemoveAll(c.DataDir)
+	}
 }
 
 // ID returns the member's ID.
@@ -482,20 +624,53 @@ func (s *Server) Close() {
 	if s.auth != nil {
 		s.auth.close()
 	}
+	// Stopping the server first lets Close return for a member that is
+	// not ready (waiting for its peers): etcd's Close waits for its
+	// client listeners, which wait for the server to be ready or stopping.
+	s.etcd.Server.HardStop()
 	s.etcd.Close()
 }
 
 // ErrLastMember is returned by Leave when the member is the cluster's only
-// one: it stops but stays a member, keeping its data.
+// voting member: it stops but stays a member, keeping its data.
 var ErrLastMember = errors.New("last member of the cluster: stopped, data kept")
 
 // Leave removes the member from the cluster, stops it and deletes its data
-// directory (a removed member's data can never be used again). The last
-// member of a cluster only stops, and Leave returns ErrLastMember.
+// directory (a removed member's data can never be used again). The data is
+// deleted only once the removal is known to be committed; when it is not
+// (no quorum, time is up), the member stops as a crash would, still a
+// member with its data, and Leave returns the error. The last voting
+// member only stops, and Leave returns ErrLastMember. Concurrent leaves
+// must be serialized (see Agent), so that the last member knows it is the
+// last.
 func (s *Server) Leave(ctx context.Context) error {
+	return s.leave(ctx, func() {})
+}
+
+// leave is Leave, calling decided once the outcome is known, before the
+// member stops (stopping may take a few seconds, while etcd waits for its
+// clients' requests).
+func (s *Server) leave(ctx context.Context, decided func()) error {
+	err := s.removeSelf(ctx)
+	decided()
+	s.Close()
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(s.cfg.DataDir)
+}
+
+// removeSelf removes the member from the cluster and returns nil once the
+// removal is committed.
+func (s *Server) removeSelf(ctx context.Context) error {
 	es := s.etcd.Server
-	if len(es.Cluster().Members()) <= 1 {
-		s.Close()
+	// A linearizable read brings this member's view of the membership up
+	// to date with every change committed before (an earlier leave), so
+	// that it knows whether it is the last voter.
+	if err := es.LinearizableReadNotify(ctx); err != nil {
+		return fmt.Errorf("leaving: %v (stopped, still a member; data kept)", err)
+	}
+	if s.otherVoters() == 0 {
 		return ErrLastMember
 	}
 	if es.Leader() == es.MemberID() {
@@ -503,33 +678,26 @@ func (s *Server) Leave(ctx context.Context) error {
 		// while the removal is applied.
 		es.TryTransferLeadershipOnShutdown()
 	}
-	var peers []string
-	for _, m := range es.Cluster().Members() {
-		if m.ID != es.MemberID() {
-			peers = append(peers, m.ClientURLs...)
-		}
+	err := retryUnhealthy(ctx, s.removeOwn)
+	// An error does not mean the removal failed: the leader may apply it
+	// and cut this member off before it applies it itself ("server
+	// stopped"), or the answer may come too late. removed asks.
+	if err != nil && !s.removed() {
+		return fmt.Errorf("removing member %s: %v (stopped, still a member; data kept)", s.cfg.Name, err)
 	}
-	err := retryUnhealthy(ctx, s.removeSelf)
-	if err != nil && es.Cluster().Member(es.MemberID()) != nil && !s.removedAt(ctx, peers) {
-		s.Close()
-		return fmt.Errorf("removing member %s: %v", s.cfg.Name, err)
-	}
-	// An error with the member gone means the removal was applied and
-	// stopped the member before it could answer.
 	// Once the removal is applied the member stops on its own.
 	select {
 	case <-es.StopNotify():
 	case <-time.After(5 * time.Second):
 	case <-ctx.Done():
 	}
-	s.Close()
-	return os.RemoveAll(s.cfg.DataDir)
+	return nil
 }
 
-// removeSelf removes this member from the cluster. With authentication
-// on, etcd wants an identity with the root role for it: the member asks
-// as a client, with its own certificate.
-func (s *Server) removeSelf(ctx context.Context) error {
+// removeOwn asks for this member's removal. With authentication on, etcd
+// wants an identity with the root role for it: the member asks as a
+// client, with its own certificate.
+func (s *Server) removeOwn(ctx context.Context) error {
 	es := s.etcd.Server
 	if s.auth == nil {
 		_, err := es.RemoveMember(ctx, uint64(es.MemberID()))
@@ -542,11 +710,55 @@ func (s *Server) removeSelf(ctx context.Context) error {
 	return err
 }
 
-// removedAt reports whether the members at the client URLs peers no
-// longer list this member. The leader may apply the removal and cut this
-// member off before it applies the removal itself: it then stops with
-// "server stopped", still listing itself.
-func (s *Server) removedAt(ctx context.Context, peers []string) bool {
+// otherVoters returns the number of voting members besides this one, as
+// this member knows them.
+func (s *Server) otherVoters() int {
+	n := 0
+	for _, m := range s.etcd.Server.Cluster().Members() {
+		if m.ID != s.etcd.Server.MemberID() && !m.IsLearner {
+			n++
+		}
+	}
+	return n
+}
+
+// removed reports whether the member's removal from the cluster is
+// committed: this member applied it, or its peers no longer list it (see
+// goneAt). It tells a removal from a failure before data is thrown away.
+func (s *Server) removed() bool {
+	es := s.etcd.Server
+	if es.Cluster().Member(es.MemberID()) == nil {
+		return true
+	}
+	var peers []string
+	for _, m := range es.Cluster().Members() {
+		if m.ID != es.MemberID() {
+			peers = append(peers, m.ClientURLs...)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.goneAt(ctx, append(peers, s.cfg.Seeds...))
+}
+
+// goneAt reports whether a linearizable member list of this member's
+// cluster, answered through the client URLs us (other than this member's
+// own), no longer lists this member: its removal is committed. A member
+// removed by the leader may be cut off before it applies the removal
+// itself ("server stopped"), and a member restarting from its data may
+// never hear of a removal made while it was down. Any doubt (no answer,
+// another cluster) answers false.
+func (s *Server) goneAt(ctx context.Context, us []string) bool {
+	own := map[string]bool{}
+	for _, u := range s.cfg.advClient() {
+		own[u] = true
+	}
+	var peers []string
+	for _, u := range us {
+		if !own[u] {
+			peers = append(peers, u)
+		}
+	}
 	if len(peers) == 0 {
 		return false
 	}
@@ -555,23 +767,30 @@ func (s *Server) removedAt(ctx context.Context, peers []string) bool {
 		return false
 	}
 	defer cli.Close()
-	id := uint64(s.etcd.Server.MemberID())
-	list, err := memberList(ctx, cli)
-	if err != nil {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	list, err := memberList(cctx, cli)
+	if err != nil || list.Header == nil || list.Header.ClusterId != uint64(s.etcd.Server.Cluster().ID()) {
 		return false
 	}
 	for _, m := range list.Members {
-		if m.ID == id {
+		if m.ID == uint64(s.etcd.Server.MemberID()) {
 			return false
 		}
 	}
 	return true
 }
 
+// reconfigTimeout bounds the retries of one membership change.
+const reconfigTimeout = time.Minute
+
 // retryUnhealthy runs op until it succeeds, fails with another error than
-// "unhealthy cluster", or ctx ends. etcd refuses membership changes until
-// the local member has been connected to its peers for a few seconds.
+// "unhealthy cluster", or ctx ends (at the latest after reconfigTimeout).
+// etcd refuses membership changes until the local member has been
+// connected to its peers for a few seconds.
 func retryUnhealthy(ctx context.Context, op func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, reconfigTimeout)
+	defer cancel()
 	for {
 		octx, cancel := opContext(ctx)
 		err := op(octx)

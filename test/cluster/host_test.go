@@ -25,9 +25,12 @@ type host struct {
 	peer   string // peer URL
 	args   []string
 	shared bool // outlives the test that started it; TestMain stops it
-	cmd    *exec.Cmd
-	done   chan struct{}
-	code   int
+	// stopping is set once the test killed or stopped the process, so
+	// its exit is expected.
+	stopping bool
+	cmd      *exec.Cmd
+	done     chan struct{}
+	code     int
 
 	mu    sync.Mutex
 	lines []string
@@ -76,21 +79,24 @@ func (h *host) start(seeds ...string) {
 	h.mu.Lock()
 	h.lines, h.grew = nil, make(chan struct{})
 	h.mu.Unlock()
+	h.stopping = false
 	if err := h.cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
 	h.done = make(chan struct{})
-	go h.read(stderr)
+	go h.read(stderr, time.Now())
 	if !h.shared {
 		h.t.Cleanup(func() { h.kill() })
 	}
 }
 
-func (h *host) read(r io.Reader) {
+// read collects the process's stderr lines, each prefixed with the time
+// since the start, for the failure messages.
+func (h *host) read(r io.Reader, start time.Time) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		h.mu.Lock()
-		h.lines = append(h.lines, sc.Text())
+		h.lines = append(h.lines, fmt.Sprintf("[%6.2fs] %s", time.Since(start).Seconds(), sc.Text()))
 		close(h.grew)
 		h.grew = make(chan struct{})
 		h.mu.Unlock()
@@ -143,6 +149,7 @@ func (h *host) kill() {
 		return
 	default:
 	}
+	h.stopping = true
 	h.cmd.Process.Kill()
 	<-h.done
 }
@@ -150,7 +157,19 @@ func (h *host) kill() {
 // stop asks the process to shut down cleanly and returns its exit code.
 func (h *host) stop(timeout time.Duration) int {
 	h.t.Helper()
+	h.term()
+	return h.wait(timeout)
+}
+
+// term asks the process to shut down cleanly (SIGTERM), without waiting.
+func (h *host) term() {
+	h.stopping = true
 	h.cmd.Process.Signal(syscall.SIGTERM)
+}
+
+// wait waits for the process to exit and returns its exit code.
+func (h *host) wait(timeout time.Duration) int {
+	h.t.Helper()
 	select {
 	case <-h.done:
 		return h.code
@@ -158,6 +177,30 @@ func (h *host) stop(timeout time.Duration) int {
 		h.t.Fatalf("%s did not stop within %v:\n%s", h.name, timeout, h.log())
 		return -1
 	}
+}
+
+// running reports whether the process has not exited.
+func (h *host) running() bool {
+	select {
+	case <-h.done:
+		return false
+	default:
+		return h.cmd != nil
+	}
+}
+
+// count returns how many lines the host logged since its start that
+// contain s.
+func (h *host) count(s string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, l := range h.lines {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
 }
 
 // ctl runs an mgmt-cluster query command.

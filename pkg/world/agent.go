@@ -15,7 +15,7 @@ type AgentConfig struct {
 	// wait as standbys (proxying their client URLs to the members) and
 	// are promoted when a member leaves or dies. Zero means 5.
 	IdealSize int
-	// Namespace of the world keys (the promotion lock lives there).
+	// Namespace of the world keys (the membership lock lives there).
 	Namespace string
 	// Interval between health checks of a standby; zero means 1s.
 	Interval time.Duration

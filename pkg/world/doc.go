@@ -23,7 +23,7 @@
 //	NS/scheduler/schedule/<ns>               the chosen hosts, comma separated, shared
 //	NS/converged/<host>                      "true" or "false", on a lease
 //	NS/cluster/standby/<host>, NS/cluster/promote
-//	                                         standbys and their promotion lock (members only)
+//	                                         standbys and the membership lock (members only)
 //
 // Exported values are read back by ResCollect, which returns every entry
 // addressed to this host or to "*", with Err set on the ones a collecting
@@ -81,10 +81,11 @@
 //     data aside (DATADIR.removed-N) and goes through the same decision as
 //     a newcomer.
 //
-// The lock's key, like the standby records, is writable by any client that
-// may write the namespace: such a client can hold up membership changes,
-// but not make an unsafe one, since every check above is etcd's or made on
-// a linearizable member list.
+// Who may take the lock: under TLS only identities with etcd's root role
+// (members, which standbys are too, and admins) may write the cluster/
+// keys; hosts may not. A holder can hold up membership changes (until its
+// lease ends) but not make an unsafe one, since every check above is
+// etcd's or made on a linearizable member list.
 //
 // Tools without seeds use Open's private world: the first use starts a
 // single-member etcd under <prefix>/world, a directory of mode 0700 owned

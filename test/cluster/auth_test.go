@@ -86,7 +86,7 @@ func TestTLSAuthorization(t *testing.T) {
 	if r := ctl(t, "", as("admin/ops", "remove", "m2")...); r.Code != 0 {
 		t.Fatalf("the admin removing m2: %s", r.Stderr)
 	}
-	m2.waitLog("member stopped (removed from the cluster?)", joinTimeout)
+	m2.waitLog("member m2 was removed from the cluster; joining again", joinTimeout)
 
 	t.Log("m2, a member certificate, joins again and leaves cleanly")
 	eventually(t, joinTimeout, func() error {

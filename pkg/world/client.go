@@ -86,7 +86,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		Logger:               zap.NewNop(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %v", strings.Join(cfg.Endpoints, ","), err)
+		return nil, fmt.Errorf("connecting to %s: %w", strings.Join(cfg.Endpoints, ","), err)
 	}
 	ttl := cfg.LeaseTTL
 	if ttl <= 0 {
@@ -108,7 +108,7 @@ func (c *Client) ping(ctx context.Context) error {
 		if derr := dialEndpoints(c.cli.Endpoints()); derr != nil {
 			err = derr // why the connection failed, which gRPC only retries
 		}
-		return fmt.Errorf("cluster at %s unreachable: %v", strings.Join(c.cli.Endpoints(), ","), err)
+		return fmt.Errorf("cluster at %s unreachable: %w", strings.Join(c.cli.Endpoints(), ","), err)
 	}
 	return nil
 }
@@ -187,13 +187,13 @@ func (c *Client) hostLease(ctx context.Context) (clientv3.LeaseID, error) {
 	defer cancel()
 	g, err := c.cli.Grant(octx, c.ttl)
 	if err != nil {
-		return 0, fmt.Errorf("lease: %v", err)
+		return 0, fmt.Errorf("lease: %w", err)
 	}
 	kctx, stop := context.WithCancel(context.Background())
 	ch, err := c.cli.KeepAlive(kctx, g.ID)
 	if err != nil {
 		stop()
-		return 0, fmt.Errorf("lease keep alive: %v", err)
+		return 0, fmt.Errorf("lease keep alive: %w", err)
 	}
 	go func() {
 		for range ch {

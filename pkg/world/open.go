@@ -121,7 +121,7 @@ func (l *Lazy) Client(ctx context.Context) (*Client, error) {
 		c, err = l.private(ctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("world: %v", err)
+		return nil, fmt.Errorf("world: %w", err)
 	}
 	l.client = c
 	return c, nil
@@ -284,6 +284,59 @@ func failed(ctx context.Context, err error) <-chan error {
 	return ch
 }
 
+// watch connects and returns the watch start opens on the client. When
+// the world cannot be reached for a transient reason (Transient), the
+// watch is still returned: it reports each failed attempt to connect (so
+// that its consumer reads again, and finds the world unreachable too),
+// tries again with a Backoff, and once connected forwards the client's
+// watch. A watch that fails for good reports its error once. The channel
+// closes when ctx ends.
+func (l *Lazy) watch(ctx context.Context, start func(*Client) (<-chan error, error)) (<-chan error, error) {
+	c, err := l.Client(ctx)
+	if err == nil {
+		return start(c)
+	}
+	if !Transient(err) {
+		return nil, err
+	}
+	out := make(chan error, 1)
+	out <- err
+	go func() {
+		defer close(out)
+		var b Backoff
+		for b.Wait(ctx) {
+			c, err := l.Client(ctx)
+			if err == nil {
+				var in <-chan error
+				if in, err = start(c); err == nil {
+					for e := range in {
+						pass(out, e)
+					}
+					return
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			pass(out, err)
+			if !Transient(err) {
+				<-ctx.Done()
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// pass sends a notification on out unless one is already pending (a
+// consumer reads the world again on any notification, so one is enough).
+func pass(out chan error, e error) {
+	select {
+	case out <- e:
+	default:
+	}
+}
+
 // The World methods connect on first use and forward to the client.
 
 func (l *Lazy) StrGet(ctx context.Context, key string) (string, bool, error) {
@@ -311,11 +364,7 @@ func (l *Lazy) StrDel(ctx context.Context, key string) error {
 }
 
 func (l *Lazy) StrWatch(ctx context.Context, key string) (<-chan error, error) {
-	c, err := l.Client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return c.StrWatch(ctx, key)
+	return l.watch(ctx, func(c *Client) (<-chan error, error) { return c.StrWatch(ctx, key) })
 }
 
 func (l *Lazy) StrMapGet(ctx context.Context, namespace string) (map[string]string, error) {
@@ -351,11 +400,7 @@ func (l *Lazy) StrMapDel(ctx context.Context, namespace string) error {
 }
 
 func (l *Lazy) StrMapWatch(ctx context.Context, namespace string) (<-chan error, error) {
-	c, err := l.Client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return c.StrMapWatch(ctx, namespace)
+	return l.watch(ctx, func(c *Client) (<-chan error, error) { return c.StrMapWatch(ctx, namespace) })
 }
 
 // ResExport does nothing while the world is unused and rs exports
@@ -389,11 +434,11 @@ func (l *Lazy) ResCollect(ctx context.Context, kind string) ([]*Exported, error)
 }
 
 func (l *Lazy) ResWatch(ctx context.Context) <-chan error {
-	c, err := l.Client(ctx)
+	ch, err := l.watch(ctx, func(c *Client) (<-chan error, error) { return c.ResWatch(ctx), nil })
 	if err != nil {
 		return failed(ctx, err)
 	}
-	return c.ResWatch(ctx)
+	return ch
 }
 
 func (l *Lazy) SchedulerAdd(ctx context.Context, ns string, opts SchedOpts) error {
@@ -440,11 +485,7 @@ func (l *Lazy) Schedule(ctx context.Context, ns string) ([]string, error) {
 }
 
 func (l *Lazy) ScheduleWatch(ctx context.Context, ns string) (<-chan error, error) {
-	c, err := l.Client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return c.ScheduleWatch(ctx, ns)
+	return l.watch(ctx, func(c *Client) (<-chan error, error) { return c.ScheduleWatch(ctx, ns) })
 }
 
 func (l *Lazy) SetConverged(ctx context.Context, converged bool) error {
@@ -464,11 +505,11 @@ func (l *Lazy) Converged(ctx context.Context) (map[string]bool, error) {
 }
 
 func (l *Lazy) ConvergedWatch(ctx context.Context) <-chan error {
-	c, err := l.Client(ctx)
+	ch, err := l.watch(ctx, func(c *Client) (<-chan error, error) { return c.ConvergedWatch(ctx), nil })
 	if err != nil {
 		return failed(ctx, err)
 	}
-	return c.ConvergedWatch(ctx)
+	return ch
 }
 
 var _ World = (*Lazy)(nil)

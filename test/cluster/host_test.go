@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -137,6 +138,11 @@ func (h *host) log() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return strings.Join(h.lines, "\n")
+}
+
+// signal sends sig to the running process.
+func (h *host) signal(sig os.Signal) {
+	h.cmd.Process.Signal(sig)
 }
 
 // kill ends the process at once, as a crash would.

@@ -50,9 +50,12 @@ func StartWith(t testing.TB, prepare func(*exec.Cmd), tool string, args ...strin
 	if prepare != nil {
 		prepare(cmd)
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	var stdin io.WriteCloser
+	if cmd.Stdin == nil { // else prepare connected it, and Write is not for this process
+		var err error
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -92,6 +95,9 @@ func StartWith(t testing.TB, prepare func(*exec.Cmd), tool string, args ...strin
 // Write writes s to the process's stdin.
 func (p *Proc) Write(s string) {
 	p.t.Helper()
+	if p.stdin == nil {
+		p.t.Fatalf("%s: its stdin is not the test's to write", p.tool)
+	}
 	if _, err := io.WriteString(p.stdin, s); err != nil {
 		p.t.Fatal(err)
 	}
@@ -99,7 +105,19 @@ func (p *Proc) Write(s string) {
 
 // CloseStdin closes the process's stdin.
 func (p *Proc) CloseStdin() {
-	p.stdin.Close()
+	if p.stdin != nil {
+		p.stdin.Close()
+	}
+}
+
+// Exited reports whether the process has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Pid returns the process id.
@@ -225,6 +243,22 @@ func (p *Proc) Wait() int {
 // Ended returns when the process exited; it is valid after Wait.
 func (p *Proc) Ended() time.Time {
 	return p.ended
+}
+
+// StartPipeline starts mcl-compile with compileArgs, its stdout piped into
+// the stdin of mgmt-apply with applyArgs, the way a host runs them, and
+// returns both processes (each collecting its own stderr).
+func StartPipeline(t testing.TB, compileArgs, applyArgs []string) (compile, apply *Proc) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	compile = StartWith(t, func(c *exec.Cmd) { c.Stdout = w }, "mcl-compile", compileArgs...)
+	apply = StartWith(t, func(c *exec.Cmd) { c.Stdin = r }, "mgmt-apply", applyArgs...)
+	return compile, apply
 }
 
 // StartMember starts a one-member world with mgmt-cluster run under a

@@ -66,22 +66,52 @@ func (x *exporter) publish(rs []*graph.Resource) {
 	}
 }
 
+// loop publishes each graph it is kicked with. A world that does not
+// answer (world.Transient) delays the export, it does not lose it: the
+// same resources are exported again with backoff until the world answers
+// or a newer graph replaces them; the outage and its end are logged.
 func (x *exporter) loop(ctx context.Context) {
 	defer close(x.done)
+	var b world.Backoff
+	var retry <-chan time.Time
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-x.kick:
+		case <-retry:
 		}
 		x.mu.Lock()
 		rs, set := x.next, x.set
 		x.set = false
 		x.mu.Unlock()
-		if set {
-			if err := x.w.ResExport(ctx, rs); err != nil && ctx.Err() == nil {
-				x.lg.errorf("world: exporting resources: %v", err)
+		if !set {
+			continue
+		}
+		retry = nil
+		err := x.w.ResExport(ctx, rs)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			if failing {
+				x.lg.logf("world: exporting resources: the world answers again")
 			}
+			failing = false
+			b.Reset()
+		case world.Transient(err):
+			d := b.Next()
+			x.lg.errorf("world: exporting resources: %v (retrying in %v)", err, d.Round(time.Millisecond))
+			failing = true
+			x.mu.Lock()
+			if !x.set {
+				x.next, x.set = rs, true
+			}
+			x.mu.Unlock()
+			retry = time.After(d)
+		default:
+			x.lg.errorf("world: exporting resources: %v", err)
 		}
 	}
 }

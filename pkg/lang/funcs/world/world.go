@@ -34,6 +34,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
@@ -128,21 +129,43 @@ func need[T any](w any, name string) (T, error) {
 	return t, nil
 }
 
-// follow reads and emits on every notification of watch, skipping values
-// equal to the last one emitted, until ctx is done.
-func follow(ctx context.Context, watch <-chan error, read func(context.Context) (values.Value, error), emit func(values.Value)) error {
+// follow reads and emits on every notification of the watch, skipping
+// values equal to the last one emitted, until ctx is done. A slow or
+// unreachable world stops no program: a watch that cannot be opened, or a
+// read that fails, for a transient reason (pw.Transient) is tried again
+// with backoff, logged through logf as what, while the last value stays
+// in force.
+func follow(ctx context.Context, logf func(string, ...any), what string, watch func(context.Context) (<-chan error, error),
+	read func(context.Context) (values.Value, error), emit func(values.Value)) error {
+	var ch <-chan error
+	err := pw.Retry(ctx, logf, what, func(ctx context.Context) error {
+		var err error
+		ch, err = watch(ctx)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	var last values.Value
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case _, ok := <-watch:
+		case _, ok := <-ch:
 			if !ok {
 				return nil
 			}
 			// A broken watch is re-established by the world; read
 			// again either way, so no change is missed.
-			v, err := read(ctx)
+			var v values.Value
+			err := pw.Retry(ctx, logf, what, func(ctx context.Context) error {
+				var err error
+				v, err = read(ctx)
+				return err
+			})
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -157,6 +180,14 @@ func follow(ctx context.Context, watch <-chan error, read func(context.Context) 
 	}
 }
 
+// logfOf returns the log function of a call's environment, or nil.
+func logfOf(c *funcs.Call) func(string, ...any) {
+	if c.Env == nil {
+		return nil
+	}
+	return c.Env.Logf
+}
+
 func strArg(c *funcs.Call, i int) string {
 	s, _ := c.Args[i].(values.Str)
 	return string(s)
@@ -167,16 +198,14 @@ func streamGetval(ctx context.Context, w any, c *funcs.Call, emit func(values.Va
 	if err != nil {
 		return err
 	}
-	return Getval(ctx, sw, strArg(c, 0), c.Out(), emit)
+	return Getval(ctx, sw, strArg(c, 0), c.Out(), logfOf(c), emit)
 }
 
-// Getval streams struct{value str; exists bool} values of key.
-func Getval(ctx context.Context, w pw.StrWorld, key string, out *types.Type, emit func(values.Value)) error {
-	watch, err := w.StrWatch(ctx, key)
-	if err != nil {
-		return err
-	}
-	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+// Getval streams struct{value str; exists bool} values of key. logf, when
+// not nil, reports a world that does not answer (see follow).
+func Getval(ctx context.Context, w pw.StrWorld, key string, out *types.Type, logf func(string, ...any), emit func(values.Value)) error {
+	watch := func(ctx context.Context) (<-chan error, error) { return w.StrWatch(ctx, key) }
+	return follow(ctx, logf, "world.getval("+strconv.Quote(key)+")", watch, func(ctx context.Context) (values.Value, error) {
 		v, ok, err := w.StrGet(ctx, key)
 		if err != nil {
 			return nil, err
@@ -190,16 +219,14 @@ func streamKVLookup(ctx context.Context, w any, c *funcs.Call, emit func(values.
 	if err != nil {
 		return err
 	}
-	return KVLookup(ctx, mw, strArg(c, 0), c.Out(), emit)
+	return KVLookup(ctx, mw, strArg(c, 0), c.Out(), logfOf(c), emit)
 }
 
-// KVLookup streams the map{hostname: value} of namespace.
-func KVLookup(ctx context.Context, w pw.StrMapWorld, namespace string, out *types.Type, emit func(values.Value)) error {
-	watch, err := w.StrMapWatch(ctx, namespace)
-	if err != nil {
-		return err
-	}
-	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+// KVLookup streams the map{hostname: value} of namespace. logf is as for
+// Getval.
+func KVLookup(ctx context.Context, w pw.StrMapWorld, namespace string, out *types.Type, logf func(string, ...any), emit func(values.Value)) error {
+	watch := func(ctx context.Context) (<-chan error, error) { return w.StrMapWatch(ctx, namespace) }
+	return follow(ctx, logf, "world.kvlookup("+strconv.Quote(namespace)+")", watch, func(ctx context.Context) (values.Value, error) {
 		m, err := w.StrMapGet(ctx, namespace)
 		if err != nil {
 			return nil, err
@@ -213,16 +240,13 @@ func streamSchedule(ctx context.Context, w any, c *funcs.Call, emit func(values.
 	if err != nil {
 		return err
 	}
-	return Schedule(ctx, sw, strArg(c, 0), c.Out(), emit)
+	return Schedule(ctx, sw, strArg(c, 0), c.Out(), logfOf(c), emit)
 }
 
-// Schedule streams the hosts chosen for namespace.
-func Schedule(ctx context.Context, w pw.SchedulerWorld, namespace string, out *types.Type, emit func(values.Value)) error {
-	watch, err := w.ScheduleWatch(ctx, namespace)
-	if err != nil {
-		return err
-	}
-	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+// Schedule streams the hosts chosen for namespace. logf is as for Getval.
+func Schedule(ctx context.Context, w pw.SchedulerWorld, namespace string, out *types.Type, logf func(string, ...any), emit func(values.Value)) error {
+	watch := func(ctx context.Context) (<-chan error, error) { return w.ScheduleWatch(ctx, namespace) }
+	return follow(ctx, logf, "world.schedule("+strconv.Quote(namespace)+")", watch, func(ctx context.Context) (values.Value, error) {
 		hosts, err := w.Schedule(ctx, namespace)
 		if err != nil {
 			return nil, err
@@ -296,7 +320,8 @@ type CollectOptions struct {
 	From []string
 	// Logf reports each exported resource that was selected but refused
 	// (see pw.Exported's Err) or ignored (its host is not in From),
-	// naming the exporting host and the key; nil reports nothing.
+	// naming the exporting host and the key, and a world that does not
+	// answer (see follow); nil reports nothing.
 	Logf func(format string, args ...any)
 }
 
@@ -337,8 +362,8 @@ func Collect(ctx context.Context, w pw.ResWorld, kind string, sel *Selection, da
 		}
 		return why != ""
 	}
-	watch := w.ResWatch(ctx)
-	return follow(ctx, watch, func(ctx context.Context) (values.Value, error) {
+	watch := func(ctx context.Context) (<-chan error, error) { return w.ResWatch(ctx), nil }
+	return follow(ctx, opts.Logf, "world: collect "+kind, watch, func(ctx context.Context) (values.Value, error) {
 		es, err := w.ResCollect(ctx, kind)
 		if err != nil {
 			return nil, err

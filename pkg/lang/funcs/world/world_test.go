@@ -78,7 +78,7 @@ func TestGetval(t *testing.T) {
 	h1, h2 := worldtest.Connect(t, "h1"), worldtest.Connect(t, "h2")
 	out := typ(t, "struct{value str; exists bool}")
 	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return Getval(ctx, h2, "flag", out, emit)
+		return Getval(ctx, h2, "flag", out, nil, emit)
 	})
 	next(t, vals, `struct{value => "", exists => false}`)
 	h1.StrSet(ctx, "flag", "up")
@@ -92,7 +92,7 @@ func TestKVLookup(t *testing.T) {
 	ctx := context.Background()
 	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
 	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return KVLookup(ctx, a, "ns", typ(t, "map{str: str}"), emit)
+		return KVLookup(ctx, a, "ns", typ(t, "map{str: str}"), nil, emit)
 	})
 	next(t, vals, `{}`)
 	a.StrMapSet(ctx, "ns", "1")
@@ -105,7 +105,7 @@ func TestSchedule(t *testing.T) {
 	ctx := context.Background()
 	a, b := worldtest.Connect(t, "a"), worldtest.Connect(t, "b")
 	vals := run(t, func(ctx context.Context, emit func(values.Value)) error {
-		return Schedule(ctx, a, "web", typ(t, "[]str"), emit)
+		return Schedule(ctx, a, "web", typ(t, "[]str"), nil, emit)
 	})
 	next(t, vals, `[]`)
 	b.SchedulerAdd(ctx, "web", pw.SchedOpts{Max: 1})

@@ -5,15 +5,16 @@
 //
 // # Preparing a graph (Build)
 //
-// Each resource of the document is created from the registry, its
-// parameters are decoded into the resource struct by their `lang` (or
-// `yaml`) tags over the defaults of Default, with numbers coerced to the
-// declared field types; a value of the wrong type is an error naming the
-// kind, name, parameter and position. Metaparameters are checked, then the
-// resource's Validate (not for hidden resources). Edges are resolved; a
-// send/recv edge is checked against the schema registry of pkg/graph (the
-// sender's Sends type against the receiver's parameter type). Cycles are
-// rejected. Automatic edges come next: the UIDs of every Edgeable resource
+// First the document is validated by graph's Document.Validate, the one
+// home of the graph rules: identical duplicates collapse, and differing
+// duplicates, dangling edges, send/recv pairs whose types differ, bad
+// metaparameters and cycles are refused, all of them in one ErrorList.
+// Then each resource is created from the registry, its parameters are
+// decoded into the resource struct by their `lang` (or `yaml`) tags over
+// the defaults of Default, with numbers coerced to the declared field
+// types; a value of the wrong type is an error naming the kind, name,
+// parameter and position; then the resource's Validate runs (not for
+// hidden resources). Automatic edges come next: the UIDs of every Edgeable resource
 // are indexed by kind and name (trailing slash removed), and each resource's
 // AutoEdge is asked, round after round, for the UIDs it depends on; matches
 // (confirmed with IFF) become edges unless they would close a cycle.

@@ -110,11 +110,11 @@ func TestSendRecv(t *testing.T) {
 func TestSendRecvTypeMismatch(t *testing.T) {
 	register()
 	_, err := engine.Build(doc(1, []string{"a", "b"}, "a.out -> b.fail"), engine.BuildOptions{})
-	if err == nil || !strings.Contains(err.Error(), "tval[a].out -> tval[b].fail") || !strings.Contains(err.Error(), "type mismatch") {
+	if err == nil || !strings.Contains(err.Error(), `edge tval[a] -> tval[b] (out -> fail): sends str, but tval[b] parameter "fail" is int`) {
 		t.Fatalf("got %v", err)
 	}
 	_, err = engine.Build(doc(1, []string{"a", "b"}, "a.nope -> b.in"), engine.BuildOptions{})
-	if err == nil || !strings.Contains(err.Error(), `no send key "nope"`) {
+	if err == nil || !strings.Contains(err.Error(), `sends no key "nope"`) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -340,7 +340,9 @@ func TestBuildErrors(t *testing.T) {
 		{[]string{"$a"}, nil, `starts with a $`},
 		{[]string{"a meta.limit=1"}, nil, `burst must be non-zero`},
 		{[]string{"a meta.sema=42"}, nil, `bare integer`},
-		{[]string{"a", "b"}, []string{"a -> b", "b -> a"}, `cycle in the graph: tval[a] -> tval[b] -> tval[a]`},
+		{[]string{"a", "b"}, []string{"a -> b", "b -> a"}, `t.mcl:1:1: cycle: tval[a] -> tval[b] -> tval[a]`},
+		{[]string{"a"}, []string{"a -> a"}, `cycle: tval[a] -> tval[a]`},
+		{[]string{"a want=invalid", "b want=invalid"}, nil, "t.mcl:1:1: tval[a]: invalid: want is invalid\nt.mcl:1:2: tval[b]: invalid: want is invalid"},
 		{[]string{"a"}, []string{"a -> x"}, `no resource tval[x]`},
 		{[]string{"a tags=#1"}, nil, `got int, want map{str: int}`},
 	} {

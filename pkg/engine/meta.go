@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -14,33 +13,9 @@ import (
 // DefaultMeta returns the default metaparameters.
 func DefaultMeta() *MetaParams { return &MetaParams{} }
 
-// ValidateMeta reports problems in metaparameters: an out of range retry,
-// a limit without a burst, a malformed semaphore id.
-func ValidateMeta(m *MetaParams) error {
-	if m.Retry < -1 {
-		return fmt.Errorf("meta retry is %d, want -1 or more", m.Retry)
-	}
-	if m.Poll < -1 {
-		return fmt.Errorf("meta poll is %d, want -1 or more", m.Poll)
-	}
-	if m.Limit != nil {
-		if math.IsNaN(*m.Limit) || *m.Limit < 0 {
-			return fmt.Errorf("meta limit is %v, want a positive rate", *m.Limit)
-		}
-		if !math.IsInf(*m.Limit, 1) && m.Burst == 0 {
-			return fmt.Errorf("meta burst must be non-zero when limit is set")
-		}
-	}
-	if m.Burst < 0 {
-		return fmt.Errorf("meta burst is %d, want 0 or more", m.Burst)
-	}
-	for _, s := range m.Sema {
-		if _, _, err := ParseSema(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// ValidateMeta reports the first problem of the metaparameters m (see
+// graph.Meta.Check, which it is).
+func ValidateMeta(m *MetaParams) error { return m.Check() }
 
 // ParseSema splits a semaphore id of the form "id" or "id:N" into its key
 // and size; see graph.ParseSema, which it is.

@@ -96,3 +96,27 @@ func edgeID(e *Edge) string {
 	}
 	return b.String()
 }
+
+// SameGraph reports whether a and b hold the same graph, as their
+// canonical encodings would show apart from seq and source: the same name,
+// the same resources (EqualResource, with the same pos and origin), the
+// same edges with the same notify flags, or the same error. It compares
+// without encoding, so a producer can tell cheaply whether a new document
+// is worth writing.
+func SameGraph(a, b *Document) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Mgmt != b.Mgmt || a.Graph != b.Graph || (a.Error == nil) != (b.Error == nil) {
+		return false
+	}
+	if a.Error != nil {
+		return *a.Error == *b.Error
+	}
+	ca, cb := Canonical(a), Canonical(b)
+	return slices.EqualFunc(ca.Resources, cb.Resources, func(x, y *Resource) bool {
+		return x.Pos == y.Pos && x.Origin == y.Origin && EqualResource(x, y)
+	}) && slices.EqualFunc(ca.Edges, cb.Edges, func(x, y *Edge) bool {
+		return x.Key() == y.Key() && x.Notify == y.Notify
+	})
+}

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const sampleJSON = `{"mgmt":"graph/v1","graph":"main","seq":3,"source":"mcl-compile main.mcl","resources":[{"kind":"file","name":"/tmp/a/","params":{"state":"exists","mode":420,"ratio":1.5,"tags":["x","y"],"opts":{"b":true,"a":[1,2]}},"meta":{"retry":3,"delay":500,"sema":["s:2"],"autoedge":false,"limit":2.5},"pos":"main.mcl:4:1","origin":"mcl"},{"kind":"exec","name":"greet","params":{"cmd":"echo hi","shell":"/bin/sh"}},{"kind":"file","name":"/tmp/a/b","params":{"state":"exists","content":"a: b\n\"q\" <&>"}}],"edges":[{"from":{"kind":"file","name":"/tmp/a/"},"to":{"kind":"exec","name":"greet"},"notify":true},{"from":{"kind":"exec","name":"greet"},"to":{"kind":"file","name":"/tmp/a/b"},"send":"output","recv":"content"}]}`
+const sampleJSON = `{"mgmt":"graph/v1","graph":"main","seq":3,"source":"mcl-compile main.mcl","resources":[{"kind":"file","name":"/tmp/a/","params":{"state":"exists","mode":420,"ratio":1.5,"tags":["x","y"],"opts":{"b":true,"a":[1,2]}},"meta":{"retry":3,"delay":500,"sema":["s:2"],"autoedge":false,"limit":2.5,"burst":1},"pos":"main.mcl:4:1","origin":"mcl"},{"kind":"exec","name":"greet","params":{"cmd":"echo hi","shell":"/bin/sh"}},{"kind":"file","name":"/tmp/a/b","params":{"state":"exists","content":"a: b\n\"q\" <&>"}}],"edges":[{"from":{"kind":"file","name":"/tmp/a/"},"to":{"kind":"exec","name":"greet"},"notify":true},{"from":{"kind":"exec","name":"greet"},"to":{"kind":"file","name":"/tmp/a/b"},"send":"output","recv":"content"}]}`
 
 func encode(t *testing.T, d *Document, f Format) string {
 	t.Helper()

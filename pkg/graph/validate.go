@@ -2,9 +2,11 @@ package graph
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,13 +19,22 @@ import (
 // notify flags are or-ed); everything else it reports:
 //
 //   - the mgmt tag, kind names (lower case letters, digits and '_', in
-//     segments separated by ':', starting with a letter) and empty names;
-//   - duplicate resources that differ, naming both positions;
+//     segments separated by ':', starting with a letter), empty names and
+//     names starting with a $ without Meta:dollar;
+//   - duplicate resources that differ (see EqualResource), naming both
+//     positions;
 //   - parameters of a kind with a registered schema: unknown names and
 //     values of the wrong type (an integer is fine for a float);
-//   - metaparameters out of range;
-//   - edges naming a missing resource, and half send/recv pairs;
-//   - cycles, each as the whole cycle in order.
+//   - metaparameters out of range (see Meta.Check);
+//   - edges naming a missing resource, half send/recv pairs, and send/recv
+//     pairs whose kinds cannot send or receive those values (see
+//     SendCompatible);
+//   - cycles (a resource depending on itself included), each as the whole
+//     cycle in order.
+//
+// It is the one home of these rules: engine.Build runs it and builds the
+// graph it runs from what it accepted, and graph-merge validates every
+// input with it.
 //
 // An error document is valid when it has a message.
 //
@@ -358,6 +369,9 @@ func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
 	} else if !utf8.ValidString(r.Name) {
 		errs.Add(pos, "%s resource name %q is not valid UTF-8", r.Kind, r.Name)
 	}
+	if strings.HasPrefix(r.Name, "$") && (r.Meta == nil || !r.Meta.Dollar) {
+		errs.Add(pos, "%s: the resource name starts with a $ (set Meta:dollar to allow it)", r.Ref())
+	}
 	if r.Meta != nil {
 		checkMeta(r, errs)
 	}
@@ -389,24 +403,47 @@ func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
 }
 
 func checkMeta(r *Resource, errs *ErrorList) {
-	m, pos := r.Meta, r.Where()
+	for _, msg := range r.Meta.problems() {
+		errs.Add(r.Where(), "%s: %s", r.Ref(), msg)
+	}
+}
+
+// Check reports the first problem of the metaparameters m, or nil: a
+// retry or poll below -1, a limit that is negative or not a number, a
+// finite limit without a burst, a negative burst, a malformed semaphore id.
+// Validate reports all of them; this is the same rule for a Meta alone.
+func (m *Meta) Check() error {
+	if p := m.problems(); len(p) > 0 {
+		return errors.New(p[0])
+	}
+	return nil
+}
+
+func (m *Meta) problems() []string {
+	var out []string
 	if m.Retry < -1 {
-		errs.Add(pos, "%s: meta retry %d: want -1 (forever) or more", r.Ref(), m.Retry)
+		out = append(out, fmt.Sprintf("meta retry %d: want -1 (forever) or more", m.Retry))
 	}
-	if m.Poll < 0 {
-		errs.Add(pos, "%s: meta poll %d: want 0 or more seconds", r.Ref(), m.Poll)
+	if m.Poll < -1 {
+		out = append(out, fmt.Sprintf("meta poll %d: want -1 (check once), 0 (watch) or more seconds", m.Poll))
 	}
-	if m.Limit != nil && !(*m.Limit >= 0 && !math.IsInf(*m.Limit, 0)) {
-		errs.Add(pos, "%s: meta limit %v: want a finite number, 0 or more (leave it out for no limit)", r.Ref(), *m.Limit)
+	if m.Limit != nil {
+		switch l := *m.Limit; {
+		case math.IsNaN(l) || l < 0:
+			out = append(out, fmt.Sprintf("meta limit %v: want 0 or more per second (leave it out for no limit)", l))
+		case !math.IsInf(l, 1) && m.Burst == 0:
+			out = append(out, fmt.Sprintf("meta limit %v: burst must be non-zero when limit is set", l))
+		}
 	}
 	if m.Burst < 0 {
-		errs.Add(pos, "%s: meta burst %d: want 0 or more", r.Ref(), m.Burst)
+		out = append(out, fmt.Sprintf("meta burst %d: want 0 or more", m.Burst))
 	}
 	for _, s := range m.Sema {
 		if _, _, err := ParseSema(s); err != nil {
-			errs.Add(pos, "%s: %v", r.Ref(), err)
+			out = append(out, err.Error())
 		}
 	}
+	return out
 }
 
 // ParseSema splits a semaphore id of the form "id" or "id:N" into the
@@ -442,19 +479,28 @@ func ParseSema(s string) (key string, size int, err error) {
 }
 
 // EqualResource reports whether a and b are the same resource with the same
-// parameters and metaparameters; pos, origin and read positions do not
-// count. A nil Meta equals the zero Meta.
+// parameters and metaparameters: the one rule for "identical duplicate"
+// of every tool. Parameters are equal when their canonical JSON encodings
+// are (so int64(1), float64(1) and json.Number("1") are one value, as they
+// are on the wire); pos, origin and read positions do not count. A nil
+// Meta equals the zero Meta, and an empty sema or export list a nil one.
 func EqualResource(a, b *Resource) bool {
-	if a.Kind != b.Kind || a.Name != b.Name || len(a.Params) != len(b.Params) {
+	return a.Kind == b.Kind && a.Name == b.Name && EqualParams(a.Params, b.Params) && equalMeta(a.Meta, b.Meta)
+}
+
+// EqualParams reports whether two parameter maps are equal: the same keys,
+// and values with the same canonical JSON encoding.
+func EqualParams(a, b map[string]any) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for k, v := range a.Params {
-		w, ok := b.Params[k]
+	for k, v := range a {
+		w, ok := b[k]
 		if !ok || !equalValue(v, w) {
 			return false
 		}
 	}
-	return equalMeta(a.Meta, b.Meta)
+	return true
 }
 
 func equalMeta(a, b *Meta) bool {
@@ -477,20 +523,33 @@ func equalMeta(a, b *Meta) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// equalValue compares parameter values; numbers compare by their text.
+// equalValue compares parameter values by their canonical JSON encoding,
+// walking lists and maps, and encoding only what it cannot compare
+// directly (numbers of different Go types, other Go types).
 func equalValue(a, b any) bool {
-	switch a := a.(type) {
+	switch x := a.(type) {
 	case string:
-		b, ok := b.(string)
-		return ok && a == b
-	case json.Number:
-		b, ok := b.(json.Number)
-		return ok && a == b
+		y, ok := b.(string)
+		return ok && x == y
 	case bool:
-		b, ok := b.(bool)
-		return ok && a == b
+		y, ok := b.(bool)
+		return ok && x == y
+	case json.Number:
+		if y, ok := b.(json.Number); ok {
+			return x == y
+		}
+	case []any:
+		if y, ok := b.([]any); ok && (x == nil) == (y == nil) {
+			return len(x) == len(y) && slices.EqualFunc(x, y, equalValue)
+		}
+	case map[string]any:
+		if y, ok := b.(map[string]any); ok && (x == nil) == (y == nil) {
+			return EqualParams(x, y)
+		}
 	}
-	return reflect.DeepEqual(a, b)
+	ea, errA := appendValue(nil, a)
+	eb, errB := appendValue(nil, b)
+	return errA == nil && errB == nil && string(ea) == string(eb)
 }
 
 func keysOf(m map[string]string) []string {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -63,7 +64,13 @@ func TestValidate(t *testing.T) {
 		{"sema empty id", doc(`"resources":[{"kind":"file","name":"a","meta":{"sema":[":3",""]}}]`), `meta sema: empty semaphore id`},
 		{"sema zero size", doc(`"resources":[{"kind":"file","name":"a","meta":{"sema":["x:y:0"]}}]`), `meta sema "x:y:0": size must be a positive integer`},
 		{"bad meta", doc(`"resources":[{"kind":"file","name":"a","meta":{"retry":-2,"sema":["x:0"]}}]`), `meta retry -2`},
-		{"send ok", doc(`"resources":[{"kind":"test:typed","name":"a"},{"kind":"test:typed","name":"b"}],"edges":[{"from":{"kind":"test:typed","name":"a"},"to":{"kind":"test:typed","name":"b"},"send":"n","recv":"f"}]`), ""},
+		{"send ok", doc(`"resources":[{"kind":"test:typed","name":"a"},{"kind":"test:typed","name":"b"}],"edges":[{"from":{"kind":"test:typed","name":"a"},"to":{"kind":"test:typed","name":"b"},"send":"n","recv":"i"}]`), ""},
+		{"send int to float", doc(`"resources":[{"kind":"test:typed","name":"a"},{"kind":"test:typed","name":"b"}],"edges":[{"from":{"kind":"test:typed","name":"a"},"to":{"kind":"test:typed","name":"b"},"send":"n","recv":"f"}]`), ""},
+		{"dollar", doc(`"resources":[{"kind":"test:plain","name":"$a"}]`), `name starts with a $`},
+		{"dollar ok", doc(`"resources":[{"kind":"test:plain","name":"$a","meta":{"dollar":true}}]`), ""},
+		{"poll once ok", doc(`"resources":[{"kind":"test:plain","name":"a","meta":{"poll":-1}}]`), ""},
+		{"limit without burst", doc(`"resources":[{"kind":"test:plain","name":"a","meta":{"limit":1}}]`), `burst must be non-zero`},
+		{"self edge", doc(`"resources":[{"kind":"test:plain","name":"a"}],"edges":[{"from":{"kind":"test:plain","name":"a"},"to":{"kind":"test:plain","name":"a"}}]`), `cycle: test:plain[a] -> test:plain[a]`},
 		{"send bad key", doc(`"resources":[{"kind":"test:typed","name":"a"},{"kind":"test:typed","name":"b"}],"edges":[{"from":{"kind":"test:typed","name":"a"},"to":{"kind":"test:typed","name":"b"},"send":"outt","recv":"s"}]`), `sends no key "outt" (did you mean "out"?)`},
 		{"send type", doc(`"resources":[{"kind":"test:typed","name":"a"},{"kind":"test:typed","name":"b"}],"edges":[{"from":{"kind":"test:typed","name":"a"},"to":{"kind":"test:typed","name":"b"},"send":"out","recv":"i"}]`), `sends str, but test:typed[b] parameter "i" is int`},
 		{"not sendable", doc(`"resources":[{"kind":"test:plain","name":"a"},{"kind":"test:plain","name":"b"}],"edges":[{"from":{"kind":"test:plain","name":"a"},"to":{"kind":"test:plain","name":"b"},"send":"out","recv":"s"}]`), `kind test:plain cannot send values`},
@@ -129,5 +136,59 @@ func TestErrorListCap(t *testing.T) {
 	}
 	if s := l[:MaxListed].Error(); strings.Count(s, "\n") != MaxListed-1 || strings.Contains(s, "more errors") {
 		t.Fatalf("a list of exactly %d errors: %q", MaxListed, s)
+	}
+}
+
+func TestEqualResource(t *testing.T) {
+	limit := 2.0
+	res := func(params map[string]any, m *Meta) *Resource {
+		return &Resource{Kind: "file", Name: "/a", Params: params, Meta: m, Pos: "x:1:1"}
+	}
+	for _, tc := range []struct {
+		name string
+		a, b *Resource
+		want bool
+	}{
+		{"numbers of any Go type", res(map[string]any{"n": int64(1), "l": []any{float64(2), "x"}}, nil),
+			res(map[string]any{"n": json.Number("1"), "l": []any{json.Number("2"), "x"}}, nil), true},
+		{"nested maps", res(map[string]any{"m": map[string]any{"a": true}}, nil), res(map[string]any{"m": map[string]any{"a": true}}, nil), true},
+		{"different value", res(map[string]any{"m": map[string]any{"a": true}}, nil), res(map[string]any{"m": map[string]any{"a": false}}, nil), false},
+		{"string is not a number", res(map[string]any{"n": "1"}, nil), res(map[string]any{"n": int64(1)}, nil), false},
+		{"missing key", res(map[string]any{"n": "1"}, nil), res(map[string]any{"m": "1"}, nil), false},
+		{"empty list is not null", res(map[string]any{"l": []any{}}, nil), res(map[string]any{"l": []any(nil)}, nil), false},
+		{"nil meta is zero meta", res(nil, nil), res(nil, &Meta{Sema: []string{}}), true},
+		{"meta differs", res(nil, &Meta{Limit: &limit, Burst: 1}), res(nil, &Meta{Burst: 1}), false},
+		{"position does not count", res(nil, nil), &Resource{Kind: "file", Name: "/a", Pos: "y:2:2", Origin: "mcl"}, true},
+	} {
+		if got := EqualResource(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: EqualResource = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSameGraph(t *testing.T) {
+	parse := func(s string) *Document {
+		t.Helper()
+		d, err := NewDecoder(strings.NewReader(s), "t").Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a := parse(`{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"k","name":"b"},{"kind":"k","name":"a","params":{"n":1}}],"edges":[{"from":{"kind":"k","name":"a"},"to":{"kind":"k","name":"b"}}]}`)
+	for _, tc := range []struct {
+		b    string
+		want bool
+	}{
+		{`{"mgmt":"graph/v1","graph":"g","seq":7,"source":"x","resources":[{"kind":"k","name":"a","params":{"n":1}},{"kind":"k","name":"b","meta":{}}],"edges":[{"from":{"kind":"k","name":"a"},"to":{"kind":"k","name":"b"}}]}`, true},
+		{`{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"k","name":"b"},{"kind":"k","name":"a","params":{"n":2}}],"edges":[{"from":{"kind":"k","name":"a"},"to":{"kind":"k","name":"b"}}]}`, false},
+		{`{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"k","name":"b","pos":"p:1:1"},{"kind":"k","name":"a","params":{"n":1}}],"edges":[{"from":{"kind":"k","name":"a"},"to":{"kind":"k","name":"b"}}]}`, false},
+		{`{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"k","name":"b"},{"kind":"k","name":"a","params":{"n":1}}],"edges":[{"from":{"kind":"k","name":"a"},"to":{"kind":"k","name":"b"},"notify":true}]}`, false},
+		{`{"mgmt":"graph/v1","graph":"h","seq":1,"resources":[{"kind":"k","name":"b"},{"kind":"k","name":"a","params":{"n":1}}],"edges":[{"from":{"kind":"k","name":"a"},"to":{"kind":"k","name":"b"}}]}`, false},
+		{`{"mgmt":"graph/v1","graph":"g","seq":1,"error":{"message":"x"}}`, false},
+	} {
+		if got := SameGraph(a, parse(tc.b)); got != tc.want {
+			t.Errorf("SameGraph(a, %s) = %v, want %v", tc.b, got, tc.want)
+		}
 	}
 }

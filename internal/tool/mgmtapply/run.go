@@ -181,7 +181,7 @@ func next(dec *graph.Decoder) (outcome, error) {
 	if doc.IsError() {
 		return outcome{doc: doc, errDoc: doc, msg: "error from upstream: " + doc.Error.Err().Error()}, nil
 	}
-	g, err := prepare(doc)
+	g, err := engine.Build(doc, engine.BuildOptions{})
 	if err != nil {
 		return refused(doc, graph.WithStage(err, graph.StageRuntime)), nil
 	}
@@ -196,14 +196,6 @@ func refused(doc *graph.Document, err error) outcome {
 		out.Graph, out.Seq = doc.Graph, doc.Seq
 	}
 	return outcome{doc: doc, errDoc: out, msg: err.Error()}
-}
-
-// prepare validates doc and builds the graph the engine would run.
-func prepare(doc *graph.Document) (*engine.Graph, error) {
-	if err := doc.Validate(); err != nil {
-		return nil, err
-	}
-	return engine.Build(doc, engine.BuildOptions{})
 }
 
 func writeDot(path string, g *engine.Graph, lg *logger) {

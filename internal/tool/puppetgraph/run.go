@@ -223,9 +223,8 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 func checkResource(r *graph.Resource) error {
 	doc := &graph.Document{Mgmt: graph.Version, Graph: "check", Resources: []*graph.Resource{r}}
 	_, err := engine.Build(doc, engine.BuildOptions{NoAutoEdges: true, NoAutoGroups: true})
-	var pe *graph.PosError
-	if errors.As(err, &pe) {
-		return errors.New(pe.Msg)
+	if l, ok := graph.AsList(err); ok && len(l) > 0 {
+		return errors.New(l[0].Msg)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package sem
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -64,7 +63,7 @@ type Engine struct {
 	notify  chan struct{}
 	gen     uint64
 	base    context.Context
-	last    []byte
+	last    *graph.Document // the last document emitted
 	seq     int64
 }
 
@@ -225,9 +224,8 @@ func (e *Engine) Run(ctx context.Context, once bool, emit func(*graph.Document) 
 		doc, err := e.evaluate()
 		switch {
 		case err == nil:
-			body, _ := json.Marshal(doc)
-			if string(body) != string(e.last) {
-				e.last = body
+			if !graph.SameGraph(e.last, doc) {
+				e.last = doc
 				e.seq++
 				doc.Seq = e.seq
 				if err := emit(doc); err != nil {

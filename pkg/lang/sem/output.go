@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -349,11 +348,7 @@ func (o *output) addRes(r *graph.Resource, pos ast.Pos) error {
 		o.res[r.Ref()] = &outRes{r: r, pos: pos}
 		return nil
 	}
-	a, _ := json.Marshal(old.r.Params)
-	b, _ := json.Marshal(r.Params)
-	ma, _ := json.Marshal(old.r.Meta)
-	mb, _ := json.Marshal(r.Meta)
-	if string(a) != string(b) || string(ma) != string(mb) {
+	if !graph.EqualResource(old.r, r) {
 		return at(pos, fmt.Errorf("inequivalent duplicate resource `%s` found (first at %s)", r.Ref(), old.pos))
 	}
 	return nil
@@ -481,19 +476,13 @@ func (o *output) document() (*graph.Document, error) {
 	for _, r := range o.res {
 		doc.Resources = append(doc.Resources, r.r)
 	}
-	sort.Slice(doc.Resources, func(i, j int) bool {
-		a, b := doc.Resources[i], doc.Resources[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Name < b.Name
-	})
-	merged := map[string]*graph.Edge{}
+	graph.SortResources(doc.Resources)
+	merged := map[graph.EdgeKey]*graph.Edge{}
 	recvs := map[string]bool{}
 	for _, e := range o.edges {
 		if e.e.Recv != "" {
 			k := e.e.To.String() + "." + e.e.Recv
-			if recvs[k] && merged[fmt.Sprintf("%v|%v|%s|%s", e.e.From, e.e.To, e.e.Send, e.e.Recv)] == nil {
+			if recvs[k] && merged[e.e.Key()] == nil {
 				return nil, at(e.pos, fmt.Errorf("resource: `%s` has duplicate receive on: `%s` param", e.e.To, e.e.Recv))
 			}
 			recvs[k] = true
@@ -510,7 +499,7 @@ func (o *output) document() (*graph.Document, error) {
 		}
 		// Edges between the same two resources merge; the merged one
 		// notifies if any of them does.
-		k := fmt.Sprintf("%v|%v|%s|%s", e.e.From, e.e.To, e.e.Send, e.e.Recv)
+		k := e.e.Key()
 		if old, ok := merged[k]; ok {
 			old.Notify = old.Notify || e.e.Notify
 			continue
@@ -519,27 +508,8 @@ func (o *output) document() (*graph.Document, error) {
 		merged[k] = &ec
 		doc.Edges = append(doc.Edges, &ec)
 	}
-	sort.Slice(doc.Edges, func(i, j int) bool {
-		a, b := doc.Edges[i], doc.Edges[j]
-		if a.From != b.From {
-			return refLess(a.From, b.From)
-		}
-		if a.To != b.To {
-			return refLess(a.To, b.To)
-		}
-		if a.Send != b.Send {
-			return a.Send < b.Send
-		}
-		return a.Recv < b.Recv
-	})
+	graph.SortEdges(doc.Edges)
 	return doc, nil
-}
-
-func refLess(a, b graph.Ref) bool {
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	return a.Name < b.Name
 }
 
 func (o *output) checkSendRecv(e *outEdge) error {

@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/go/bin:$PATH
-timeout 15m go test -count=200 -timeout 14m -run '^TestRandomTree$' ./pkg/resources/internal/fswatch/
+timeout 15m go test -count=200 -timeout 14m -run '^TestRandomTree$' ./internal/fswatch/

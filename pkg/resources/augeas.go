@@ -17,9 +17,9 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 )
 
 func init() {

@@ -76,12 +76,15 @@
 // down with O_NOFOLLOW, so a directory replaced by a link stops it. A symbolic link at
 // the path itself is followed (its target is managed and watched, the link
 // stays; state "absent" removes the link itself), hop by hop, unless
-// others may have planted it: a link in a directory that is sticky or
-// writable by its group or by everyone is followed only if it belongs to
-// that directory's owner or to the user mgmt-apply runs as, as the kernel
-// rule says. Otherwise the resource fails with "refusing to follow the
-// symbolic link ..." and the target is left alone, so that nobody can
-// steer a root-run resource onto a file they could not write. Every change
+// others may have planted it. The rule is the same for every kind that
+// writes files (the file-editing kinds apply it to every link along the
+// path): a link is followed when it belongs to root or to the user
+// mgmt-apply runs as, or when nobody else can have put it there (its
+// directory belongs to one of them and is neither sticky nor writable by
+// its group or by everyone). Otherwise the resource fails with "refusing
+// to follow the symbolic link ..." and the target is left alone, so that
+// nobody can steer a root-run resource onto a file they could not write,
+// from /tmp or from their own home directory. Every change
 // goes through the entry that was checked: content is compared through a
 // descriptor opened with O_NOFOLLOW and replaced by a rename, and mode and
 // owner change through an O_PATH descriptor of the entry (owner first:

@@ -231,30 +231,47 @@ func readLinkChecked(path string) (string, error) {
 	}
 }
 
-// checkLinkOwner applies the rule of fs.protected_symlinks to the link at
-// path owned by uid: in a directory that others may write to (sticky, or
-// writable by group or others), it is followed only if it belongs to the
-// directory's owner or to the user the process runs as.
+// checkLinkOwner applies linkTrusted to the link at path owned by uid.
 func checkLinkOwner(path string, uid int) error {
 	dir := filepath.Dir(path)
-	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
 		return &os.PathError{Op: "stat", Path: dir, Err: err}
 	}
-	var why []string
-	if st.Mode&syscall.S_ISVTX != 0 {
-		why = append(why, "sticky")
-	}
-	if st.Mode&0o002 != 0 {
-		why = append(why, "writable by everyone")
-	} else if st.Mode&0o020 != 0 {
-		why = append(why, "writable by its group")
-	}
-	if len(why) == 0 || uid == int(st.Uid) || uid == os.Geteuid() {
+	return linkTrusted(path, uint32(uid), &st)
+}
+
+// linkTrusted is the one rule by which every kind that writes files
+// decides whether to follow a symbolic link: the link at path, owned by
+// uid, in a directory whose stat is dir. It is followed when root or the
+// user the engine runs as owns it, or when nobody else can have put it
+// there, that is when the directory belongs to one of them and is neither
+// sticky nor writable by its group or by everyone. Otherwise another user
+// may have planted it to steer a write done with the engine's rights onto
+// a file they could not write (a link in their own home directory, or in
+// /tmp): it is refused.
+func linkTrusted(path string, uid uint32, dir *unix.Stat_t) error {
+	me := uint32(os.Geteuid())
+	if uid == 0 || uid == me {
 		return nil
 	}
-	return fmt.Errorf("refusing to follow the symbolic link %s: it belongs to uid %d, not to the owner of %s (uid %d) nor to us (uid %d), and that directory is %s, so anyone could have planted it",
-		path, uid, dir, st.Uid, os.Geteuid(), strings.Join(why, " and "))
+	var why []string
+	if dir.Uid != 0 && dir.Uid != me {
+		why = append(why, fmt.Sprintf("belongs to uid %d", dir.Uid))
+	}
+	if dir.Mode&unix.S_ISVTX != 0 {
+		why = append(why, "is sticky")
+	}
+	if dir.Mode&0o002 != 0 {
+		why = append(why, "is writable by everyone")
+	} else if dir.Mode&0o020 != 0 {
+		why = append(why, "is writable by its group")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("refusing to follow the symbolic link %s: it belongs to uid %d, not to root nor to us (uid %d), and its directory %s, so it may have been planted",
+		path, uid, me, strings.Join(why, " and "))
 }
 
 // removeBelow removes the entry rel (a file, a link or an empty directory)

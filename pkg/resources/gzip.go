@@ -9,9 +9,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 )
 
 func init() {

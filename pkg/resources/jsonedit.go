@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/world"
 )
 

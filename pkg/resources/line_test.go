@@ -142,9 +142,13 @@ func TestLineFollowsTrustedLinksOnly(t *testing.T) {
 	if os.Geteuid() != 0 {
 		return
 	}
-	// A link planted by another user is not followed: the edit would
-	// change, with root's rights, a file that user cannot write.
+	// A link planted by another user in their own directory is not
+	// followed: the edit would change, with root's rights, a file that
+	// user cannot write.
 	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
 	l2 := newLine(t, h, &LineRes{File: link, State: "exists", Content: "b"})

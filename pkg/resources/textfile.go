@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 )
 
 // This file holds what the kinds that edit part of a file (line,
@@ -30,15 +30,6 @@ import (
 
 // maxEditSize bounds the size of a file read whole to be edited.
 const maxEditSize = 64 << 20
-
-// trustedOwner reports whether a symbolic link owned by uid may be
-// followed: links owned by root or by the engine's user. A link another
-// user made could point an edit, done with the engine's rights, at a file
-// that user may not change (or copy a file they may not read into one they
-// can).
-func trustedOwner(uid uint32) bool {
-	return uid == 0 || int(uid) == os.Geteuid()
-}
 
 // A resolved is where an absolute path leads once the symbolic links
 // along it are followed: an open directory and the name of the final
@@ -61,7 +52,7 @@ func (r *resolved) close() { r.dir.Close() }
 
 // resolveTrusted follows the absolute path p one component at a time,
 // each directory opened relative to the previous one without following
-// links, and follows only the symbolic links trustedOwner accepts. A
+// links, and follows only the symbolic links linkTrusted accepts. A
 // missing directory along the path is an error; a missing final entry is
 // not.
 func resolveTrusted(p string) (*resolved, error) {
@@ -135,8 +126,12 @@ func followLink(fd int, name, next string, uid uint32, links *int, rest *[]strin
 	if *links++; *links > maxLinkHops {
 		return fmt.Errorf("%s: too many levels of symbolic links", next)
 	}
-	if !trustedOwner(uid) {
-		return fmt.Errorf("refusing to follow %s: a symbolic link owned by uid %d, not by root or the engine's user", next, uid)
+	var dir unix.Stat_t
+	if err := unix.Fstat(fd, &dir); err != nil {
+		return &os.PathError{Op: "stat", Path: filepath.Dir(next), Err: err}
+	}
+	if err := linkTrusted(next, uid, &dir); err != nil {
+		return err
 	}
 	buf := make([]byte, 4096)
 	n, err := unix.Readlinkat(fd, name, buf)

@@ -87,10 +87,22 @@ func TestResolveTrustedLinks(t *testing.T) {
 	if os.Geteuid() != 0 {
 		return
 	}
+	// A link of another user's in a directory only root can change is
+	// followed: nobody else can have put it there.
 	if err := os.Lchown(filepath.Join(dir, "rel"), 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resolveTrusted(filepath.Join(dir, "chain", "f")); err == nil || !strings.Contains(err.Error(), "refusing to follow") {
+	if r, err := resolveTrusted(filepath.Join(dir, "chain", "f")); err != nil {
+		t.Errorf("a chain through another user's link in root's directory: %v", err)
+	} else {
+		r.close()
+	}
+	// Once that user may write the directory, the link may have been
+	// planted: refused.
+	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolveTrusted(filepath.Join(dir, "chain", "f")); err == nil || !strings.Contains(err.Error(), "refusing to follow the symbolic link "+filepath.Join(dir, "rel")+": it belongs to uid 65534") {
 		t.Errorf("a chain through an untrusted link: got %v", err)
 	}
 }

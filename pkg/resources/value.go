@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/resources/internal/fswatch"
 )
 
 func init() {

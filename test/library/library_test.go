@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/library/fswatch"
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
@@ -76,7 +76,7 @@ func waitContent(t *testing.T, p, want string) {
 	defer cancel()
 	var got []byte
 	found := errors.New("found")
-	err := fswatch.Watch(ctx, p, func() error {
+	err := fswatch.Follow(ctx, p, func() error {
 		got, _ = os.ReadFile(p)
 		if string(got) == want {
 			return found

@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
-	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/library/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coreos"
@@ -86,7 +86,7 @@ func lookupUser(name string) (*user.User, error) {
 
 func userExists(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 	name := str(c.Args[0])
-	return fswatch.Watch(ctx, sysPath("/etc/passwd"), func() error {
+	return fswatch.Follow(ctx, sysPath("/etc/passwd"), func() error {
 		ok, err := inPasswd(name)
 		if err != nil {
 			return err

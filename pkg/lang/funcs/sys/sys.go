@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
-	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/library/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 
 	// Registers the other sys functions first, so the check below sees
@@ -44,7 +44,7 @@ func hostname(ctx context.Context, c *funcs.Call, emit func(values.Value)) error
 	errc := make(chan error, 2)
 	go func() { errc <- notifySysctl(ctx, kernelHostname, changed) }()
 	go func() {
-		errc <- fswatch.Watch(ctx, hostnameFile, func() error {
+		errc <- fswatch.Follow(ctx, hostnameFile, func() error {
 			select {
 			case changed <- struct{}{}:
 			default:

@@ -25,8 +25,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
-	"github.com/mgmtpipe/mgmt/pkg/lang/funcs/library/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
@@ -96,7 +96,7 @@ func get(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 	}
 	out := c.Out().Resolve()
 	p := Path(prefix, key)
-	return fswatch.Watch(ctx, p, func() error {
+	return fswatch.Follow(ctx, p, func() error {
 		v, err := Read(p, out)
 		if err != nil {
 			return fmt.Errorf("value %q: %v", key, err)

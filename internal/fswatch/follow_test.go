@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// reader runs Watch on path in the background and reports each content it
+// reader runs Follow on path in the background and reports each content it
 // reads ("" when missing).
 func reader(t *testing.T, path string) <-chan string {
 	t.Helper()
@@ -16,7 +16,7 @@ func reader(t *testing.T, path string) <-chan string {
 	ch := make(chan string, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- Watch(ctx, path, func() error {
+		done <- Follow(ctx, path, func() error {
 			b, _ := os.ReadFile(path)
 			ch <- string(b)
 			return nil
@@ -25,7 +25,7 @@ func reader(t *testing.T, path string) <-chan string {
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("Watch: %v", err)
+			t.Errorf("Follow: %v", err)
 		}
 	})
 	return ch
@@ -47,7 +47,7 @@ func waitFor(t *testing.T, ch <-chan string, want string) {
 	}
 }
 
-func TestWatchFile(t *testing.T) {
+func TestFollowFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	if err := os.WriteFile(p, []byte("one"), 0o644); err != nil {
@@ -74,7 +74,7 @@ func TestWatchFile(t *testing.T) {
 	waitFor(t, ch, "")
 }
 
-func TestWatchMissingDirectories(t *testing.T) {
+func TestFollowMissingDirectories(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "a", "b", "f")
 	ch := reader(t, p)
@@ -82,10 +82,9 @@ func TestWatchMissingDirectories(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The watch moves down as a and b appear; the file written after
-	// that must be seen. Give the watcher a moment by waiting for the
-	// read triggered by the creation of a (an observable event).
-	waitFor(t, ch, "")
+	// The watch moves down as a and b appear (the watcher looks for them
+	// again once its watch is in place); the file written after that must
+	// be seen.
 	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +103,50 @@ func TestWatchMissingDirectories(t *testing.T) {
 	waitFor(t, ch, "again")
 }
 
-func TestWatchStopsOnError(t *testing.T) {
+func TestFollowStopsOnError(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f")
 	want := os.ErrInvalid
-	err := Watch(context.Background(), p, func() error { return want })
+	err := Follow(context.Background(), p, func() error { return want })
 	if err != want {
 		t.Fatalf("got %v, want %v", err, want)
+	}
+}
+
+// inotifyInstances counts the inotify instances the process holds.
+func inotifyInstances(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && l == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestFollowSharesOneInstance: followers of many files in many
+// directories share the process-wide watcher's one inotify instance.
+func TestFollowSharesOneInstance(t *testing.T) {
+	if _, err := Default(); err != nil {
+		t.Fatal(err)
+	}
+	before := inotifyInstances(t)
+	var chans []<-chan string
+	for i := range 20 {
+		p := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(p, []byte{byte('a' + i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, reader(t, p))
+	}
+	for i, ch := range chans {
+		waitFor(t, ch, string(rune('a'+i)))
+	}
+	if after := inotifyInstances(t); after != before {
+		t.Fatalf("20 followers: %d inotify instances, want %d (the shared one)", after, before)
 	}
 }

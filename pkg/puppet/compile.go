@@ -22,6 +22,13 @@ const (
 	EnginePuppet = "puppet"
 )
 
+// Debian's Puppet settings the native engine follows: the global
+// hiera.yaml and the directory of environments.
+const (
+	DefaultHieraConfig     = "/etc/puppet/hiera.yaml"
+	DefaultEnvironmentPath = "/etc/puppet/code/environments"
+)
+
 // DefaultModulePath is where Debian's Puppet looks for modules.
 var DefaultModulePath = []string{
 	"/etc/puppet/code/environments/production/modules",
@@ -151,14 +158,27 @@ func compileNative(src Source, env PuppetEnv) (*Result, error) {
 		file, code = src.Manifest, string(b)
 		res.Read = append(res.Read, src.Manifest)
 	}
-	facts := src.Facts
+	facts, strict := src.Facts, false
 	if facts == nil {
-		facts = eval.DefaultFacts()
+		facts, strict = eval.GatherFacts(), true
 	}
 	mp := NativeModulePath(src)
 	res.Env = env
+	envName := src.Environment
+	if envName == "" {
+		envName = "production"
+	}
+	envDir := filepath.Join(DefaultEnvironmentPath, envName)
+	if st, err := os.Stat(envDir); err != nil || !st.IsDir() {
+		envDir = ""
+	}
+	var absent map[string]bool
+	if strict {
+		absent = eval.AbsentFacts(facts)
+	}
 	cat, err := eval.Compile(file, code, eval.Options{
-		Facts: facts, Certname: src.Certname, ModulePath: mp, Log: src.Log,
+		Facts: facts, StrictFacts: strict, AbsentFacts: absent, Certname: src.Certname, ModulePath: mp, Log: src.Log,
+		Environment: envName, HieraConfig: DefaultHieraConfig, EnvironmentDir: envDir,
 		StrictTypes: PuppetPath() != "",
 		Read:        func(p string) { res.Read = append(res.Read, p) },
 	})

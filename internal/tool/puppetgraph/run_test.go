@@ -248,17 +248,17 @@ user { "pgc": ensure => present, comment => "Pg C", membership => inclusive, gro
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.pp")
-	os.WriteFile(bad, []byte("file { '/x': }\nFile <| tag == 'a' |>\n"), 0o644)
+	os.WriteFile(bad, []byte("file { '/x': }\n$x = @(\"END\"/t)\nx\nEND\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"--engine", "native", bad}, 1, bad + ":2:1: unsupported Puppet construct: resource collectors (install Puppet to compile this manifest)"},
+		{[]string{"--engine", "native", bad}, 1, bad + ":2:6: unsupported by the native engine: heredoc escape flags (compile with real Puppet: --engine puppet)"},
 		{[]string{"--engine", "native", "--code", "notice(1"}, 1, "<code>:1:9: syntax error"},
 		{[]string{"--engine", "native", "--code", `fail("boom")`}, 1, "<code>:1:1: Evaluation Error: Error while evaluating a Function Call, boom"},
 		{[]string{"--engine", "native", "--code", `file { "/a": require => File["/b"] }`}, 1, "Could not find resource 'File[/b]'"},
-		{[]string{"--engine", "native", "--code", `nosuch { "x": }`}, 1, "<code>:1:1: unknown resource type: 'nosuch'"},
+		{[]string{"--engine", "native", "--code", `nosuch { "x": }`}, 1, "<code>:1:1: Unknown resource type: 'nosuch'"},
 		{[]string{"--catalog", filepath.Join(dir, "missing.json")}, 1, "no such file"},
 		{[]string{"--engine", "native", filepath.Join(dir, "missing.pp")}, 1, "no such file"},
 		{[]string{"--engine", "native", dir + ".pp"}, 1, "no such file"},

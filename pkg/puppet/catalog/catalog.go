@@ -11,12 +11,14 @@ package catalog
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Resource kinds as the catalog JSON names them.
@@ -308,6 +310,15 @@ func normalize(v any) any {
 
 func normalizeValue(v any) any {
 	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := binaryText(x); ok {
+			return s
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalizeValue(e)
+		}
+		return out
 	case json.Number:
 		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
 			return i
@@ -320,14 +331,26 @@ func normalizeValue(v any) any {
 			out[i] = normalizeValue(e)
 		}
 		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalizeValue(e)
-		}
-		return out
 	}
 	return v
+}
+
+// binaryText decodes rich data's Binary when it holds UTF-8 text: Puppet
+// renders strings that Ruby holds as bytes that way (facts read from
+// files), and they mean the same string.
+func binaryText(m map[string]any) (string, bool) {
+	if len(m) != 2 || m["__ptype"] != "Binary" {
+		return "", false
+	}
+	enc, ok := m["__pvalue"].(string)
+	if !ok {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 // jsonPos adds the line and column to a JSON syntax error.

@@ -7,12 +7,27 @@
 // The evaluation follows Puppet's compiler: the main manifest is evaluated
 // top to bottom in Class[main]; the matching node block follows; classes
 // are evaluated once, when first declared (include, require, contain or
-// resource-like), and contained in their stage; instances of defined types
-// are queued and evaluated after the code that declared them; at the end,
-// each resource gets the resource defaults in effect when it is declared,
-// along its dynamic scope chain (declaring scopes of classes and defines);
-// at the end, the relationships of chaining arrows are stored as before/notify
-// metaparameters on their left-hand side.
+// resource-like), with their parameters from the declaration, Hiera
+// (automatic parameter lookup) or their defaults, checked against their
+// data types; instances of defined types are queued and evaluated after
+// the code that declared them; collectors realize virtual resources and
+// override attributes, and resource overrides are applied, until nothing
+// changes; at the end, the relationships of chaining arrows are stored as
+// before/notify metaparameters on their left-hand side. Each resource gets
+// the resource defaults in effect when it is declared, along its dynamic
+// scope chain.
+//
+// Files: eval.go (the compiler's driver), scope.go (variables and facts),
+// stmt.go (statements and relationships), expr.go and values.go
+// (expressions and values), types.go (data types), resources.go and
+// classes.go (resources, classes, defined types), collect.go (virtual
+// resources, collectors, overrides), funcs.go and the *funcs.go files
+// (functions), hiera.go (Hiera 5 lookups), template.go and erb*.go
+// (EPP and ERB templates), facts.go (the native fact gatherer).
+//
+// What the engine cannot evaluate exactly (a Ruby function, an unknown
+// fact, a construct it lacks) is refused with syntax.Unsupported, naming
+// the position: the manifest then needs real Puppet.
 package eval
 
 import (
@@ -21,7 +36,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
@@ -30,10 +44,22 @@ import (
 
 // Options configure a compilation.
 type Options struct {
-	Facts      map[string]any // the $facts hash; legacy top-scope facts are derived from it
-	Certname   string         // node name; defaults to the fqdn fact
-	ModulePath []string       // directories holding modules
-	Log        func(string)   // notice() and friends; may be nil
+	Facts map[string]any // the $facts hash; legacy top-scope facts are derived from it
+	// StrictFacts refuses a manifest that reads a fact missing from Facts
+	// which Facter or a module's Ruby code might set (the facts come from
+	// the native gatherer, which knows only some).
+	StrictFacts bool
+	// AbsentFacts are facts known not to exist on the node (with
+	// StrictFacts: reading them gives undef).
+	AbsentFacts map[string]bool
+	Certname    string   // node name; defaults to the fqdn fact
+	Environment string   // the environment's name (default production)
+	ModulePath  []string // directories holding modules
+	// HieraConfig is the global hiera.yaml ("" : none); the environment's
+	// is EnvironmentDir/hiera.yaml.
+	HieraConfig    string
+	EnvironmentDir string
+	Log            func(string) // notice() and friends; may be nil
 	// StrictTypes accepts only the types whose Ruby code is in the module
 	// path (as real Puppet does), not every well-known module type.
 	StrictTypes bool
@@ -48,6 +74,7 @@ type Options struct {
 var BuiltinTypes = map[string]bool{
 	"exec": true, "file": true, "filebucket": true, "group": true, "notify": true, "package": true,
 	"resources": true, "schedule": true, "service": true, "stage": true, "tidy": true, "user": true,
+	"whit": true, "component": true,
 }
 
 // ModuleTypes are the types of the usual core modules (mount_core,
@@ -84,39 +111,33 @@ func (e *evaluator) knownType(typ string) bool {
 // running forever.
 const maxDefineDepth = 100
 
-type entry struct {
-	res   *catalog.Resource
-	scope *scope
-}
-
-type defInst struct {
-	depth  int
-	parent *scope // lexical parent: the enclosing scope at declaration
-	def    *syntax.DefineDef
-	e      *entry
-	given  map[string]any
-}
-
-type relation struct {
-	pos      syntax.Pos
-	from, to []ref
-	notify   bool
-}
+// maxEvalDepth bounds the nesting of evaluation (classes declaring
+// classes, functions calling functions, lambdas in lambdas).
+const maxEvalDepth = 1000
 
 type evaluator struct {
-	opts      Options
-	cat       *catalog.Catalog
-	classes   map[string]*syntax.ClassDef
-	defines   map[string]*syntax.DefineDef
-	nodes     []*syntax.NodeDef
-	declared  map[string]*scope // class name -> its scope
-	entries   map[string]*entry // catalog ref -> entry
-	pending   []*defInst
-	relations []relation
-	top       *scope
-	node      *scope // the node block's scope, parent of later classes
-	loaded    map[string]bool
-	rubyTypes map[string]bool
+	opts             Options
+	cat              *catalog.Catalog
+	classes          map[string]*syntax.ClassDef
+	defines          map[string]*syntax.DefineDef
+	functions        map[string]*syntax.FunctionDef
+	aliases          map[string]*typeAlias
+	nodes            []*syntax.NodeDef
+	declared         map[string]*scope // class name -> its scope
+	entries          map[string]*entry // catalog ref -> entry (virtual ones included)
+	pending          []*defInst
+	relations        []relation
+	collects         []*collector
+	pendingOverrides map[string][]*override
+	top              *scope
+	node             *scope // the node block's scope, parent of later classes
+	loaded           map[string]bool
+	rubyTypes        map[string]bool
+	hiera            *hiera
+	factNames        map[string]bool // names Facter or a module's Ruby code may set
+	depth            int
+	epp              *eppRender // the EPP template being rendered
+	namevars         map[string]string
 }
 
 // Compile evaluates the manifest src (read from file) into a catalog.
@@ -127,20 +148,30 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 	}
 	if opts.Certname == "" {
 		opts.Certname, _ = opts.Facts["fqdn"].(string)
+		opts.Certname = strings.ToLower(opts.Certname)
+	}
+	if opts.Environment == "" {
+		opts.Environment = "production"
 	}
 	e := &evaluator{
 		opts: opts, cat: &catalog.Catalog{Name: opts.Certname},
 		classes: map[string]*syntax.ClassDef{}, defines: map[string]*syntax.DefineDef{},
+		functions: map[string]*syntax.FunctionDef{}, aliases: map[string]*typeAlias{},
 		declared: map[string]*scope{}, entries: map[string]*entry{}, loaded: map[string]bool{},
 		rubyTypes: map[string]bool{},
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			se, ok := r.(*syntax.Error)
-			if !ok {
-				panic(r)
+			switch x := r.(type) {
+			case *syntax.Error:
+				cat, err = nil, x
+			case returnSignal, nextSignal, breakSignal, rnextSignal, rbreakSignal:
+				cat, err = nil, &syntax.Error{Pos: syntax.Pos{File: file, Line: 1, Col: 1}, Msg: "return(), next() or break() outside of a function or lambda"}
+			default:
+				// a bug of the engine must not crash the tool
+				cat, err = nil, &syntax.Error{Pos: syntax.Pos{File: file, Line: 1, Col: 1},
+					Msg: fmt.Sprintf("internal error of the native engine: %v (compile with real Puppet: --engine puppet)", r)}
 			}
-			cat, err = nil, se
 		}
 	}()
 	e.register(stmts, "")
@@ -152,24 +183,41 @@ func (e *evaluator) fail(p syntax.Pos, format string, args ...any) {
 	panic(&syntax.Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
 }
 
-// register records the classes, defined types and nodes of stmts,
-// including classes nested in classes (named outer::inner).
+// enter counts one level of evaluation nesting; leave undoes it.
+func (e *evaluator) enter(p syntax.Pos) {
+	e.depth++
+	if e.depth > maxEvalDepth {
+		e.fail(p, "nested too deeply (more than %d levels of classes, functions or lambdas)", maxEvalDepth)
+	}
+}
+
+func (e *evaluator) leave() { e.depth-- }
+
+// register records the classes, defined types, functions, type aliases
+// and nodes of stmts, including classes nested in classes (outer::inner).
 func (e *evaluator) register(stmts []syntax.Node, prefix string) {
 	for _, s := range stmts {
 		switch d := s.(type) {
 		case *syntax.ClassDef:
 			name := qualify(prefix, d.Name)
-			if old, dup := e.classes[name]; dup {
+			if old, dup := e.classes[name]; dup && old != d {
 				e.fail(d.P, "class '%s' is already defined at %s", name, old.P)
 			}
 			e.classes[name] = d
 			e.register(d.Body, name)
 		case *syntax.DefineDef:
 			name := qualify(prefix, d.Name)
-			if old, dup := e.defines[name]; dup {
+			if old, dup := e.defines[name]; dup && old != d {
 				e.fail(d.P, "defined type '%s' is already defined at %s", name, old.P)
 			}
 			e.defines[name] = d
+		case *syntax.FunctionDef:
+			e.functions[strings.TrimPrefix(d.Name, "::")] = d
+		case *syntax.TypeAlias:
+			key := strings.ToLower(d.Name)
+			if e.aliases[key] == nil {
+				e.aliases[key] = &typeAlias{name: d.Name, def: d.Type}
+			}
 		case *syntax.NodeDef:
 			e.nodes = append(e.nodes, d)
 		}
@@ -177,20 +225,11 @@ func (e *evaluator) register(stmts []syntax.Node, prefix string) {
 }
 
 func qualify(prefix, name string) string {
+	name = strings.TrimPrefix(name, "::")
 	if prefix == "" || strings.Contains(name, "::") {
 		return name
 	}
 	return prefix + "::" + name
-}
-
-func (e *evaluator) addResource(r *catalog.Resource, s *scope, p syntax.Pos) *entry {
-	if old := e.entries[r.Ref()]; old != nil {
-		e.fail(p, "Duplicate declaration: %s is already declared at %s; cannot redeclare", r.Ref(), old.res.Pos())
-	}
-	en := &entry{res: r, scope: s}
-	e.entries[r.Ref()] = en
-	e.cat.Resources = append(e.cat.Resources, r)
-	return en
 }
 
 func (e *evaluator) contain(parent, child *catalog.Resource) {
@@ -203,24 +242,42 @@ func (e *evaluator) run(stmts []syntax.Node) {
 	main := &catalog.Resource{Type: "Class", Title: "main", Kind: catalog.KindUnknown, Params: map[string]any{"name": "main"}}
 	e.top = newScope(nil, nil, main)
 	e.setFacts()
-	e.addResource(stage, e.top, syntax.Pos{})
-	e.addResource(settings, e.top, syntax.Pos{})
-	e.addResource(main, e.top, syntax.Pos{})
+	e.hiera = newHiera(e)
+	e.addResource(stage, e.top, syntax.Pos{}, false)
+	e.addResource(settings, e.top, syntax.Pos{}, false)
+	e.addResource(main, e.top, syntax.Pos{}, false)
 	e.contain(stage, settings)
 	e.contain(stage, main)
 	e.declared["settings"] = newScope(e.top, e.top, settings)
 	e.declared["main"] = e.top
 	e.block(e.top, stmts)
 	e.evalNode(main)
-	for len(e.pending) > 0 {
-		d := e.pending[0]
-		if d.depth > maxDefineDepth {
-			e.fail(posOf(d.e.res), "defined types nested more than %d deep: endless recursion?", maxDefineDepth)
-		}
-		e.pending = e.pending[1:]
-		e.evalDefine(d)
-	}
+	e.settle()
 	e.finish()
+}
+
+// settle evaluates queued defined types and applies collectors and
+// overrides until nothing changes, as Puppet's compiler does.
+func (e *evaluator) settle() {
+	for {
+		progress := false
+		for len(e.pending) > 0 {
+			d := e.pending[0]
+			if d.depth > maxDefineDepth {
+				e.fail(posOf(d.e.res), "defined types nested more than %d deep: endless recursion?", maxDefineDepth)
+			}
+			e.pending = e.pending[1:]
+			e.evalDefine(d)
+			progress = true
+		}
+		if e.runCollectors() {
+			progress = true
+		}
+		if !progress && len(e.pending) == 0 {
+			break
+		}
+	}
+	e.checkOverrides()
 }
 
 // evalNode evaluates the node block matching the certname, if any.
@@ -242,7 +299,7 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 					found, title = n, x.Value
 				}
 			case *syntax.Regex:
-				if m := mustRegexp(e, x.P, x.Pattern).FindStringSubmatch(name); found == nil && m != nil {
+				if m := e.regexp(x.P, x.Pattern).FindStringSubmatch(name); found == nil && m != nil {
 					found, title, match = n, nodeRegexTitle(x.Pattern), m
 				}
 			default:
@@ -257,12 +314,12 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 		found, title = def, "default"
 	}
 	node := &catalog.Resource{Type: "Node", Title: title, Kind: catalog.KindUnknown, File: found.P.File, Line: found.P.Line, Col: found.P.Col, Params: map[string]any{}}
-	e.addResource(node, e.top, found.P)
+	e.addResource(node, e.top, found.P, false)
 	e.contain(main, node)
 	ns := newScope(e.top, e.top, node)
 	e.node = ns
 	for i, g := range match {
-		ns.vars[strconv.Itoa(i)] = g
+		ns.vars[fmt.Sprint(i)] = g
 	}
 	e.block(ns, found.Body)
 }
@@ -273,106 +330,6 @@ func nodeRegexTitle(pat string) string {
 	return "__node_regexp__" + strings.TrimLeft(t, ".")
 }
 
-func (e *evaluator) block(s *scope, stmts []syntax.Node) {
-	for _, st := range stmts {
-		e.stmt(s, st)
-	}
-}
-
-func (e *evaluator) stmt(s *scope, n syntax.Node) {
-	switch x := n.(type) {
-	case *syntax.ClassDef, *syntax.DefineDef, *syntax.NodeDef:
-		// registered before evaluation
-	case *syntax.Assign:
-		if strings.Contains(x.Name, "::") {
-			e.fail(x.P, "cannot assign to a qualified variable $%s", x.Name)
-		}
-		if _, dup := s.vars[x.Name]; dup {
-			e.fail(x.P, "cannot reassign variable '$%s'", x.Name)
-		}
-		s.vars[x.Name] = e.expr(s, x.Value)
-	case *syntax.Defaults:
-		t := catalog.CapitalizeType(x.Type)
-		if s.defaults[t] == nil {
-			s.defaults[t] = map[string]any{}
-		}
-		for _, a := range x.Attrs {
-			s.defaults[t][a.Name] = e.expr(s, a.Value)
-		}
-	case *syntax.If:
-		c := truthy(e.expr(s, x.Cond))
-		if c != x.Not {
-			e.block(s, x.Then)
-		} else {
-			e.block(s, x.Else)
-		}
-	case *syntax.Case:
-		e.caseStmt(s, x)
-	case *syntax.Chain:
-		e.chain(s, x)
-	default:
-		e.expr(s, n)
-	}
-}
-
-func (e *evaluator) caseStmt(s *scope, c *syntax.Case) {
-	v := e.expr(s, c.X)
-	def := -1
-	for i, opts := range c.Opts {
-		for _, o := range opts {
-			if _, isDef := o.(*syntax.Default); isDef {
-				def = i
-				continue
-			}
-			if e.match(s, v, o) {
-				e.block(s, c.Bodies[i])
-				return
-			}
-		}
-	}
-	if def >= 0 {
-		e.block(s, c.Bodies[def])
-	}
-}
-
-// chain records the relationships of a chaining-arrow statement.
-func (e *evaluator) chain(s *scope, c *syntax.Chain) {
-	var prev []ref
-	for i, item := range c.Items {
-		cur := e.refsOf(s, item)
-		if i > 0 {
-			op := c.Ops[i-1]
-			r := relation{pos: item.At(), from: prev, to: cur, notify: op == "~>" || op == "<~"}
-			if op == "<-" || op == "<~" {
-				r.from, r.to = cur, prev
-			}
-			e.relations = append(e.relations, r)
-		}
-		prev = cur
-	}
-}
-
-// refsOf evaluates an operand of a chaining arrow to resource references.
-func (e *evaluator) refsOf(s *scope, n syntax.Node) []ref {
-	v := e.expr(s, n)
-	var out []ref
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case ref:
-			out = append(out, x)
-		case []any:
-			for _, el := range x {
-				walk(el)
-			}
-		default:
-			e.fail(n.At(), "a relationship needs resource references, got %s", typeName(v))
-		}
-	}
-	walk(v)
-	return out
-}
-
 // finish stores the relationships of chaining arrows and checks that
 // every relationship names a resource of the catalog.
 func (e *evaluator) finish() {
@@ -381,13 +338,14 @@ func (e *evaluator) finish() {
 		if rel.notify {
 			mp = "notify"
 		}
-		for _, f := range rel.from {
+		from, to := e.refsOf(rel.pos, rel.from), e.refsOf(rel.pos, rel.to)
+		for _, f := range from {
 			src := e.entries[f.String()]
-			if src == nil {
-				e.fail(rel.pos, "Could not find resource '%s' for relationship on '%s'", f, rel.to[0])
+			if src == nil || src.virtual {
+				e.fail(rel.pos, "Could not find resource '%s' for relationship on '%s'", f, to)
 			}
-			for _, t := range rel.to {
-				if e.entries[t.String()] == nil {
+			for _, t := range to {
+				if en := e.entries[t.String()]; en == nil || en.virtual {
 					e.fail(rel.pos, "Could not find resource '%s' for relationship from '%s'", t, f)
 				}
 				appendParam(src.res, mp, t.String())
@@ -397,7 +355,7 @@ func (e *evaluator) finish() {
 	for _, r := range e.cat.Resources {
 		for _, mp := range []string{"before", "require", "notify", "subscribe"} {
 			for _, t := range refStrings(r.Params[mp]) {
-				if e.entries[t] == nil && !e.aliasExists(t) {
+				if en := e.entries[t]; (en == nil || en.virtual) && !e.aliasExists(t) {
 					e.fail(posOf(r), "Could not find resource '%s' in parameter '%s' of %s", t, mp, r.Ref())
 				}
 			}
@@ -411,6 +369,9 @@ func (e *evaluator) aliasExists(t string) bool {
 	for _, r := range e.cat.Resources {
 		if r.Type == typ {
 			if p, ok := r.Params["path"].(string); ok && typ == "File" && p == title {
+				return true
+			}
+			if p, ok := r.Params["name"].(string); ok && typ != "File" && p == title {
 				return true
 			}
 		}
@@ -447,20 +408,32 @@ func refStrings(v any) []string {
 	return nil
 }
 
-// loadModule finds the manifest of a class or defined type in the module
-// path (mod/manifests/init.pp or mod/manifests/a/b.pp) and registers it.
+// loadModule finds the manifest of a class, defined type or function in
+// the module path (mod/manifests/init.pp or mod/manifests/a/b.pp) and
+// registers it.
 func (e *evaluator) loadModule(name string) {
-	if e.loaded[name] {
+	e.loadModuleFile(name, "manifests")
+}
+
+// loadModuleFile loads <module>/<dir>/<rest>.pp for a qualified name
+// (<module>/<dir>/init.pp for a bare module name), once.
+func (e *evaluator) loadModuleFile(name, dir string) {
+	name = strings.ToLower(strings.TrimPrefix(name, "::"))
+	key := dir + ":" + name
+	if e.loaded[key] {
 		return
 	}
-	e.loaded[name] = true
+	e.loaded[key] = true
 	segs := strings.Split(name, "::")
-	rel := filepath.Join(segs[0], "manifests", "init.pp")
-	if len(segs) > 1 {
-		rel = filepath.Join(append([]string{segs[0], "manifests"}, segs[1:]...)...) + ".pp"
+	if len(segs) == 1 && dir != "manifests" {
+		return
 	}
-	for _, dir := range e.opts.ModulePath {
-		p := filepath.Join(dir, rel)
+	rel := filepath.Join(segs[0], dir, "init.pp")
+	if len(segs) > 1 {
+		rel = filepath.Join(append([]string{segs[0], dir}, segs[1:]...)...) + ".pp"
+	}
+	for _, mdir := range e.opts.ModulePath {
+		p := filepath.Join(mdir, rel)
 		src, err := os.ReadFile(p)
 		if err != nil {
 			continue
@@ -475,4 +448,18 @@ func (e *evaluator) loadModule(name string) {
 		e.register(stmts, "")
 		return
 	}
+}
+
+// moduleOf returns the module a file belongs to, from its path under a
+// module path directory ("" for the main manifest).
+func (e *evaluator) moduleOf(file string) string {
+	for _, dir := range e.opts.ModulePath {
+		rel, err := filepath.Rel(dir, file)
+		if err == nil && !strings.HasPrefix(rel, "..") {
+			if mod, _, ok := strings.Cut(rel, string(filepath.Separator)); ok {
+				return mod
+			}
+		}
+	}
+	return ""
 }

@@ -21,17 +21,16 @@ func TestErrors(t *testing.T) {
 		{`define d() {} d { "x": bogus => 1 }`, "has no parameter named 'bogus'"},
 		{`$x = "a" ? { "b" => 1 }`, "x.pp:1:10: No matching entry for selector parameter with value 'a'"},
 		{`node "other" {}`, "Could not find node statement with name 'default' or 'node1'"},
-		{`notice(foo())`, "x.pp:1:8: unsupported Puppet construct: function foo() (install Puppet to compile this manifest)"},
-		{`$x = String`, "x.pp:1:6: unsupported Puppet construct: data type String used as a value"},
+		{`notice(foo())`, "x.pp:1:8: Unknown function: 'foo'"},
+		{`$x = String notice("${x}")`, "x.pp:1:23: unsupported by the native engine: interpolating a Type (compile with real Puppet: --engine puppet)"},
 		{`file { "/a": before => File["/b"] }`, "Could not find resource 'File[/b]'"},
 		{`File["/a"] -> File["/b"]`, "x.pp:1:15: Could not find resource 'File[/a]' for relationship"},
 		{`$x = 1 / 0`, "x.pp:1:8: division by 0"},
-		{`notice(template("nomod/x.erb"))`, "could not read"},
-		{`$x = [1][1, 2]`, "unsupported Puppet construct: access with 2 keys"},
+		{`notice(template("nomod/x.erb"))`, "Could not find template 'nomod/x.erb'"},
 		{`class { "a": } class a {} class { "a": }`, "Duplicate declaration: Class[A] is already declared"},
-		{`notice(inline_template("<%= foo %>"))`, "unsupported Puppet construct: Ruby expression 'foo' in a template"},
+		{`notice(inline_template("<%= foo %>"))`, "unsupported by the native engine: Ruby in a template: the method foo"},
 		{`define d() { d { "${title}x": } } d { "a": }`, "endless recursion?"},
-		{`notice(inline_epp('<% if $x { %>'))`, "template: unterminated if"},
+		{`notice(inline_epp('<% if $x { %>'))`, "inline_epp:1:12: syntax error: unexpected end of file"},
 	} {
 		_, err := compile(t, tc.src)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,10 +1,8 @@
 package eval
 
 import (
-	"fmt"
-	"math"
+	"math/big"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -12,131 +10,30 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
 )
 
-// Values are nil (undef), string, int64, float64, bool, []any, *hash,
-// ref, defaultValue and *regexp.Regexp.
-
-// A ref is a resource reference value.
-type ref struct{ Type, Title string }
-
-func (r ref) String() string { return r.Type + "[" + r.Title + "]" }
-
-type defaultValue struct{}
-
-// A hash keeps Puppet's insertion order.
-type hash struct {
-	keys []string
-	m    map[string]any
-}
-
-func (h *hash) set(k string, v any) {
-	if _, ok := h.m[k]; !ok {
-		h.keys = append(h.keys, k)
+// regexp compiles a Puppet (Ruby) regular expression: ^ and $ match at
+// line boundaries, as in Ruby; constructs Go's RE2 lacks (look-around,
+// back references, \h, \Z) are refused.
+func (e *evaluator) regexp(p syntax.Pos, pat string) *regexp.Regexp {
+	if eq, ok := knownRegexps[pat]; ok {
+		pat = eq
 	}
-	h.m[k] = v
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "Undef"
-	case string:
-		return "String"
-	case int64:
-		return "Integer"
-	case float64:
-		return "Float"
-	case bool:
-		return "Boolean"
-	case []any:
-		return "Array"
-	case *hash:
-		return "Hash"
-	case ref:
-		return "a resource reference"
-	case *regexp.Regexp:
-		return "Regexp"
-	}
-	return "Default"
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	}
-	return true
-}
-
-// toString renders a value the way Puppet interpolates it.
-func toString(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		s := strconv.FormatFloat(x, 'f', -1, 64)
-		if !strings.ContainsAny(s, ".e") {
-			s += ".0"
-		}
-		return s
-	case bool:
-		return strconv.FormatBool(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, el := range x {
-			parts[i] = toString(el)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *hash:
-		parts := make([]string, len(x.keys))
-		for i, k := range x.keys {
-			parts[i] = toString(k) + " => " + toString(x.m[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case ref:
-		return x.String()
-	case *regexp.Regexp:
-		return "/" + x.String() + "/"
-	}
-	return "default"
-}
-
-// toParam converts a value to its catalog form: references become
-// strings, hashes maps.
-func toParam(v any) any {
-	switch x := v.(type) {
-	case ref:
-		return x.String()
-	case []any:
-		out := make([]any, len(x))
-		for i, el := range x {
-			out[i] = toParam(el)
-		}
-		return out
-	case *hash:
-		m := make(map[string]any, len(x.keys))
-		for _, k := range x.keys {
-			m[k] = toParam(x.m[k])
-		}
-		return m
-	case *regexp.Regexp:
-		return "/" + x.String() + "/"
-	}
-	return v
-}
-
-func mustRegexp(e *evaluator, p syntax.Pos, pat string) *regexp.Regexp {
-	re, err := regexp.Compile(pat)
+	re, err := regexp.Compile("(?m)" + pat)
 	if err != nil {
-		e.fail(p, "bad regular expression /%s/: %v", pat, err)
+		panic(syntax.Unsupported(p, "the regular expression /"+pat+"/ ("+err.Error()+")"))
 	}
 	return re
 }
+
+// knownRegexps are Ruby regexps of common modules that use what RE2
+// lacks, each with an RE2 pattern matching exactly the same strings.
+var knownRegexps = map[string]string{
+	// Stdlib::Compat::Ipv4: every (?!\d) follows an octet that the
+	// pattern requires to be followed by ".", "/" or the end, never a
+	// digit, so the look-aheads change nothing
+	ipv4Compat: strings.ReplaceAll(ipv4Compat, `(?!\d)`, ""),
+}
+
+const ipv4Compat = `^((([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d))[.]){3}([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d)))(\/((([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d))[.]){3}([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d))|[0-9]+))?$`
 
 func (e *evaluator) expr(s *scope, n syntax.Node) any {
 	switch x := n.(type) {
@@ -146,7 +43,11 @@ func (e *evaluator) expr(s *scope, n syntax.Node) any {
 		}
 		var b strings.Builder
 		for _, part := range x.Parts {
-			b.WriteString(toString(e.expr(s, part)))
+			v := e.expr(s, part)
+			if _, isStr := part.(*syntax.Str); !isStr {
+				e.checkInterpolated(part.At(), v)
+			}
+			b.WriteString(toString(v))
 		}
 		return b.String()
 	case *syntax.Name:
@@ -162,29 +63,17 @@ func (e *evaluator) expr(s *scope, n syntax.Node) any {
 	case *syntax.Var:
 		return e.lookup(s, x.P, x.Name)
 	case *syntax.Regex:
-		return mustRegexp(e, x.P, x.Pattern)
+		return e.regexp(x.P, x.Pattern)
 	case *syntax.Array:
-		out := make([]any, 0, len(x.Elems))
-		for _, el := range x.Elems {
-			out = append(out, e.expr(s, el))
-		}
-		return out
+		return e.array(s, x)
 	case *syntax.Hash:
-		h := &hash{m: map[string]any{}}
-		for i, k := range x.Keys {
-			h.set(toString(e.expr(s, k)), e.expr(s, x.Vals[i]))
-		}
-		return h
+		return e.hashLit(s, x)
 	case *syntax.TypeRef:
 		return e.typeRef(s, x)
 	case *syntax.Access:
 		return e.access(s, x)
 	case *syntax.Unary:
-		v := e.expr(s, x.X)
-		if x.Op == "!" {
-			return !truthy(v)
-		}
-		return e.arith(x.P, "-", int64(0), v)
+		return e.unary(s, x)
 	case *syntax.Binary:
 		return e.binary(s, x)
 	case *syntax.Selector:
@@ -192,43 +81,119 @@ func (e *evaluator) expr(s *scope, n syntax.Node) any {
 	case *syntax.Call:
 		return e.call(s, x)
 	case *syntax.Resource:
-		refs := e.declare(s, x)
-		return refs
+		return e.declare(s, x)
+	case *syntax.Assign:
+		return e.assign(s, x)
+	case *syntax.If:
+		return e.ifExpr(s, x)
+	case *syntax.Case:
+		return e.caseExpr(s, x)
+	case *syntax.Defaults:
+		return e.defaults(s, x)
+	case *syntax.Override:
+		return e.override(s, x)
+	case *syntax.Collect:
+		return e.collect(s, x)
+	case *syntax.Chain:
+		return e.chain(s, x)
 	}
-	e.fail(n.At(), "unsupported Puppet construct: %T here (install Puppet to compile this manifest)", n)
-	return nil
+	panic(syntax.Unsupported(n.At(), "this construct here"))
+}
+
+// checkInterpolated refuses values whose string form the engine does not
+// render like Puppet.
+func (e *evaluator) checkInterpolated(p syntax.Pos, v any) {
+	switch v.(type) {
+	case *ptype, *deferred, *lambdaValue:
+		panic(syntax.Unsupported(p, "interpolating a "+typeName(v)))
+	}
 }
 
 func (e *evaluator) number(n *syntax.Num) any {
 	t := n.Text
-	if strings.ContainsAny(t, ".eE") && !strings.HasPrefix(t, "0x") {
+	if strings.ContainsAny(t, ".eE") && !strings.HasPrefix(t, "0x") && !strings.HasPrefix(t, "0X") {
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {
 			e.fail(n.P, "bad number %q", t)
 		}
 		return f
 	}
-	base := 10
-	switch {
-	case strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X"):
-		base, t = 16, t[2:]
-	case len(t) > 1 && t[0] == '0':
-		base = 8
-	}
-	i, err := strconv.ParseInt(t, base, 64)
+	i, err := strconv.ParseInt(t, 0, 64)
 	if err != nil {
 		e.fail(n.P, "bad number %q", n.Text)
 	}
 	return i
 }
 
-func (e *evaluator) typeRef(s *scope, x *syntax.TypeRef) any {
-	if x.Titles == nil {
-		e.fail(x.P, "unsupported Puppet construct: data type %s used as a value (install Puppet to compile this manifest)", x.Type)
+// array evaluates an array literal; a splatted element (*$x) is unfolded.
+func (e *evaluator) array(s *scope, x *syntax.Array) any {
+	out := make([]any, 0, len(x.Elems))
+	for _, el := range x.Elems {
+		if u, ok := el.(*syntax.Unary); ok && u.Op == "*" {
+			v := e.expr(s, u.X)
+			if a, ok := v.([]any); ok {
+				out = append(out, a...)
+				continue
+			}
+			out = append(out, v)
+			continue
+		}
+		out = append(out, e.expr(s, el))
 	}
-	typ := catalog.CapitalizeType(x.Type)
+	return out
+}
+
+// hashLit evaluates a hash literal. Keys are strings; the Optional['k']
+// and NotUndef['k'] keys of a Struct type are kept as markers.
+func (e *evaluator) hashLit(s *scope, x *syntax.Hash) any {
+	h := newHash()
+	for i, k := range x.Keys {
+		kv := e.expr(s, k)
+		var key string
+		switch kx := kv.(type) {
+		case string:
+			key = kx
+		case *ptype:
+			if (kx.name == "Optional" || kx.name == "NotUndef") && len(kx.params) == 1 {
+				if ks, ok := kx.params[0].(string); ok {
+					key = ks
+					if kx.name == "Optional" {
+						key = "\x00opt:" + ks
+					}
+					break
+				}
+			}
+			panic(syntax.Unsupported(k.At(), "a hash key of type "+kx.String()))
+		default:
+			panic(syntax.Unsupported(k.At(), "a hash key that is not a string ("+typeName(kv)+")"))
+		}
+		h.set(key, e.expr(s, x.Vals[i]))
+	}
+	return h
+}
+
+// typeRef evaluates a capitalized name with optional parameters: a data
+// type, or references to resources (File["/a"], Class[x]).
+func (e *evaluator) typeRef(s *scope, x *syntax.TypeRef) any {
+	name := x.Type
+	switch {
+	case name == "Class" || name == "Resource":
+		if x.Titles == nil || name == "Resource" && len(x.Titles) < 2 {
+			return e.dataType(s, x)
+		}
+	case isCoreType(name) || e.typeAlias(name) != nil:
+		return e.dataType(s, x)
+	case x.Titles == nil:
+		return &ptype{name: catalog.CapitalizeType(name)} // a resource type: File
+	}
+	typ := catalog.CapitalizeType(name)
+	titles := x.Titles
+	if typ == "Resource" {
+		typ = catalog.CapitalizeType(toString(e.expr(s, titles[0])))
+		titles = titles[1:]
+	}
 	var out []any
-	for _, tn := range x.Titles {
+	for _, tn := range titles {
 		for _, t := range e.titles(s, tn) {
 			if typ == "Class" {
 				t = classTitle(t)
@@ -242,31 +207,126 @@ func (e *evaluator) typeRef(s *scope, x *syntax.TypeRef) any {
 	return out
 }
 
+func isCoreType(name string) bool {
+	_, ok := coreTypes[name]
+	return ok
+}
+
 func (e *evaluator) access(s *scope, x *syntax.Access) any {
 	v := e.expr(s, x.X)
-	if len(x.Index) != 1 {
-		e.fail(x.P, "unsupported Puppet construct: access with %d keys (install Puppet to compile this manifest)", len(x.Index))
+	keys := make([]any, len(x.Index))
+	for i, k := range x.Index {
+		keys[i] = e.expr(s, k)
 	}
-	k := e.expr(s, x.Index[0])
 	switch c := v.(type) {
 	case []any:
-		i, ok := k.(int64)
+		return e.slice(x.P, c, keys, len(c), func(i, n int) any {
+			if n < 0 {
+				return c[i]
+			}
+			return append([]any{}, c[i:i+n]...)
+		})
+	case string:
+		r := []rune(c)
+		return e.slice(x.P, nil, keys, len(r), func(i, n int) any {
+			if n < 0 {
+				return string(r[i])
+			}
+			return string(r[i : i+n])
+		})
+	case *hash:
+		if len(keys) != 1 {
+			out := []any{}
+			for _, k := range keys {
+				if hv, ok := c.m[toString(k)]; ok {
+					out = append(out, hv)
+				}
+			}
+			return out
+		}
+		k, ok := keys[0].(string)
 		if !ok {
-			e.fail(x.P, "an array index must be an Integer, got %s", typeName(k))
-		}
-		if i < 0 {
-			i += int64(len(c))
-		}
-		if i < 0 || i >= int64(len(c)) {
 			return nil
 		}
-		return c[i]
-	case *hash:
-		return c.m[toString(k)]
+		if hv, ok := c.m[k]; ok {
+			return hv
+		}
+		if c == e.top.vars["facts"] {
+			hv, _ := e.factValue(x.P, k)
+			return hv
+		}
+		return nil
+	case *ptype:
+		panic(syntax.Unsupported(x.P, "parameters on the type value "+c.String()))
 	case nil:
-		e.fail(x.P, "operator '[]' is not applicable to an Undef value")
+		e.fail(x.P, "Operator '[]' is not applicable to an Undef Value")
 	}
-	e.fail(x.P, "operator '[]' is not applicable to %s", typeName(v))
+	e.fail(x.P, "Operator '[]' is not applicable to %s", typeName(v))
+	return nil
+}
+
+// slice implements [index] and [start, count] on arrays and strings
+// (negative positions count from the end; out of range gives undef, or
+// an empty slice).
+func (e *evaluator) slice(p syntax.Pos, _ []any, keys []any, n int, at func(i, cnt int) any) any {
+	if len(keys) == 0 || len(keys) > 2 {
+		e.fail(p, "Operator '[]' expects one or two arguments, got %d", len(keys))
+	}
+	i, ok := keys[0].(int64)
+	if !ok {
+		e.fail(p, "an index must be an Integer, got %s", typeName(keys[0]))
+	}
+	if i < 0 {
+		i += int64(n)
+	}
+	if len(keys) == 1 {
+		if i < 0 || i >= int64(n) {
+			return nil
+		}
+		return at(int(i), -1)
+	}
+	cnt, ok := keys[1].(int64)
+	if !ok {
+		e.fail(p, "a count must be an Integer, got %s", typeName(keys[1]))
+	}
+	if i < 0 {
+		cnt += i
+		i = 0
+	}
+	if cnt < 0 {
+		cnt += int64(n) - i + 1
+	}
+	if i > int64(n) {
+		i = int64(n)
+	}
+	if cnt < 0 {
+		cnt = 0
+	}
+	if i+cnt > int64(n) {
+		cnt = int64(n) - i
+	}
+	return at(int(i), int(cnt))
+}
+
+func (e *evaluator) unary(s *scope, x *syntax.Unary) any {
+	v := e.expr(s, x.X)
+	switch x.Op {
+	case "!":
+		return !truthy(v)
+	case "*":
+		return v // a splat outside an array or call passes the value
+	}
+	switch n := v.(type) {
+	case int64:
+		return -n
+	case float64:
+		return -n
+	case string:
+		if f, ok := e.toNumber(n); ok {
+			return e.arith(x.P, "-", int64(0), f)
+		}
+	}
+	e.fail(x.P, "Operator '-' is not applicable to %s", typeName(v))
 	return nil
 }
 
@@ -289,86 +349,6 @@ func (e *evaluator) selector(s *scope, x *syntax.Selector) any {
 	return nil
 }
 
-// match reports whether v matches the case/selector option o, setting the
-// regex capture variables on a regex match.
-func (e *evaluator) match(s *scope, v any, o syntax.Node) bool {
-	ov := e.expr(s, o)
-	if re, ok := ov.(*regexp.Regexp); ok {
-		str, isStr := v.(string)
-		if !isStr {
-			return false
-		}
-		m := re.FindStringSubmatch(str)
-		if m == nil {
-			return false
-		}
-		for i, g := range m {
-			s.vars[strconv.Itoa(i)] = g
-		}
-		return true
-	}
-	if arr, ok := ov.([]any); ok {
-		if _, vIsArr := v.([]any); !vIsArr {
-			for _, el := range arr {
-				if equal(v, el) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return equal(v, ov)
-}
-
-func equal(a, b any) bool {
-	switch x := a.(type) {
-	case string:
-		y, ok := b.(string)
-		return ok && strings.EqualFold(x, y)
-	case int64, float64:
-		fa, ok1 := toFloat(a)
-		fb, ok2 := toFloat(b)
-		_, bIsStr := b.(string)
-		return ok1 && ok2 && !bIsStr && fa == fb
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *hash:
-		y, ok := b.(*hash)
-		if !ok || len(x.keys) != len(y.keys) {
-			return false
-		}
-		for k, v := range x.m {
-			if w, ok := y.m[k]; !ok || !equal(v, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		return f, err == nil
-	}
-	return 0, false
-}
-
 func (e *evaluator) binary(s *scope, x *syntax.Binary) any {
 	switch x.Op {
 	case "and":
@@ -383,24 +363,7 @@ func (e *evaluator) binary(s *scope, x *syntax.Binary) any {
 	case "!=":
 		return !equal(l, r)
 	case "=~", "!~":
-		var re *regexp.Regexp
-		switch p := r.(type) {
-		case *regexp.Regexp:
-			re = p
-		case string:
-			re = mustRegexp(e, x.P, p)
-		default:
-			e.fail(x.P, "unsupported Puppet construct: matching against %s (install Puppet to compile this manifest)", typeName(r))
-		}
-		str, ok := l.(string)
-		if !ok {
-			e.fail(x.P, "operator '%s' needs a String on the left, got %s", x.Op, typeName(l))
-		}
-		m := re.FindStringSubmatch(str)
-		for i, g := range m {
-			s.vars[strconv.Itoa(i)] = g
-		}
-		return (m != nil) == (x.Op == "=~")
+		return e.matchOp(s, x, l, r) == (x.Op == "=~")
 	case "in":
 		return e.in(x.P, l, r)
 	case "<", ">", "<=", ">=":
@@ -411,42 +374,152 @@ func (e *evaluator) binary(s *scope, x *syntax.Binary) any {
 		}
 	case "+":
 		if la, ok := l.([]any); ok {
-			if ra, ok := r.([]any); ok {
+			switch ra := r.(type) {
+			case []any:
 				return append(append([]any{}, la...), ra...)
+			case *hash:
+				out := append([]any{}, la...)
+				for _, k := range ra.keys {
+					out = append(out, []any{k, ra.m[k]})
+				}
+				return out
 			}
 			return append(append([]any{}, la...), r)
 		}
 		if lh, ok := l.(*hash); ok {
-			if rh, ok := r.(*hash); ok {
-				out := &hash{m: map[string]any{}}
-				for _, k := range lh.keys {
-					out.set(k, lh.m[k])
-				}
-				for _, k := range rh.keys {
-					out.set(k, rh.m[k])
-				}
-				return out
-			}
+			return e.hashPlus(x.P, lh, r)
+		}
+	case "-":
+		if la, ok := l.([]any); ok {
+			return arrayMinus(la, r)
+		}
+		if lh, ok := l.(*hash); ok {
+			return hashMinus(lh, r)
 		}
 	}
 	return e.arith(x.P, x.Op, l, r)
 }
 
+func (e *evaluator) hashPlus(p syntax.Pos, lh *hash, r any) any {
+	out := lh.copy()
+	switch rh := r.(type) {
+	case *hash:
+		for _, k := range rh.keys {
+			out.set(k, rh.m[k])
+		}
+	case []any:
+		if len(rh) == 2 {
+			if k, ok := rh[0].(string); ok {
+				out.set(k, rh[1])
+				return out
+			}
+		}
+		e.fail(p, "Operator '+' on a Hash needs a Hash or a [key, value] pair")
+	default:
+		e.fail(p, "Operator '+' is not applicable to a Hash and %s", typeName(r))
+	}
+	return out
+}
+
+func arrayMinus(la []any, r any) any {
+	rem, ok := r.([]any)
+	if !ok {
+		if rh, isHash := r.(*hash); isHash {
+			rem = nil
+			for _, k := range rh.keys {
+				rem = append(rem, []any{k, rh.m[k]})
+			}
+		} else {
+			rem = []any{r}
+		}
+	}
+	out := []any{}
+	for _, v := range la {
+		keep := true
+		for _, w := range rem {
+			if equal(v, w) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func hashMinus(lh *hash, r any) any {
+	out := lh.copy()
+	switch x := r.(type) {
+	case *hash:
+		for _, k := range x.keys {
+			out.delete(k)
+		}
+	case []any:
+		for _, k := range x {
+			out.delete(toString(k))
+		}
+	default:
+		out.delete(toString(r))
+	}
+	return out
+}
+
+// matchOp implements =~ against a regexp, a pattern string or a type.
+func (e *evaluator) matchOp(s *scope, x *syntax.Binary, l, r any) bool {
+	var re *regexp.Regexp
+	switch p := r.(type) {
+	case *regexp.Regexp:
+		re = p
+	case string:
+		re = e.regexp(x.P, p)
+	case *ptype:
+		return e.isInstance(x.P, l, p)
+	default:
+		e.fail(x.P, "operator '%s' needs a Regexp, a String or a Type on the right, got %s", x.Op, typeName(r))
+	}
+	str, ok := l.(string)
+	if !ok {
+		e.fail(x.P, "operator '%s' needs a String on the left, got %s", x.Op, typeName(l))
+	}
+	m := re.FindStringSubmatch(str)
+	if m != nil {
+		setCaptures(s, m)
+	}
+	return m != nil
+}
+
 func (e *evaluator) in(p syntax.Pos, l, r any) bool {
+	test := func(v any) bool {
+		switch lx := l.(type) {
+		case *regexp.Regexp:
+			sv, ok := v.(string)
+			return ok && lx.MatchString(sv)
+		case *ptype:
+			return e.isInstance(p, v, lx)
+		}
+		return equal(l, v)
+	}
 	switch c := r.(type) {
 	case string:
-		ls, ok := l.(string)
-		return ok && strings.Contains(strings.ToLower(c), strings.ToLower(ls))
+		switch lx := l.(type) {
+		case string:
+			return strings.Contains(strings.ToLower(c), strings.ToLower(lx))
+		case *regexp.Regexp:
+			return lx.MatchString(c)
+		}
+		return false
 	case []any:
 		for _, el := range c {
-			if equal(l, el) {
+			if test(el) {
 				return true
 			}
 		}
 		return false
 	case *hash:
 		for _, k := range c.keys {
-			if equal(l, k) {
+			if test(k) {
 				return true
 			}
 		}
@@ -459,19 +532,14 @@ func (e *evaluator) compare(p syntax.Pos, op string, l, r any) bool {
 	var c int
 	ls, lok := l.(string)
 	rs, rok := r.(string)
-	if lok && rok {
+	switch {
+	case lok && rok:
 		c = strings.Compare(strings.ToLower(ls), strings.ToLower(rs))
-	} else {
-		lf, ok1 := l.(int64)
-		rf, ok2 := r.(int64)
-		a, b := float64(lf), float64(rf)
-		if !ok1 || !ok2 {
-			var okA, okB bool
-			a, okA = numeric(l)
-			b, okB = numeric(r)
-			if !okA || !okB {
-				e.fail(p, "comparison of %s with %s failed", typeName(l), typeName(r))
-			}
+	default:
+		a, okA := numeric(l)
+		b, okB := numeric(r)
+		if !okA || !okB {
+			e.fail(p, "Comparison of: %s %s %s, is not possible", typeName(l), op, typeName(r))
 		}
 		switch {
 		case a < b:
@@ -491,25 +559,27 @@ func (e *evaluator) compare(p syntax.Pos, op string, l, r any) bool {
 	return c >= 0
 }
 
-func numeric(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
+// toNumber converts a numeric string the way Puppet's arithmetic does
+// (0x hex, leading-zero octal, decimal, float).
+func (e *evaluator) toNumber(s string) (any, bool) {
+	t := strings.TrimSpace(s)
+	if i, err := strconv.ParseInt(t, 0, 64); err == nil {
+		return i, true
 	}
-	return 0, false
+	if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.ContainsAny(t, "xXpP_") {
+		return f, true
+	}
+	return nil, false
 }
 
-// arith implements + - * / % on numbers (numeric strings are converted).
+// arith implements + - * / % << >> on numbers (numeric strings are
+// converted), with Ruby's semantics: integer division and modulo round
+// toward negative infinity, integers stay within 64 bits.
 func (e *evaluator) arith(p syntax.Pos, op string, l, r any) any {
 	conv := func(v any) any {
 		if s, ok := v.(string); ok {
-			if i, err := strconv.ParseInt(s, 0, 64); err == nil {
-				return i
-			}
-			if f, err := strconv.ParseFloat(s, 64); err == nil {
-				return f
+			if n, ok := e.toNumber(s); ok {
+				return n
 			}
 		}
 		return v
@@ -518,27 +588,12 @@ func (e *evaluator) arith(p syntax.Pos, op string, l, r any) any {
 	li, lInt := l.(int64)
 	ri, rInt := r.(int64)
 	if lInt && rInt {
-		switch op {
-		case "+":
-			return li + ri
-		case "-":
-			return li - ri
-		case "*":
-			return li * ri
-		case "/", "%":
-			if ri == 0 {
-				e.fail(p, "division by 0")
-			}
-			if op == "/" {
-				return li / ri
-			}
-			return li % ri
-		}
+		return e.intArith(p, op, li, ri)
 	}
 	lf, ok1 := numeric(l)
 	rf, ok2 := numeric(r)
-	if !ok1 || !ok2 {
-		e.fail(p, "operator '%s' is not applicable to %s and %s", op, typeName(l), typeName(r))
+	if !ok1 || !ok2 || op == "<<" || op == ">>" {
+		e.fail(p, "Operator '%s' is not applicable to %s and %s", op, typeName(l), typeName(r))
 	}
 	switch op {
 	case "+":
@@ -548,19 +603,53 @@ func (e *evaluator) arith(p syntax.Pos, op string, l, r any) any {
 	case "*":
 		return lf * rf
 	case "/":
+		if rf == 0 {
+			e.fail(p, "division by 0")
+		}
 		return lf / rf
 	}
-	return math.Mod(lf, rf)
+	e.fail(p, "Operator '%%' is not applicable to Float values")
+	return nil
 }
 
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+func (e *evaluator) intArith(p syntax.Pos, op string, a, b int64) any {
+	var z big.Int
+	x, y := big.NewInt(a), big.NewInt(b)
+	switch op {
+	case "+":
+		z.Add(x, y)
+	case "-":
+		z.Sub(x, y)
+	case "*":
+		z.Mul(x, y)
+	case "/", "%":
+		if b == 0 {
+			e.fail(p, "division by 0")
+		}
+		var m big.Int
+		z.DivMod(x, y, &m) // Euclidean: fix up to Ruby's floored division
+		if m.Sign() != 0 && b < 0 {
+			z.Sub(&z, big.NewInt(1))
+			m.Add(&m, y)
+		}
+		if op == "%" {
+			z.Set(&m)
+		}
+	case "<<", ">>":
+		if b < 0 {
+			b, op = -b, map[string]string{"<<": ">>", ">>": "<<"}[op]
+		}
+		if b > 64 {
+			b = 64
+		}
+		if op == "<<" {
+			z.Lsh(x, uint(b))
+		} else {
+			z.Rsh(x, uint(b))
+		}
 	}
-	sort.Strings(out)
-	return out
+	if !z.IsInt64() {
+		e.fail(p, "the result of %d %s %d is outside of the 64 bit range", a, op, b)
+	}
+	return z.Int64()
 }
-
-var _ = fmt.Sprint

@@ -1,309 +1,300 @@
 package eval
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
 )
 
+// A lambdaValue is a block passed to a function, with the scope it closes
+// over.
+type lambdaValue struct {
+	l *syntax.Lambda
+	s *scope
+}
+
+// A fcall is one function call being evaluated.
+type fcall struct {
+	e      *evaluator
+	s      *scope
+	c      *syntax.Call
+	args   []any
+	lambda *lambdaValue
+}
+
+// A builtin implements a function; stdlib marks the ones of
+// puppetlabs-stdlib, which must be in the module path as in Puppet.
+type builtin struct {
+	f      func(x *fcall) any
+	stdlib bool
+}
+
+// builtins are the Puppet and stdlib functions the engine implements,
+// filled by the *funcs.go files.
+var builtins = map[string]builtin{}
+
+func register(stdlib bool, fs map[string]func(x *fcall) any) {
+	for name, f := range fs {
+		builtins[name] = builtin{f: f, stdlib: stdlib}
+	}
+}
+
+// Control flow of return(), next() and break(), carried by panics that
+// the function call, lambda call or iteration recovers.
+type (
+	returnSignal struct{ v any }
+	nextSignal   struct{ v any }
+	breakSignal  struct{}
+)
+
 // call evaluates a function call.
 func (e *evaluator) call(s *scope, c *syntax.Call) any {
-	args := make([]any, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = e.expr(s, a)
-	}
-	if c.Lambda != nil {
-		return e.iterate(s, c, args)
+	if unicode.IsUpper(rune(c.Name[0])) {
+		return e.newValue(s, c)
 	}
 	switch c.Name {
-	case "include", "require", "contain":
-		e.includeLike(s, c, args)
-		return nil
-	case "notice", "warning", "info", "debug", "err", "alert", "crit", "emerg":
-		if e.opts.Log != nil {
-			parts := make([]string, len(args))
-			for i, a := range args {
-				parts[i] = toString(a)
-			}
-			level := strings.ToUpper(c.Name[:1]) + c.Name[1:]
-			e.opts.Log(level + ": Scope(" + s.container.Ref() + "): " + strings.Join(parts, " "))
-		}
-		return nil
-	case "fail":
-		parts := make([]string, len(args))
-		for i, a := range args {
-			parts[i] = toString(a)
-		}
-		e.fail(c.P, "Evaluation Error: Error while evaluating a Function Call, %s", strings.Join(parts, " "))
-	case "template", "inline_template":
-		var b strings.Builder
-		for i, a := range args {
-			src, path := toString(a), "inline_template"
-			if c.Name == "template" {
-				path = e.findModuleFile(c.P, toString(a), "templates")
-				src = e.readFile(c.P, path)
-			}
-			b.WriteString(e.renderTemplate(s, c.Args[i].At(), path, src, false, nil))
-		}
-		return b.String()
-	case "epp", "inline_epp":
-		e.arity(c, args, 1, 2)
-		var params *hash
-		if len(args) == 2 {
-			h, ok := args[1].(*hash)
-			if !ok {
-				e.fail(c.P, "%s() expects a Hash of parameters, got %s", c.Name, typeName(args[1]))
-			}
-			params = h
-		}
-		src, path := toString(args[0]), "inline_epp"
-		if c.Name == "epp" {
-			path = e.findModuleFile(c.P, toString(args[0]), "templates")
-			src = e.readFile(c.P, path)
-		}
-		return e.renderTemplate(s, c.P, path, src, true, params)
-	case "file":
-		for _, a := range args {
-			p := e.findModuleFile(c.P, toString(a), "files")
-			if _, err := os.Stat(p); err == nil {
-				return e.readFile(c.P, p)
-			}
-		}
-		e.fail(c.P, "Evaluation Error: Error while evaluating a Function Call, could not find any files from %s", toString(args))
-	case "tag":
-		return nil
-	case "create_resources":
-		e.createResources(s, c, args)
-		return nil
-	case "defined":
-		return e.defined(s, c, args)
-	case "sprintf":
-		return e.sprintf(c, args)
+	case "return":
+		panic(returnSignal{e.optionalArg(s, c)})
+	case "next":
+		panic(nextSignal{e.optionalArg(s, c)})
+	case "break":
+		panic(breakSignal{})
 	}
-	if f := pureFuncs[c.Name]; f != nil {
-		return f(e, c, args)
+	if v, ok := e.eppCall(s, c); ok {
+		return v
 	}
-	panic(syntax.Unsupported(c.P, "function "+c.Name+"()"))
-}
-
-// defined reports whether every argument exists so far: a resource
-// reference (declared), a "$var" (set), or the name of a class, defined
-// type or resource type.
-func (e *evaluator) defined(s *scope, c *syntax.Call, args []any) bool {
-	if len(args) == 0 {
-		e.fail(c.P, "defined() expects at least one argument")
-	}
-	for _, a := range args {
-		switch x := a.(type) {
-		case ref:
-			if e.entries[x.String()] == nil {
-				return false
-			}
-		case string:
-			if v, ok := strings.CutPrefix(x, "$"); ok {
-				found := false
-				for sc := s; sc != nil; sc = sc.parent {
-					if _, ok := sc.vars[v]; ok {
-						found = true
-					}
-				}
-				if !found {
-					return false
-				}
+	x := &fcall{e: e, s: s, c: c}
+	for _, a := range c.Args {
+		if u, ok := a.(*syntax.Unary); ok && u.Op == "*" {
+			if l, ok := e.expr(s, u.X).([]any); ok {
+				x.args = append(x.args, l...)
 				continue
 			}
-			name := strings.ToLower(strings.TrimPrefix(x, "::"))
-			if e.classes[name] == nil && e.defines[name] == nil && !e.knownType(name) {
-				e.loadModule(name)
-				if e.classes[name] == nil && e.defines[name] == nil {
-					return false
-				}
-			}
-		default:
-			panic(syntax.Unsupported(c.P, "defined() of "+typeName(a)))
 		}
+		x.args = append(x.args, e.expr(s, a))
 	}
-	return true
+	if c.Lambda != nil {
+		x.lambda = &lambdaValue{l: c.Lambda, s: s}
+	}
+	name := strings.TrimPrefix(c.Name, "::")
+	if f := e.puppetFunction(name); f != nil {
+		return e.callPuppet(c.P, f, x.args, x.lambda)
+	}
+	if b, ok := builtins[name]; ok && (!b.stdlib || e.rubyFunction(name)) {
+		return b.f(x)
+	}
+	if e.rubyFunction(name) {
+		panic(syntax.Unsupported(c.P, "the function "+name+"() (Ruby code in a module)"))
+	}
+	e.fail(c.P, "Unknown function: '%s'", name)
+	return nil
 }
 
-// sprintf formats with the %s, %d, %f, %x, %o and %% verbs (with flags,
-// width and precision).
-func (e *evaluator) sprintf(c *syntax.Call, args []any) string {
-	if len(args) == 0 {
-		e.fail(c.P, "sprintf() expects a format")
-	}
-	format := toString(args[0])
-	verbs := regexp.MustCompile(`%[-+ 0#]*[0-9]*(?:\.[0-9]+)?[a-zA-Z%]`).FindAllString(format, -1)
-	var vals []any
-	i := 1
-	for _, v := range verbs {
-		verb := v[len(v)-1]
-		if verb == '%' {
-			continue
-		}
-		if i >= len(args) {
-			e.fail(c.P, "sprintf(): too few arguments for %q", format)
-		}
-		a := args[i]
-		i++
-		switch verb {
-		case 's':
-			vals = append(vals, toString(a))
-		case 'd', 'x', 'o', 'X':
-			f, ok := toFloat(a)
-			if !ok {
-				e.fail(c.P, "sprintf(): %%%c needs a number, got %s", verb, typeName(a))
-			}
-			vals = append(vals, int64(f))
-		case 'f', 'e', 'g':
-			f, ok := toFloat(a)
-			if !ok {
-				e.fail(c.P, "sprintf(): %%%c needs a number, got %s", verb, typeName(a))
-			}
-			vals = append(vals, f)
-		default:
-			panic(syntax.Unsupported(c.P, "sprintf verb "+v))
-		}
-	}
-	return fmt.Sprintf(format, vals...)
-}
-
-// createResources declares the resources of a hash (title => attributes)
-// with optional default attributes, like create_resources(type, h, d).
-func (e *evaluator) createResources(s *scope, c *syntax.Call, args []any) {
-	e.arity(c, args, 2, 3)
-	typ := strings.ToLower(strings.TrimPrefix(toString(args[0]), "::"))
-	titles := e.hashArg(c, args[1])
-	defaults := &hash{m: map[string]any{}}
-	if len(args) == 3 {
-		defaults = e.hashArg(c, args[2])
-	}
-	for _, title := range titles.keys {
-		attrs := map[string]any{}
-		var order []string
-		for _, k := range defaults.keys {
-			attrs[k] = defaults.m[k]
-			order = append(order, k)
-		}
-		if body, ok := titles.m[title].(*hash); ok {
-			for _, k := range body.keys {
-				if _, seen := attrs[k]; !seen {
-					order = append(order, k)
-				}
-				attrs[k] = body.m[k]
-			}
-		} else if titles.m[title] != nil {
-			e.fail(c.P, "create_resources(): the attributes of '%s' must be a Hash", title)
-		}
-		if typ == "class" {
-			e.declareClass(s, c.P, title, attrs, true)
-			continue
-		}
-		e.declareOne(s, c.P, c.P, typ, title, attrs, order)
-	}
-}
-
-// iterate implements each, map and filter with their lambda: one
-// parameter gets the element (a [key, value] pair for hashes), two get the
-// index or key and the value.
-func (e *evaluator) iterate(s *scope, c *syntax.Call, args []any) any {
-	switch c.Name {
-	case "each", "map", "filter":
-	default:
-		panic(syntax.Unsupported(c.P, "function "+c.Name+"() with a lambda"))
-	}
-	e.arity(c, args, 1, 1)
-	l := c.Lambda
-	if len(l.Params) < 1 || len(l.Params) > 2 {
-		e.fail(l.P, "%s() expects a lambda with 1 or 2 parameters, got %d", c.Name, len(l.Params))
-	}
-	type item struct{ key, val any }
-	var items []item
-	switch x := args[0].(type) {
-	case []any:
-		for i, v := range x {
-			items = append(items, item{int64(i), v})
-		}
-	case *hash:
-		for _, k := range x.keys {
-			items = append(items, item{k, x.m[k]})
-		}
-	case int64:
-		for i := int64(0); i < x; i++ {
-			items = append(items, item{i, i})
-		}
-	default:
-		e.fail(c.P, "%s() cannot iterate over %s", c.Name, typeName(args[0]))
-	}
-	_, isHash := args[0].(*hash)
-	var out []any
-	outHash := &hash{m: map[string]any{}}
-	for _, it := range items {
-		ls := newScope(s, s, s.container)
-		ls.depth = s.depth
-		if len(l.Params) == 2 {
-			ls.vars[l.Params[0].Name], ls.vars[l.Params[1].Name] = it.key, it.val
-		} else if isHash {
-			ls.vars[l.Params[0].Name] = []any{it.key, it.val}
-		} else {
-			ls.vars[l.Params[0].Name] = it.val
-		}
-		var last any
-		for _, st := range l.Body {
-			e.stmt(ls, st)
-			last = e.lastValue(ls, st)
-		}
-		switch c.Name {
-		case "map":
-			out = append(out, last)
-		case "filter":
-			if truthy(last) {
-				if isHash {
-					outHash.set(toString(it.key), it.val)
-				} else {
-					out = append(out, it.val)
-				}
-			}
-		}
-	}
-	switch {
-	case c.Name == "each":
-		return args[0]
-	case c.Name == "filter" && isHash:
-		return outHash
-	}
-	if out == nil {
-		out = []any{}
-	}
-	return out
-}
-
-// lastValue is the value of a lambda's last statement, for map and
-// filter: expressions are evaluated again (they have no side effects in
-// the subset, resource declarations aside, which map to their refs).
-func (e *evaluator) lastValue(s *scope, st syntax.Node) any {
-	switch st.(type) {
-	case *syntax.Resource, *syntax.Assign, *syntax.If, *syntax.Case, *syntax.Chain, *syntax.Defaults, *syntax.Call:
+func (e *evaluator) optionalArg(s *scope, c *syntax.Call) any {
+	switch len(c.Args) {
+	case 0:
 		return nil
+	case 1:
+		return e.expr(s, c.Args[0])
 	}
-	return e.expr(s, st)
+	e.fail(c.P, "%s() expects at most one argument", c.Name)
+	return nil
 }
 
-func (e *evaluator) arity(c *syntax.Call, args []any, lo, hi int) {
-	if len(args) < lo || len(args) > hi {
-		e.fail(c.P, "%s() expects between %d and %d arguments, got %d", c.Name, lo, hi, len(args))
+// callValues calls a function with evaluated arguments (from a template).
+func (e *evaluator) callValues(s *scope, c *syntax.Call, args []any) any {
+	x := &fcall{e: e, s: s, c: c, args: args}
+	name := strings.TrimPrefix(c.Name, "::")
+	if f := e.puppetFunction(name); f != nil {
+		return e.callPuppet(c.P, f, args, nil)
 	}
+	if b, ok := builtins[name]; ok && (!b.stdlib || e.rubyFunction(name)) {
+		return b.f(x)
+	}
+	panic(syntax.Unsupported(c.P, "the function "+name+"() from a template"))
+}
+
+// puppetFunction finds a function written in the Puppet language: in the
+// manifests, or in <module>/functions/<name>.pp.
+func (e *evaluator) puppetFunction(name string) *syntax.FunctionDef {
+	if f := e.functions[name]; f != nil {
+		return f
+	}
+	if strings.Contains(name, "::") {
+		e.loadModuleFile(name, "functions")
+	}
+	return e.functions[name]
+}
+
+// rubyFunction reports whether a module in the module path defines the
+// function in Ruby (lib/puppet/functions or lib/puppet/parser/functions).
+func (e *evaluator) rubyFunction(name string) bool {
+	key := "fn:" + name
+	if known, ok := e.rubyTypes[key]; ok {
+		return known
+	}
+	rel := filepath.Join(strings.Split(name, "::")...) + ".rb"
+	found := false
+	for _, dir := range e.opts.ModulePath {
+		for _, sub := range []string{"lib/puppet/functions", "lib/puppet/parser/functions"} {
+			if m, _ := filepath.Glob(filepath.Join(dir, "*", sub, rel)); len(m) > 0 {
+				found = true
+			}
+		}
+	}
+	e.rubyTypes[key] = found
+	return found
+}
+
+// callPuppet calls a Puppet-language function: its own scope (seeing top
+// scope), typed parameters, return() for an early value.
+func (e *evaluator) callPuppet(p syntax.Pos, f *syntax.FunctionDef, args []any, lambda *lambdaValue) (result any) {
+	if lambda != nil {
+		panic(syntax.Unsupported(p, "passing a lambda to the Puppet function "+f.Name+"()"))
+	}
+	e.enter(p)
+	defer e.leave()
+	fs := newScope(e.top, e.top, e.top.container)
+	fs.module = e.moduleOf(f.P.File)
+	e.bindArgs(p, fs, "function "+f.Name, f.Params, args)
+	defer func() {
+		if r := recover(); r != nil {
+			rs, ok := r.(returnSignal)
+			if !ok {
+				panic(r)
+			}
+			result = rs.v
+		}
+	}()
+	return e.block(fs, f.Body)
+}
+
+// bindArgs binds call arguments to parameters (types checked, defaults,
+// a captures-rest last parameter).
+func (e *evaluator) bindArgs(p syntax.Pos, s *scope, what string, params []*syntax.Param, args []any) {
+	min, max := 0, len(params)
+	for _, prm := range params {
+		if prm.Default == nil && !prm.Rest {
+			min++
+		}
+		if prm.Rest {
+			max = -1
+		}
+	}
+	if len(args) < min || max >= 0 && len(args) > max {
+		e.fail(p, "%s expects %d to %d arguments, got %d", what, min, max, len(args))
+	}
+	for i, prm := range params {
+		var v any
+		switch {
+		case prm.Rest:
+			rest := []any{}
+			if i < len(args) {
+				rest = append(rest, args[i:]...)
+			}
+			v = rest
+		case i < len(args):
+			v = args[i]
+		default:
+			v = e.expr(s, prm.Default)
+		}
+		if prm.Type != nil && !prm.Rest {
+			if t := e.paramType(s, prm); !e.isInstance(prm.P, v, t) {
+				e.fail(p, "%s: parameter '%s' expects a value of type %s, got %s", what, prm.Name, t, typeName(v))
+			}
+		}
+		s.vars[prm.Name] = v
+	}
+}
+
+// callLambda calls a lambda with args; next(v) makes v its value.
+func (e *evaluator) callLambda(p syntax.Pos, l *lambdaValue, args ...any) (result any) {
+	e.enter(p)
+	defer e.leave()
+	ls := l.s.child()
+	e.bindArgs(p, ls, "the lambda", l.l.Params, args)
+	defer func() {
+		if r := recover(); r != nil {
+			ns, ok := r.(nextSignal)
+			if !ok {
+				panic(r)
+			}
+			result = ns.v
+		}
+	}()
+	return e.block(ls, l.l.Body)
+}
+
+// iterating runs fn until it finishes or the lambda calls break().
+func iterating(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(breakSignal); !ok {
+				panic(r)
+			}
+		}
+	}()
+	fn()
+}
+
+func (x *fcall) fail(format string, args ...any) {
+	x.e.fail(x.c.P, format, args...)
+}
+
+// arity checks the number of arguments.
+func (x *fcall) arity(lo, hi int) {
+	if len(x.args) < lo || hi >= 0 && len(x.args) > hi {
+		x.fail("%s() expects between %d and %d arguments, got %d", x.c.Name, lo, hi, len(x.args))
+	}
+}
+
+func (x *fcall) str(i int) string {
+	s, ok := x.args[i].(string)
+	if !ok {
+		x.fail("%s() expects a String as argument %d, got %s", x.c.Name, i+1, typeName(x.args[i]))
+	}
+	return s
+}
+
+func (x *fcall) array(i int) []any {
+	a, ok := x.args[i].([]any)
+	if !ok {
+		x.fail("%s() expects an Array as argument %d, got %s", x.c.Name, i+1, typeName(x.args[i]))
+	}
+	return a
+}
+
+func (x *fcall) hash(i int) *hash {
+	h, ok := x.args[i].(*hash)
+	if !ok {
+		x.fail("%s() expects a Hash as argument %d, got %s", x.c.Name, i+1, typeName(x.args[i]))
+	}
+	return h
+}
+
+func (x *fcall) needLambda(lo, hi int) *lambdaValue {
+	if x.lambda == nil {
+		x.fail("%s() expects a lambda", x.c.Name)
+	}
+	if n := len(x.lambda.l.Params); n < lo || n > hi {
+		x.e.fail(x.lambda.l.P, "%s() expects a lambda with %d to %d parameters, got %d", x.c.Name, lo, hi, n)
+	}
+	return x.lambda
+}
+
+func (x *fcall) unsupported(what string) {
+	panic(syntax.Unsupported(x.c.P, x.c.Name+"() "+what))
 }
 
 // findModuleFile resolves "mod/rest" to <modulepath>/mod/<sub>/rest; an
 // absolute path is used as it is.
-func (e *evaluator) findModuleFile(p syntax.Pos, name, sub string) string {
+func (e *evaluator) findModuleFile(p syntax.Pos, name, sub string) (string, bool) {
 	if filepath.IsAbs(name) {
-		return name
+		_, err := os.Stat(name)
+		return name, err == nil
 	}
 	mod, rest, ok := strings.Cut(name, "/")
 	if !ok {
@@ -312,10 +303,10 @@ func (e *evaluator) findModuleFile(p syntax.Pos, name, sub string) string {
 	for _, dir := range e.opts.ModulePath {
 		cand := filepath.Join(dir, mod, sub, rest)
 		if _, err := os.Stat(cand); err == nil {
-			return cand
+			return cand, true
 		}
 	}
-	return filepath.Join(mod, sub, rest)
+	return filepath.Join(mod, sub, rest), false
 }
 
 func (e *evaluator) readFile(p syntax.Pos, path string) string {

@@ -1,86 +1,134 @@
 package eval
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
 )
 
-// A scope holds variables (looked up through parent, Puppet's lexical
-// chain) and resource defaults (looked up through dyn, the dynamic chain of
-// declarations). container is the resource that contains what the scope
-// declares.
-type scope struct {
-	vars      map[string]any
-	parent    *scope
-	dyn       *scope
-	defaults  map[string]map[string]any
-	container *catalog.Resource
-	depth     int // nesting of defined types
+// An entry is a declared resource: in the catalog, or virtual (declared
+// with @, or in a virtual defined type) until realized.
+type entry struct {
+	res       *catalog.Resource
+	scope     *scope            // the declaring scope
+	container *catalog.Resource // what contains it once in the catalog
+	virtual   bool
+	exported  bool
+	def       *defInst // a defined type's instance, evaluated once realized
+	tags      []string // explicit tags (the tag metaparameter and tag())
 }
 
-func newScope(parent, dyn *scope, container *catalog.Resource) *scope {
-	return &scope{vars: map[string]any{}, parent: parent, dyn: dyn,
-		defaults: map[string]map[string]any{}, container: container}
+type defInst struct {
+	evaluated bool
+	depth     int
+	parent    *scope // lexical parent: the enclosing scope at declaration
+	def       *syntax.DefineDef
+	e         *entry
+	given     map[string]any
 }
 
-// enclosing is the lexical parent of class and define scopes: the node
-// scope once a node block is being evaluated, else top scope.
-func (e *evaluator) enclosing() *scope {
-	if e.node != nil {
-		return e.node
-	}
-	return e.top
+var metaparams = map[string]bool{
+	"before": true, "require": true, "notify": true, "subscribe": true, "tag": true, "alias": true,
+	"noop": true, "schedule": true, "audit": true, "loglevel": true, "stage": true,
 }
 
-// lookup finds a variable: qualified names in the named class's scope,
-// others along the lexical chain.
-func (e *evaluator) lookup(s *scope, p syntax.Pos, name string) any {
-	if i := strings.LastIndex(name, "::"); i >= 0 {
-		cls, v := name[:i], name[i+2:]
-		if cls == "" {
-			return e.top.vars[v]
-		}
-		cs := e.declared[strings.ToLower(cls)]
-		if cs == nil {
-			e.fail(p, "could not look up $%s: class %s has not been evaluated", name, cls)
-		}
-		return cs.vars[v]
+// addResource adds r to the catalog (unless virtual) and indexes it.
+func (e *evaluator) addResource(r *catalog.Resource, s *scope, p syntax.Pos, virtual bool) *entry {
+	if old := e.entries[r.Ref()]; old != nil {
+		e.fail(p, "Duplicate declaration: %s is already declared at %s; cannot redeclare", r.Ref(), old.res.Pos())
 	}
-	for sc := s; sc != nil; sc = sc.parent {
-		if v, ok := sc.vars[name]; ok {
-			return v
-		}
+	en := &entry{res: r, scope: s, virtual: virtual, container: s.container}
+	e.entries[r.Ref()] = en
+	if !virtual {
+		e.cat.Resources = append(e.cat.Resources, r)
 	}
-	return nil
+	return en
 }
 
 // declare evaluates a resource declaration and returns the references of
 // the declared resources.
-func (e *evaluator) declare(s *scope, r *syntax.Resource) []any {
+func (e *evaluator) declare(s *scope, r *syntax.Resource) any {
 	var out []any
-	typ := strings.ToLower(r.Type)
+	typ := strings.ToLower(strings.TrimPrefix(r.Type, "::"))
+	var defaults map[string]any
+	var defOrder []string
 	for _, b := range r.Bodies {
-		attrs := map[string]any{}
-		var order []string
-		for _, a := range b.Attrs {
-			if _, dup := attrs[a.Name]; dup {
-				e.fail(a.P, "the attribute '%s' has already been set", a.Name)
+		if _, isDef := b.Title.(*syntax.Default); isDef {
+			defaults, defOrder = e.attrs(s, b.Attrs)
+		}
+	}
+	for _, b := range r.Bodies {
+		if _, isDef := b.Title.(*syntax.Default); isDef {
+			continue
+		}
+		attrs, order := e.attrs(s, b.Attrs)
+		for _, k := range defOrder {
+			if _, set := attrs[k]; !set {
+				attrs[k] = defaults[k]
+				order = append(order, k)
 			}
-			attrs[a.Name] = e.expr(s, a.Value)
-			order = append(order, a.Name)
 		}
 		for _, title := range e.titles(s, b.Title) {
 			if typ == "class" {
-				e.declareClass(s, b.P, title, attrs, true)
+				if r.Virtual || r.Exported {
+					e.fail(r.P, "classes cannot be virtual or exported")
+				}
+				e.declareClass(s, b.P, title, copyMap(attrs), true)
 				out = append(out, ref{Type: "Class", Title: classTitle(title)})
 				continue
 			}
-			out = append(out, e.declareOne(s, r.P, b.P, typ, title, attrs, order))
+			out = append(out, e.declareOne(s, r, b.P, typ, title, attrs, order))
 		}
 	}
+	if len(out) == 1 {
+		return out[0]
+	}
 	return out
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// attrs evaluates attribute operations (splats unfolded) into values and
+// their order.
+func (e *evaluator) attrs(s *scope, list []*syntax.Attr) (map[string]any, []string) {
+	attrs := map[string]any{}
+	var order []string
+	set := func(p syntax.Pos, k string, v any) {
+		if _, dup := attrs[k]; dup {
+			e.fail(p, "The attribute '%s' has already been set", k)
+		}
+		attrs[k] = v
+		order = append(order, k)
+	}
+	for _, a := range list {
+		v := e.expr(s, a.Value)
+		if a.Op == "+>" {
+			panic(syntax.Unsupported(a.P, "+> in a resource declaration"))
+		}
+		if a.Name != "*" {
+			set(a.P, a.Name, v)
+			continue
+		}
+		switch h := v.(type) {
+		case *hash:
+			for _, k := range h.keys {
+				set(a.P, k, h.m[k])
+			}
+		case nil:
+		default:
+			e.fail(a.P, "a splat (* =>) needs a Hash, got %s", typeName(v))
+		}
+	}
+	return attrs, order
 }
 
 func (e *evaluator) titles(s *scope, n syntax.Node) []string {
@@ -93,7 +141,9 @@ func (e *evaluator) titles(s *scope, n syntax.Node) []string {
 			for _, el := range x {
 				walk(el)
 			}
-		case string, int64, float64:
+		case string:
+			out = append(out, x)
+		case int64, float64:
 			out = append(out, toString(x))
 		default:
 			e.fail(n.At(), "a resource title must be a string, got %s", typeName(v))
@@ -103,200 +153,204 @@ func (e *evaluator) titles(s *scope, n syntax.Node) []string {
 	return out
 }
 
-func (e *evaluator) declareOne(s *scope, stmt, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
+// resourceType resolves a lower-case type name: a defined type (loaded
+// from the module path on first use) or a Ruby type.
+func (e *evaluator) resourceType(p syntax.Pos, typ string) *syntax.DefineDef {
 	def := e.defines[typ]
 	if def == nil && !e.knownType(typ) {
 		e.loadModule(typ)
 		def = e.defines[typ]
 	}
 	if def == nil && !e.knownType(typ) {
-		e.fail(stmt, "unknown resource type: '%s'", typ)
+		e.fail(p, "Unknown resource type: '%s'", typ)
 	}
+	return def
+}
+
+func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
+	def := e.resourceType(stmt.P, typ)
 	r := &catalog.Resource{Type: catalog.CapitalizeType(typ), Title: title, Kind: catalog.KindCompilable,
 		File: p.File, Line: p.Line, Col: p.Col, Params: map[string]any{}}
 	given := map[string]any{}
+	var tags []string
 	for _, k := range order {
 		v := attrs[k]
 		if v == nil {
 			continue
 		}
 		given[k] = v
-		r.Params[k] = toParam(v)
+		e.setParam(r, k, v)
+		if k == "tag" {
+			tags = append(tags, tagList(v)...)
+		}
 	}
 	if def != nil {
 		r.Kind = catalog.KindDefined
+	} else if nv := e.namevar(typ); r.Params[nv] == title {
+		// Puppet leaves out a namevar that equals the title
+		delete(r.Params, nv)
 	}
 	// defaults in effect now, nearest scope first
 	for sc := s; sc != nil; sc = sc.dyn {
 		for k, v := range sc.defaults[r.Type] {
 			if _, set := r.Params[k]; !set && v != nil {
-				r.Params[k] = toParam(v)
+				e.setParam(r, k, v)
+				if def != nil {
+					given[k] = v
+				}
 			}
 		}
 	}
-	en := e.addResource(r, s, p)
-	if typ != "stage" {
-		e.contain(s.container, r)
+	virtual := stmt.Virtual || stmt.Exported || s.virtual
+	en := e.addResource(r, s, p, virtual)
+	en.exported = stmt.Exported || s.exported
+	en.tags = tags
+	if typ == "stage" {
+		en.container = nil
 	}
 	if def != nil {
-		e.pending = append(e.pending, &defInst{depth: s.depth + 1, parent: e.enclosing(), def: def, e: en, given: given})
+		en.def = &defInst{depth: s.depth + 1, parent: e.enclosing(), def: def, e: en, given: given}
+	}
+	e.applyPendingOverrides(en)
+	if !virtual {
+		e.place(en)
 	}
 	return ref{Type: r.Type, Title: title}
 }
 
-var metaparams = map[string]bool{
-	"before": true, "require": true, "notify": true, "subscribe": true, "tag": true, "alias": true,
-	"noop": true, "schedule": true, "audit": true, "loglevel": true, "stage": true,
-}
-
-// evalDefine evaluates the body of a defined type's instance.
-func (e *evaluator) evalDefine(d *defInst) {
-	r := d.e.res
-	sc := newScope(d.parent, d.e.scope, r)
-	sc.depth = d.depth
-	sc.vars["title"] = r.Title
-	sc.vars["name"] = r.Title
-	e.bindParams(sc, d.def.P, d.def.Params, d.given, r, "defined type "+r.Type)
-	e.block(sc, d.def.Body)
-}
-
-// bindParams sets the parameters of a class or define in its scope: the
-// given values, else the defaults (evaluated in the new scope, in order).
-func (e *evaluator) bindParams(sc *scope, p syntax.Pos, params []*syntax.Param, given map[string]any, r *catalog.Resource, what string) {
-	known := map[string]bool{}
-	for _, prm := range params {
-		known[prm.Name] = true
-		if v, ok := given[prm.Name]; ok {
-			sc.vars[prm.Name] = v
-			continue
-		}
-		if prm.Default == nil {
-			e.fail(posOf(r), "%s expects a value for parameter '%s'", what, prm.Name)
-		}
-		v := e.expr(sc, prm.Default)
-		sc.vars[prm.Name] = v
-		if v != nil {
-			r.Params[prm.Name] = toParam(v)
-		}
-	}
-	for k, v := range given {
-		if metaparams[k] {
-			continue
-		}
-		if !known[k] {
-			e.fail(posOf(r), "%s has no parameter named '%s'", what, k)
-		}
-		sc.vars[k] = v
-	}
-}
-
-// classTitle capitalizes a class name per :: segment, as catalog titles
-// of classes are.
-func classTitle(name string) string {
-	name = strings.TrimPrefix(strings.ToLower(name), "::")
-	if name == "main" {
-		return "main"
-	}
-	return catalog.CapitalizeType(name)
-}
-
-// declareClass declares class name (once) and returns its scope.
-func (e *evaluator) declareClass(s *scope, p syntax.Pos, name string, given map[string]any, resourceLike bool) *scope {
-	name = strings.TrimPrefix(strings.ToLower(name), "::")
-	if cs := e.declared[name]; cs != nil {
-		if resourceLike {
-			e.fail(p, "Duplicate declaration: Class[%s] is already declared", classTitle(name))
-		}
-		return cs
-	}
-	def := e.classes[name]
-	if def == nil {
-		e.loadModule(name)
-		def = e.classes[name]
-	}
-	if def == nil {
-		e.fail(p, "Could not find class ::%s", name)
-	}
-	parentScope := e.enclosing()
-	if def.Parent != "" {
-		parentScope = e.declareClass(s, def.P, def.Parent, nil, false)
-	}
-	kind := catalog.KindUnknown
-	if resourceLike {
-		kind = catalog.KindClass
-	}
-	r := &catalog.Resource{Type: "Class", Title: classTitle(name), Kind: kind,
-		File: def.P.File, Line: def.P.Line, Col: def.P.Col, Params: map[string]any{}}
-	if resourceLike {
-		r.File, r.Line, r.Col = p.File, p.Line, p.Col
-	}
-	stageName := "main"
-	for k, v := range given {
-		if metaparams[k] && k != "stage" {
-			r.Params[k] = toParam(v)
-		}
-		if k == "stage" {
-			stageName = toString(v)
-		}
-	}
-	stage := e.entries["Stage["+stageName+"]"]
-	if stage == nil {
-		e.fail(p, "Could not find stage %s specified by Class[%s]", stageName, classTitle(name))
-	}
-	e.addResource(r, s, p)
-	e.contain(stage.res, r)
-	e.cat.Classes = append(e.cat.Classes, name)
-	sc := newScope(parentScope, s, r)
-	sc.vars["title"] = name
-	sc.vars["name"] = name
-	e.declared[name] = sc
-	for k, v := range given {
-		if metaparams[k] {
-			delete(given, k)
-			_ = v
-		}
-	}
-	e.bindParams(sc, def.P, def.Params, given, r, "class "+name)
-	for k, v := range given {
-		r.Params[k] = toParam(v)
-	}
-	e.block(sc, def.Body)
-	return sc
-}
-
-// includeLike implements include, require and contain.
-func (e *evaluator) includeLike(s *scope, c *syntax.Call, args []any) {
-	var names []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			names = append(names, x)
-		case ref:
-			if x.Type != "Class" {
-				e.fail(c.P, "%s() expects classes, got %s", c.Name, x)
+// setParam stores a value in a resource's catalog parameters; a
+// sensitive value marks the parameter sensitive.
+func (e *evaluator) setParam(r *catalog.Resource, k string, v any) {
+	r.Params[k] = toParam(v)
+	if _, ok := v.(sensitive); ok {
+		for _, x := range r.Sensitive {
+			if x == k {
+				return
 			}
-			names = append(names, x.Title)
-		case []any:
-			for _, el := range x {
-				walk(el)
+		}
+		r.Sensitive = append(r.Sensitive, k)
+	}
+}
+
+// place puts a resource that is in the catalog in its container and
+// queues a defined type's instance for evaluation.
+func (e *evaluator) place(en *entry) {
+	if en.container != nil {
+		e.contain(en.container, en.res)
+	}
+	if en.def != nil {
+		e.pending = append(e.pending, en.def)
+	}
+}
+
+// realize makes a virtual resource part of the catalog.
+func (e *evaluator) realize(en *entry) {
+	if !en.virtual {
+		return
+	}
+	en.virtual = false
+	e.cat.Resources = append(e.cat.Resources, en.res)
+	e.place(en)
+}
+
+var tagName = regexp.MustCompile(`^[a-z0-9_][a-z0-9_:.-]*$`)
+
+// tagsOf returns a resource's tags: its type, its title when it is a
+// valid tag, the names of its containers (and their :: segments) and its
+// explicit tags.
+func (e *evaluator) tagsOf(en *entry) map[string]bool {
+	out := map[string]bool{}
+	add := func(t string) {
+		t = strings.ToLower(t)
+		if !tagName.MatchString(t) {
+			return
+		}
+		out[t] = true
+		if strings.Contains(t, "::") {
+			for _, seg := range strings.Split(t, "::") {
+				out[seg] = true
 			}
+		}
+	}
+	add(en.res.Type)
+	add(en.res.Title)
+	for _, t := range en.tags {
+		add(t)
+	}
+	seen := map[*catalog.Resource]bool{}
+	for c := en.container; c != nil && !seen[c]; {
+		seen[c] = true
+		switch c.Type {
+		case "Class":
+			if c.Title != "main" && c.Title != "Settings" {
+				add(c.Title)
+			}
+		case "Node", "Stage":
 		default:
-			e.fail(c.P, "%s() expects class names, got %s", c.Name, typeName(v))
+			add(c.Type)
+		}
+		ce := e.entries[c.Ref()]
+		if ce == nil {
+			break
+		}
+		for _, t := range ce.tags {
+			add(t)
+		}
+		c = ce.container
+	}
+	return out
+}
+
+func tagList(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, el := range x {
+			out = append(out, tagList(el)...)
 		}
 	}
-	for _, a := range args {
-		walk(a)
+	return out
+}
+
+var namevarParam = regexp.MustCompile(`newparam\(\s*:(\w+)[^)]*namevar:\s*true|newparam\(\s*:(\w+)[^)]*:namevar\s*=>\s*true`)
+var isNamevar = regexp.MustCompile(`newparam\(\s*:(\w+)[^\n]*\n(?:[^\n]*\n){0,3}?\s*isnamevar`)
+
+// namevar returns the namevar of a Ruby resource type: path for file,
+// command for exec, else what the type's Ruby code marks (name by
+// default).
+func (e *evaluator) namevar(typ string) string {
+	switch typ {
+	case "file":
+		return "path"
+	case "exec":
+		return "command"
 	}
-	for _, n := range names {
-		cs := e.declareClass(s, c.P, n, map[string]any{}, false)
-		switch c.Name {
-		case "contain":
-			if cs.container != s.container {
-				e.contain(s.container, cs.container)
-			}
-		case "require":
-			appendParam(s.container, "require", cs.container.Ref())
+	if BuiltinTypes[typ] {
+		return "name"
+	}
+	key := "nv:" + typ
+	if e.namevars == nil {
+		e.namevars = map[string]string{}
+	}
+	if nv, ok := e.namevars[key]; ok {
+		return nv
+	}
+	nv := "name"
+	for _, dir := range e.opts.ModulePath {
+		m, _ := filepath.Glob(filepath.Join(dir, "*", "lib", "puppet", "type", typ+".rb"))
+		if len(m) == 0 {
+			continue
 		}
+		src := readString(m[0])
+		if x := namevarParam.FindStringSubmatch(src); x != nil {
+			nv = x[1] + x[2]
+		} else if x := isNamevar.FindStringSubmatch(src); x != nil {
+			nv = x[1]
+		}
+		break
 	}
+	e.namevars[key] = nv
+	return nv
 }

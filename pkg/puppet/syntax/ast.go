@@ -1,10 +1,17 @@
 // Package syntax is the front end of puppet-graph's native Puppet engine:
-// a lexer and a recursive-descent parser for the common Puppet language
-// (resources, defaults, classes, defined types, nodes, conditionals,
-// selectors, relationships, string interpolation). The AST is plain data;
-// pkg/puppet/eval evaluates it into a catalog. Constructs outside the
-// subset are reported with Unsupported, so that no manifest is silently
-// misread: `FILE:LINE:COL: unsupported Puppet construct: ...`.
+// a lexer and a recursive-descent parser for the Puppet language
+// (resources, virtual and exported resources, defaults, overrides,
+// collectors, classes, defined types, nodes, functions and type aliases,
+// conditionals usable as values, selectors, relationships, lambdas, data
+// types, string interpolation and heredocs). The AST is plain data;
+// pkg/puppet/eval evaluates it into a catalog. Valid Puppet the engine
+// does not handle is reported with Unsupported, never as a syntax error:
+// `FILE:LINE:COL: unsupported by the native engine: ...`.
+//
+// The parser bounds its recursion (MaxDepth nested constructs) and the
+// length of operator and arrow chains (MaxTerms), so that no input can
+// exhaust the stack: such input gets a positioned "nested too deeply" or
+// "expression too long" error.
 package syntax
 
 // A Node is any AST node.
@@ -75,12 +82,22 @@ type (
 		Values  []Node
 	}
 	// Call is a function call; a method call x.f(a) has x as its first
-	// argument.
+	// argument. A capitalized Name is a type's new function:
+	// Integer("1"), Sensitive($x).
 	Call struct {
 		P      Pos
 		Name   string
 		Args   []Node
 		Lambda *Lambda
+	}
+	// Collect is a resource collector, Type <| Query |> (or <<| |>> for
+	// exported resources), with an optional block of attributes to set.
+	Collect struct {
+		P        Pos
+		Type     string
+		Query    Node // nil: every resource of the type
+		Exported bool
+		Attrs    []*Attr
 	}
 	// Lambda is the block of an iterating call: |$a, $b| { ... }.
 	Lambda struct {
@@ -97,6 +114,7 @@ type (
 
 // Statements.
 type (
+	// Attr is one attribute operation; Name "*" is a splat (* => $hash).
 	Attr struct {
 		P     Pos
 		Name  string
@@ -109,11 +127,22 @@ type (
 		Attrs []*Attr
 	}
 	// Resource declares resources of Type (lower case; "class" for
-	// resource-like class declarations).
+	// resource-like class declarations); a body titled default holds the
+	// defaults of the other bodies. Virtual (@) resources exist only once
+	// realized; exported (@@) ones are for other nodes.
 	Resource struct {
+		P        Pos
+		Type     string
+		Bodies   []*ResBody
+		Virtual  bool
+		Exported bool
+	}
+	// Override sets attributes of resources declared elsewhere:
+	// File["/x"] { mode => "0644" }.
+	Override struct {
 		P      Pos
-		Type   string
-		Bodies []*ResBody
+		Target Node
+		Attrs  []*Attr
 	}
 	// Defaults sets resource defaults: File { mode => "0644" }.
 	Defaults struct {
@@ -124,7 +153,23 @@ type (
 	Param struct {
 		P       Pos
 		Name    string
+		Type    Node // the data type; nil when none is given (Any)
 		Default Node // nil when mandatory
+		Rest    bool // *$rest: captures the remaining arguments
+	}
+	// FunctionDef defines a function in the Puppet language.
+	FunctionDef struct {
+		P      Pos
+		Name   string
+		Params []*Param
+		Return Node // return type, nil when none is given
+		Body   []Node
+	}
+	// TypeAlias defines a data type alias: type Name = Type.
+	TypeAlias struct {
+		P    Pos
+		Name string
+		Type Node
 	}
 	ClassDef struct {
 		P      Pos
@@ -170,32 +215,36 @@ type (
 	}
 )
 
-func (n *Str) At() Pos       { return n.P }
-func (n *Num) At() Pos       { return n.P }
-func (n *Bool) At() Pos      { return n.P }
-func (n *Undef) At() Pos     { return n.P }
-func (n *Default) At() Pos   { return n.P }
-func (n *Var) At() Pos       { return n.P }
-func (n *Regex) At() Pos     { return n.P }
-func (n *Array) At() Pos     { return n.P }
-func (n *Hash) At() Pos      { return n.P }
-func (n *TypeRef) At() Pos   { return n.P }
-func (n *Access) At() Pos    { return n.P }
-func (n *Unary) At() Pos     { return n.P }
-func (n *Binary) At() Pos    { return n.P }
-func (n *Selector) At() Pos  { return n.P }
-func (n *Call) At() Pos      { return n.P }
-func (n *Name) At() Pos      { return n.P }
-func (n *Lambda) At() Pos    { return n.P }
-func (n *Attr) At() Pos      { return n.P }
-func (n *ResBody) At() Pos   { return n.P }
-func (n *Resource) At() Pos  { return n.P }
-func (n *Defaults) At() Pos  { return n.P }
-func (n *Param) At() Pos     { return n.P }
-func (n *ClassDef) At() Pos  { return n.P }
-func (n *DefineDef) At() Pos { return n.P }
-func (n *NodeDef) At() Pos   { return n.P }
-func (n *If) At() Pos        { return n.P }
-func (n *Case) At() Pos      { return n.P }
-func (n *Assign) At() Pos    { return n.P }
-func (n *Chain) At() Pos     { return n.P }
+func (n *Str) At() Pos         { return n.P }
+func (n *Num) At() Pos         { return n.P }
+func (n *Bool) At() Pos        { return n.P }
+func (n *Undef) At() Pos       { return n.P }
+func (n *Default) At() Pos     { return n.P }
+func (n *Var) At() Pos         { return n.P }
+func (n *Regex) At() Pos       { return n.P }
+func (n *Array) At() Pos       { return n.P }
+func (n *Hash) At() Pos        { return n.P }
+func (n *TypeRef) At() Pos     { return n.P }
+func (n *Access) At() Pos      { return n.P }
+func (n *Unary) At() Pos       { return n.P }
+func (n *Binary) At() Pos      { return n.P }
+func (n *Selector) At() Pos    { return n.P }
+func (n *Call) At() Pos        { return n.P }
+func (n *Name) At() Pos        { return n.P }
+func (n *Lambda) At() Pos      { return n.P }
+func (n *Attr) At() Pos        { return n.P }
+func (n *ResBody) At() Pos     { return n.P }
+func (n *Resource) At() Pos    { return n.P }
+func (n *Defaults) At() Pos    { return n.P }
+func (n *Param) At() Pos       { return n.P }
+func (n *ClassDef) At() Pos    { return n.P }
+func (n *DefineDef) At() Pos   { return n.P }
+func (n *NodeDef) At() Pos     { return n.P }
+func (n *If) At() Pos          { return n.P }
+func (n *Case) At() Pos        { return n.P }
+func (n *Assign) At() Pos      { return n.P }
+func (n *Chain) At() Pos       { return n.P }
+func (n *Collect) At() Pos     { return n.P }
+func (n *Override) At() Pos    { return n.P }
+func (n *FunctionDef) At() Pos { return n.P }
+func (n *TypeAlias) At() Pos   { return n.P }

@@ -45,14 +45,15 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
-// Unsupported builds the error for a construct outside the native subset.
+// Unsupported builds the error for valid Puppet the native engine does not
+// handle: the manifest needs real Puppet.
 func Unsupported(p Pos, what string) *Error {
-	return &Error{Pos: p, Msg: "unsupported Puppet construct: " + what + " (install Puppet to compile this manifest)"}
+	return &Error{Pos: p, Msg: "unsupported by the native engine: " + what + " (compile with real Puppet: --engine puppet)"}
 }
 
 var puncts = []string{
 	"<<|", "|>>", "=>", "+>", "->", "~>", "<-", "<~", "==", "!=", "=~", "!~", "<=", ">=", "<<", ">>", "<|", "|>",
-	"{", "}", "[", "]", "(", ")", ",", ";", ":", "=", "<", ">", "!", "+", "-", "*", "/", "%", "?", "|", "@", ".",
+	"@@", "{", "}", "[", "]", "(", ")", ",", ";", ":", "=", "<", ">", "!", "+", "-", "*", "/", "%", "?", "|", "@", ".",
 }
 
 // valueEnd reports whether a token ends an operand, so that a following
@@ -213,8 +214,6 @@ func (l *lexer) next(prev []Token) (Token, error) {
 		return tok(NAME, w, end-l.off)
 	case strings.HasPrefix(s, "@("):
 		return l.heredoc(p)
-	case c == '@':
-		return Token{}, Unsupported(p, "virtual and exported resources")
 	case c == '/' && (len(prev) == 0 || !valueEnd(prev[len(prev)-1])):
 		i := 1
 		for i < len(s) && s[i] != '/' && s[i] != '\n' {

@@ -2,8 +2,17 @@ package syntax
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+)
+
+// Limits that keep any input from exhausting the stack.
+const (
+	// MaxDepth bounds the nesting of constructs: blocks, brackets,
+	// parentheses, unary operators, interpolations.
+	MaxDepth = 500
+	// MaxTerms bounds the operands of one operator chain (a + b + ...)
+	// and the items of one relationship chain (A -> B -> ...).
+	MaxTerms = 10000
 )
 
 // Parse parses a manifest into its top-level statements.
@@ -13,15 +22,7 @@ func Parse(file, src string) (stmts []Node, err error) {
 		return nil, err
 	}
 	p := &parser{toks: toks}
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*Error)
-			if !ok {
-				panic(r)
-			}
-			stmts, err = nil, e
-		}
-	}()
+	defer p.recover(&err)
 	for !p.at(EOF, "") {
 		stmts = append(stmts, p.statement())
 		p.accept(PUNCT, ";")
@@ -29,16 +30,74 @@ func Parse(file, src string) (stmts []Node, err error) {
 	return stmts, nil
 }
 
-type parser struct {
-	toks []Token
-	i    int
+// ParseExpr parses a single expression (used by templates).
+func ParseExpr(pos Pos, src string) (x Node, err error) {
+	toks, err := Lex(pos.File, src)
+	if err != nil {
+		return nil, err
+	}
+	for i := range toks {
+		toks[i].Pos.Line += pos.Line - 1
+	}
+	p := &parser{toks: toks}
+	defer p.recover(&err)
+	x = p.expr()
+	if !p.at(EOF, "") {
+		p.fail(p.tok().Pos, "syntax error: unexpected %s", describe(p.tok()))
+	}
+	return x, nil
 }
+
+type parser struct {
+	toks  []Token
+	i     int
+	depth int // nesting of the construct being parsed
+	// cond is set while parsing the condition of if, unless, elsif or
+	// case: a { there starts the body, not resource defaults or an
+	// override (if $x =~ Array { ... }).
+	cond bool
+}
+
+// condition parses the condition of if, unless, elsif or case.
+func (p *parser) condition() Node {
+	saved := p.cond
+	p.cond = true
+	defer func() { p.cond = saved }()
+	return p.expr()
+}
+
+// recover turns the parser's panics (*Error) into err.
+func (p *parser) recover(err *error) {
+	if r := recover(); r != nil {
+		e, ok := r.(*Error)
+		if !ok {
+			panic(r)
+		}
+		*err = e
+	}
+}
+
+// enter counts one level of nesting, failing past MaxDepth; leave undoes
+// it.
+func (p *parser) enter(pos Pos) {
+	p.depth++
+	if p.depth > MaxDepth {
+		p.fail(pos, "nested too deeply (more than %d levels)", MaxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) tok() Token       { return p.toks[p.i] }
 func (p *parser) peek(n int) Token { return p.toks[min(p.i+n, len(p.toks)-1)] }
 
 func (p *parser) at(kind, text string) bool {
 	t := p.tok()
+	return t.Kind == kind && (text == "" || t.Text == text)
+}
+
+func (p *parser) peekIs(n int, kind, text string) bool {
+	t := p.peek(n)
 	return t.Kind == kind && (text == "" || t.Text == text)
 }
 
@@ -74,7 +133,11 @@ func describe(t Token) string {
 }
 
 func (p *parser) block() []Node {
-	p.expect(PUNCT, "{")
+	t := p.expect(PUNCT, "{")
+	p.enter(t.Pos)
+	saved := p.cond
+	p.cond = false
+	defer func() { p.leave(); p.cond = saved }()
 	var out []Node
 	for !p.accept(PUNCT, "}") {
 		if p.at(EOF, "") {
@@ -96,30 +159,22 @@ var statementCalls = map[string]bool{
 
 func (p *parser) statement() Node {
 	t := p.tok()
+	p.enter(t.Pos)
+	defer p.leave()
 	switch {
 	case t.Kind == NAME && t.Text == "class" && p.peek(1).Kind == NAME:
 		return p.classDef()
-	case t.Kind == NAME && t.Text == "define":
+	case t.Kind == NAME && t.Text == "define" && p.peek(1).Kind == NAME:
 		return p.defineDef()
 	case t.Kind == NAME && t.Text == "node":
 		return p.nodeDef()
-	case t.Kind == NAME && (t.Text == "if" || t.Text == "unless"):
-		return p.ifStmt()
-	case t.Kind == NAME && t.Text == "case":
-		return p.caseStmt()
-	case t.Kind == NAME && t.Text == "function":
-		panic(Unsupported(t.Pos, "function definitions"))
-	case t.Kind == NAME && t.Text == "type":
-		panic(Unsupported(t.Pos, "type aliases"))
-	case t.Kind == VAR && p.peek(1).Kind == PUNCT && p.peek(1).Text == "=":
+	case t.Kind == NAME && t.Text == "function" && p.peek(1).Kind == NAME:
+		return p.functionDef()
+	case t.Kind == NAME && t.Text == "type" && p.peek(1).Kind == TYPE && p.peekIs(2, PUNCT, "="):
 		p.i += 2
-		return &Assign{P: t.Pos, Name: t.Text, Value: p.expr()}
-	case t.Kind == TYPE && p.peek(1).Kind == PUNCT && p.peek(1).Text == "{":
 		p.i++
-		return &Defaults{P: t.Pos, Type: t.Text, Attrs: p.attrBlock()}
-	case t.Kind == TYPE && p.peek(1).Kind == PUNCT && (p.peek(1).Text == "<|" || p.peek(1).Text == "<<|"):
-		panic(Unsupported(t.Pos, "resource collectors"))
-	case t.Kind == NAME && statementCalls[t.Text] && p.startsExpr(p.peek(1)):
+		return &TypeAlias{P: t.Pos, Name: p.peek(-2).Text, Type: p.expr()}
+	case t.Kind == NAME && statementCalls[t.Text] && p.startsExpr(p.peek(1)) && !p.peekIs(1, PUNCT, "["):
 		p.i++
 		c := &Call{P: t.Pos, Name: t.Text}
 		c.Args = append(c.Args, p.expr())
@@ -138,7 +193,7 @@ func (p *parser) startsExpr(t Token) bool {
 	case NAME:
 		return !keywords[t.Text]
 	case PUNCT:
-		return t.Text == "["
+		return t.Text == "[" || t.Text == "("
 	}
 	return false
 }
@@ -146,16 +201,19 @@ func (p *parser) startsExpr(t Token) bool {
 // chain parses an expression statement, possibly a relationship chain.
 func (p *parser) chain() Node {
 	t := p.tok()
-	first := p.expr()
+	first := p.assignment()
 	c := &Chain{P: t.Pos, Items: []Node{first}}
 	for {
 		op := p.tok()
 		if op.Kind != PUNCT || (op.Text != "->" && op.Text != "~>" && op.Text != "<-" && op.Text != "<~") {
 			break
 		}
+		if len(c.Items) >= MaxTerms {
+			p.fail(op.Pos, "expression too long (more than %d chained items)", MaxTerms)
+		}
 		p.i++
 		c.Ops = append(c.Ops, op.Text)
-		c.Items = append(c.Items, p.expr())
+		c.Items = append(c.Items, p.assignment())
 	}
 	if len(c.Ops) == 0 {
 		return first
@@ -163,47 +221,56 @@ func (p *parser) chain() Node {
 	return c
 }
 
-func (p *parser) params() []*Param {
-	var out []*Param
-	if !p.accept(PUNCT, "(") {
-		return nil
+// assignment parses $x = value (right associative) or an expression.
+func (p *parser) assignment() Node {
+	t := p.tok()
+	if t.Kind == VAR && p.peekIs(1, PUNCT, "=") {
+		p.i += 2
+		p.enter(t.Pos)
+		defer p.leave()
+		return &Assign{P: t.Pos, Name: t.Text, Value: p.assignment()}
 	}
-	for !p.accept(PUNCT, ")") {
-		p.skipType()
+	return p.expr()
+}
+
+// params parses a parameter list: ([Type] $name [= default], ...).
+func (p *parser) params(end string) []*Param {
+	var out []*Param
+	for !p.accept(PUNCT, end) {
+		var typ Node
+		if p.at(TYPE, "") {
+			typ = p.typeExpr()
+		}
+		rest := p.accept(PUNCT, "*")
 		v := p.expect(VAR, "")
-		prm := &Param{P: v.Pos, Name: v.Text}
+		prm := &Param{P: v.Pos, Name: v.Text, Type: typ, Rest: rest}
 		if p.accept(PUNCT, "=") {
 			prm.Default = p.expr()
 		}
 		out = append(out, prm)
 		if !p.accept(PUNCT, ",") {
-			p.expect(PUNCT, ")")
+			p.expect(PUNCT, end)
 			break
 		}
 	}
 	return out
 }
 
-// skipType skips a parameter's data type (String, Optional[Array[Int]]).
-func (p *parser) skipType() {
-	if !p.accept(TYPE, "") {
-		return
-	}
-	if p.accept(PUNCT, "[") {
-		depth := 1
-		for depth > 0 {
-			t := p.tok()
-			if t.Kind == EOF {
-				p.fail(t.Pos, "syntax error: unterminated type")
-			}
-			if t.Kind == PUNCT && t.Text == "[" {
-				depth++
-			} else if t.Kind == PUNCT && t.Text == "]" {
-				depth--
-			}
-			p.i++
+// typeExpr parses a data type: Name or Name[parameters].
+func (p *parser) typeExpr() Node {
+	t := p.expect(TYPE, "")
+	r := &TypeRef{P: t.Pos, Type: t.Text}
+	if p.at(PUNCT, "[") {
+		b := p.tok()
+		p.i++
+		p.enter(b.Pos)
+		r.Titles = p.list("]")
+		if r.Titles == nil {
+			r.Titles = []Node{}
 		}
+		p.leave()
 	}
+	return r
 }
 
 func (p *parser) className() string {
@@ -218,7 +285,9 @@ func (p *parser) className() string {
 func (p *parser) classDef() Node {
 	t := p.expect(NAME, "class")
 	c := &ClassDef{P: t.Pos, Name: p.className()}
-	c.Params = p.params()
+	if p.accept(PUNCT, "(") {
+		c.Params = p.params(")")
+	}
 	if p.accept(NAME, "inherits") {
 		c.Parent = p.className()
 	}
@@ -229,9 +298,24 @@ func (p *parser) classDef() Node {
 func (p *parser) defineDef() Node {
 	t := p.expect(NAME, "define")
 	d := &DefineDef{P: t.Pos, Name: p.className()}
-	d.Params = p.params()
+	if p.accept(PUNCT, "(") {
+		d.Params = p.params(")")
+	}
 	d.Body = p.block()
 	return d
+}
+
+func (p *parser) functionDef() Node {
+	t := p.expect(NAME, "function")
+	f := &FunctionDef{P: t.Pos, Name: p.className()}
+	if p.accept(PUNCT, "(") {
+		f.Params = p.params(")")
+	}
+	if p.accept(PUNCT, ">>") {
+		f.Return = p.typeExpr()
+	}
+	f.Body = p.block()
+	return f
 }
 
 func (p *parser) nodeDef() Node {
@@ -243,7 +327,7 @@ func (p *parser) nodeDef() Node {
 		case nt.Kind == NAME && nt.Text == "default":
 			p.i++
 			n.Names = append(n.Names, &Default{P: nt.Pos})
-		case nt.Kind == NAME:
+		case nt.Kind == NAME || nt.Kind == NUMBER:
 			p.i++
 			name := nt.Text
 			for p.at(PUNCT, ".") {
@@ -258,7 +342,7 @@ func (p *parser) nodeDef() Node {
 		default:
 			n.Names = append(n.Names, p.primary())
 		}
-		if !p.accept(PUNCT, ",") {
+		if !p.accept(PUNCT, ",") || p.at(PUNCT, "{") {
 			break
 		}
 	}
@@ -266,29 +350,31 @@ func (p *parser) nodeDef() Node {
 	return n
 }
 
-func (p *parser) ifStmt() Node {
+func (p *parser) ifExpr() Node {
 	t := p.tok()
 	p.i++
-	n := &If{P: t.Pos, Not: t.Text == "unless", Cond: p.expr()}
+	n := &If{P: t.Pos, Not: t.Text == "unless", Cond: p.condition()}
 	n.Then = p.block()
 	switch {
 	case p.at(NAME, "elsif") && !n.Not:
-		n.Else = []Node{p.ifStmt()}
+		n.Else = []Node{p.ifExpr()}
 	case p.accept(NAME, "else"):
 		n.Else = p.block()
 	}
 	return n
 }
 
-func (p *parser) caseStmt() Node {
+func (p *parser) caseExpr() Node {
 	t := p.expect(NAME, "case")
-	c := &Case{P: t.Pos, X: p.expr()}
-	p.expect(PUNCT, "{")
+	c := &Case{P: t.Pos, X: p.condition()}
+	b := p.expect(PUNCT, "{")
+	p.enter(b.Pos)
+	defer p.leave()
 	for !p.accept(PUNCT, "}") {
 		var opts []Node
 		for {
 			opts = append(opts, p.expr())
-			if !p.accept(PUNCT, ",") {
+			if !p.accept(PUNCT, ",") || p.at(PUNCT, ":") {
 				break
 			}
 		}
@@ -301,40 +387,47 @@ func (p *parser) caseStmt() Node {
 
 // attrBlock parses { name => value, ... }.
 func (p *parser) attrBlock() []*Attr {
-	p.expect(PUNCT, "{")
+	b := p.expect(PUNCT, "{")
+	p.enter(b.Pos)
+	defer p.leave()
 	attrs := p.attrs()
 	p.expect(PUNCT, "}")
 	return attrs
 }
 
+// attrs parses attribute operations: name => value, name +> value and
+// the splat * => hash, separated by commas.
 func (p *parser) attrs() []*Attr {
 	var out []*Attr
 	for {
 		t := p.tok()
-		if t.Kind == PUNCT && t.Text == "*" {
-			panic(Unsupported(t.Pos, "attribute splat (* =>)"))
-		}
-		if t.Kind != NAME {
+		name := t.Text
+		switch {
+		case t.Kind == PUNCT && t.Text == "*":
+		case t.Kind == NAME:
+		default:
 			return out
 		}
 		p.i++
 		op := p.tok()
-		if !p.accept(PUNCT, "=>") && !p.accept(PUNCT, "+>") {
-			p.fail(op.Pos, "syntax error: expected \"=>\" after attribute %s, got %s", t.Text, describe(op))
+		if !p.accept(PUNCT, "=>") && !(name != "*" && p.accept(PUNCT, "+>")) {
+			p.fail(op.Pos, "syntax error: expected \"=>\" after attribute %s, got %s", name, describe(op))
 		}
-		out = append(out, &Attr{P: t.Pos, Name: t.Text, Op: op.Text, Value: p.expr()})
+		out = append(out, &Attr{P: t.Pos, Name: name, Op: op.Text, Value: p.expr()})
 		if !p.accept(PUNCT, ",") {
 			return out
 		}
 	}
 }
 
-// resource parses NAME { title: attrs; title: attrs }.
-func (p *parser) resource() Node {
+// resource parses [@|@@]NAME { title: attrs; title: attrs }.
+func (p *parser) resource(virtual, exported bool, at Pos) Node {
 	t := p.tok()
 	p.i++
-	r := &Resource{P: t.Pos, Type: t.Text}
-	p.expect(PUNCT, "{")
+	r := &Resource{P: at, Type: t.Text, Virtual: virtual, Exported: exported}
+	b := p.expect(PUNCT, "{")
+	p.enter(b.Pos)
+	defer p.leave()
 	for !p.accept(PUNCT, "}") {
 		bt := p.tok()
 		title := p.expr()
@@ -348,398 +441,21 @@ func (p *parser) resource() Node {
 	return r
 }
 
-// Binary operator precedence, lowest first.
-var precedence = [][]string{
-	{"or"}, {"and"}, {"<", ">", "<=", ">="}, {"==", "!="}, {"<<", ">>"},
-	{"+", "-"}, {"*", "/", "%"}, {"=~", "!~"}, {"in"},
-}
-
-func (p *parser) expr() Node { return p.binary(0) }
-
-func (p *parser) binary(level int) Node {
-	if level == len(precedence) {
-		return p.unary()
-	}
-	l := p.binary(level + 1)
-	for {
-		t := p.tok()
-		match := false
-		for _, op := range precedence[level] {
-			if (t.Kind == PUNCT || t.Kind == NAME) && t.Text == op {
-				match = true
-			}
-		}
-		if !match {
-			return l
-		}
-		p.i++
-		l = &Binary{P: t.Pos, Op: t.Text, L: l, R: p.binary(level + 1)}
-	}
-}
-
-func (p *parser) unary() Node {
-	t := p.tok()
-	if p.accept(PUNCT, "!") || p.accept(PUNCT, "-") {
-		return &Unary{P: t.Pos, Op: t.Text, X: p.unary()}
-	}
-	return p.postfix(p.primary())
-}
-
-func (p *parser) postfix(x Node) Node {
-	for {
-		t := p.tok()
-		switch {
-		case t.Kind == PUNCT && t.Text == "[" && !t.Space:
-			p.i++
-			a := &Access{P: t.Pos, X: x, Index: p.list("]")}
-			x = a
-		case t.Kind == PUNCT && t.Text == "?":
-			p.i++
-			x = p.selector(t.Pos, x)
-		case t.Kind == PUNCT && t.Text == ".":
-			p.i++
-			nt := p.expect(NAME, "")
-			c := &Call{P: nt.Pos, Name: nt.Text, Args: []Node{x}}
-			if p.at(PUNCT, "(") && !p.tok().Space {
-				p.i++
-				c.Args = append(c.Args, p.list(")")...)
-			}
-			c.Lambda = p.lambda()
-			x = c
-		default:
-			return x
-		}
-	}
-}
-
-func (p *parser) selector(pos Pos, x Node) Node {
-	s := &Selector{P: pos, X: x}
-	p.expect(PUNCT, "{")
-	for !p.accept(PUNCT, "}") {
-		s.Matches = append(s.Matches, p.expr())
-		p.expect(PUNCT, "=>")
-		s.Values = append(s.Values, p.expr())
-		if !p.accept(PUNCT, ",") {
-			p.expect(PUNCT, "}")
-			break
-		}
-	}
-	return s
-}
-
-// list parses comma-separated expressions up to the closing token.
-func (p *parser) list(end string) []Node {
-	var out []Node
-	for !p.accept(PUNCT, end) {
-		out = append(out, p.expr())
-		if !p.accept(PUNCT, ",") {
-			p.expect(PUNCT, end)
-			break
-		}
-	}
-	return out
-}
-
-func (p *parser) primary() Node {
-	t := p.tok()
-	switch t.Kind {
-	case STRING:
-		p.i++
-		return &Str{P: t.Pos, Value: t.Text}
-	case DQSTRING:
-		p.i++
-		return p.interpolate(t)
-	case NUMBER:
-		p.i++
-		return &Num{P: t.Pos, Text: t.Text}
-	case VAR:
-		p.i++
-		return &Var{P: t.Pos, Name: t.Text}
-	case REGEX:
-		p.i++
-		return &Regex{P: t.Pos, Pattern: t.Text}
-	case TYPE:
-		p.i++
-		r := &TypeRef{P: t.Pos, Type: t.Text}
-		if p.at(PUNCT, "[") {
-			p.i++
-			r.Titles = p.list("]")
-		}
-		if p.at(PUNCT, "{") {
-			panic(Unsupported(t.Pos, "resource overrides"))
-		}
-		if p.at(PUNCT, "<|") || p.at(PUNCT, "<<|") {
-			panic(Unsupported(t.Pos, "resource collectors"))
-		}
-		return r
-	case NAME:
-		return p.namePrimary(t)
-	case PUNCT:
-		switch t.Text {
-		case "(":
-			p.i++
-			x := p.expr()
-			p.expect(PUNCT, ")")
-			return x
-		case "[":
-			p.i++
-			return &Array{P: t.Pos, Elems: p.list("]")}
-		case "{":
-			return p.hash()
-		case "|":
-			panic(Unsupported(t.Pos, "lambdas"))
-		}
-	}
-	p.fail(t.Pos, "syntax error: unexpected %s", describe(t))
-	return nil
-}
-
-func (p *parser) namePrimary(t Token) Node {
-	next := p.peek(1)
-	switch t.Text {
-	case "true", "false":
-		p.i++
-		return &Bool{P: t.Pos, Value: t.Text == "true"}
-	case "undef":
-		p.i++
-		return &Undef{P: t.Pos}
-	case "default":
-		p.i++
-		return &Default{P: t.Pos}
-	}
-	if next.Kind == PUNCT && next.Text == "{" && !keywords[t.Text] {
-		return p.resource()
-	}
-	if t.Text == "class" && next.Kind == PUNCT && next.Text == "{" {
-		return p.resource()
-	}
-	if keywords[t.Text] {
-		p.fail(t.Pos, "syntax error: unexpected keyword %q", t.Text)
+// collect parses Type <| query |> or Type <<| query |>>, with an optional
+// block of attributes.
+func (p *parser) collect(t Token) Node {
+	c := &Collect{P: t.Pos, Type: t.Text, Exported: p.at(PUNCT, "<<|")}
+	end := "|>"
+	if c.Exported {
+		end = "|>>"
 	}
 	p.i++
-	if p.at(PUNCT, "(") {
-		p.i++
-		c := &Call{P: t.Pos, Name: t.Text, Args: p.list(")")}
-		c.Lambda = p.lambda()
-		return c
+	if !p.accept(PUNCT, end) {
+		c.Query = p.expr()
+		p.expect(PUNCT, end)
 	}
-	return &Name{P: t.Pos, Value: t.Text}
-}
-
-// lambda parses an optional |params| { body } after a call.
-func (p *parser) lambda() *Lambda {
-	t := p.tok()
-	if !p.accept(PUNCT, "|") {
-		return nil
+	if p.at(PUNCT, "{") {
+		c.Attrs = p.attrBlock()
 	}
-	l := &Lambda{P: t.Pos}
-	for !p.accept(PUNCT, "|") {
-		p.skipType()
-		v := p.expect(VAR, "")
-		prm := &Param{P: v.Pos, Name: v.Text}
-		if p.accept(PUNCT, "=") {
-			prm.Default = p.expr()
-		}
-		l.Params = append(l.Params, prm)
-		if !p.accept(PUNCT, ",") {
-			p.expect(PUNCT, "|")
-			break
-		}
-	}
-	l.Body = p.block()
-	return l
-}
-
-func (p *parser) hash() Node {
-	t := p.expect(PUNCT, "{")
-	h := &Hash{P: t.Pos}
-	for !p.accept(PUNCT, "}") {
-		h.Keys = append(h.Keys, p.expr())
-		p.expect(PUNCT, "=>")
-		h.Vals = append(h.Vals, p.expr())
-		if !p.accept(PUNCT, ",") {
-			p.expect(PUNCT, "}")
-			break
-		}
-	}
-	return h
-}
-
-// interpolate turns the raw body of a double-quoted string into a Str.
-func (p *parser) interpolate(t Token) Node {
-	s := &Str{P: t.Pos}
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			s.Parts = append(s.Parts, &Str{P: t.Pos, Value: lit.String()})
-			lit.Reset()
-		}
-	}
-	raw := t.Text
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c == '\\' && i+1 < len(raw) && !t.Heredoc:
-			i++
-			switch raw[i] {
-			case 'n':
-				lit.WriteByte('\n')
-			case 't':
-				lit.WriteByte('\t')
-			case 'r':
-				lit.WriteByte('\r')
-			case 's':
-				lit.WriteByte(' ')
-			case '\\', '"', '\'', '$':
-				lit.WriteByte(raw[i])
-			case 'u':
-				n, r := unicodeEscape(raw[i+1:])
-				if n == 0 {
-					p.fail(offsetPos(t, i), "malformed unicode escape")
-				}
-				lit.WriteRune(r)
-				i += n
-			case '\n':
-			default:
-				lit.WriteByte('\\')
-				lit.WriteByte(raw[i])
-			}
-		case c == '$' && i+1 < len(raw) && raw[i+1] == '{':
-			end := matchBrace(raw, i+2)
-			if end < 0 {
-				p.fail(offsetPos(t, i), "unterminated ${ in string")
-			}
-			flush()
-			s.Parts = append(s.Parts, p.embedded(t, i+2, raw[i+2:end]))
-			i = end
-		case c == '$' && i+1 < len(raw) && (isWord(raw[i+1]) || raw[i+1] == ':'):
-			j := i + 1
-			if strings.HasPrefix(raw[j:], "::") {
-				j += 2
-			}
-			k := j
-			for k < len(raw) && (isWord(raw[k]) || strings.HasPrefix(raw[k:], "::") && k+2 < len(raw) && isWord(raw[k+2])) {
-				if raw[k] == ':' {
-					k += 2
-				} else {
-					k++
-				}
-			}
-			flush()
-			s.Parts = append(s.Parts, &Var{P: offsetPos(t, i), Name: raw[j:k]})
-			i = k - 1
-		default:
-			lit.WriteByte(c)
-		}
-	}
-	if len(s.Parts) == 0 {
-		return &Str{P: t.Pos, Value: lit.String()}
-	}
-	flush()
-	return s
-}
-
-func unicodeEscape(s string) (int, rune) {
-	if strings.HasPrefix(s, "{") {
-		end := strings.IndexByte(s, '}')
-		if end < 0 {
-			return 0, 0
-		}
-		v, err := strconv.ParseUint(s[1:end], 16, 32)
-		if err != nil {
-			return 0, 0
-		}
-		return end + 1, rune(v)
-	}
-	if len(s) < 4 {
-		return 0, 0
-	}
-	v, err := strconv.ParseUint(s[:4], 16, 32)
-	if err != nil {
-		return 0, 0
-	}
-	return 4, rune(v)
-}
-
-func matchBrace(s string, from int) int {
-	depth := 1
-	for i := from; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// offsetPos approximates the position of byte i of a string token's body.
-func offsetPos(t Token, i int) Pos {
-	pos := t.Pos
-	body := t.Text[:i]
-	if n := strings.Count(body, "\n"); n > 0 {
-		pos.Line += n
-		pos.Col = len(body) - strings.LastIndexByte(body, '\n')
-		return pos
-	}
-	pos.Col += i + 1
-	return pos
-}
-
-// embedded parses the expression of a ${...} interpolation; a leading bare
-// word names a variable.
-func (p *parser) embedded(t Token, off int, src string) Node {
-	pos := offsetPos(t, off)
-	toks, err := Lex(pos.File, src)
-	if err != nil {
-		panic(err)
-	}
-	for i := range toks {
-		if toks[i].Pos.Line == 1 {
-			toks[i].Pos.Col += pos.Col - 1
-		}
-		toks[i].Pos.Line += pos.Line - 1
-	}
-	if len(toks) > 1 && toks[0].Kind == NAME && (toks[1].Kind == EOF || toks[1].Kind == PUNCT && (toks[1].Text == "[" || toks[1].Text == ".")) && !keywords[toks[0].Text] {
-		toks[0].Kind = VAR
-	}
-	if len(toks) == 2 && toks[0].Kind == NUMBER && strings.Trim(toks[0].Text, "0123456789") == "" {
-		toks[0].Kind = VAR // ${1}: a regex capture
-	}
-	sub := &parser{toks: toks}
-	x := sub.expr()
-	if !sub.at(EOF, "") {
-		sub.fail(sub.tok().Pos, "syntax error in interpolation: unexpected %s", describe(sub.tok()))
-	}
-	return x
-}
-
-// ParseExpr parses a single expression (used by templates).
-func ParseExpr(pos Pos, src string) (x Node, err error) {
-	toks, err := Lex(pos.File, src)
-	if err != nil {
-		return nil, err
-	}
-	for i := range toks {
-		toks[i].Pos.Line += pos.Line - 1
-	}
-	p := &parser{toks: toks}
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*Error)
-			if !ok {
-				panic(r)
-			}
-			x, err = nil, e
-		}
-	}()
-	x = p.expr()
-	if !p.at(EOF, "") {
-		p.fail(p.tok().Pos, "syntax error: unexpected %s", describe(p.tok()))
-	}
-	return x, nil
+	return c
 }

@@ -26,10 +26,7 @@ func TestParseExamples(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{`file { "/x": ensure => }`, `x.pp:1:24: syntax error: unexpected "}"`},
-		{"\n  @file { '/x': }", "x.pp:2:3: unsupported Puppet construct: virtual and exported resources (install Puppet to compile this manifest)"},
-		{`File <| |>`, "x.pp:1:1: unsupported Puppet construct: resource collectors"},
-		{`File["/x"] { mode => "0644" }`, "x.pp:1:1: unsupported Puppet construct: resource overrides"},
-		{"$x = @(\"END\"/t)\nx\nEND\n", "x.pp:1:6: unsupported Puppet construct: heredoc escape flags"},
+		{"$x = @(\"END\"/t)\nx\nEND\n", "x.pp:1:6: unsupported by the native engine: heredoc escape flags (compile with real Puppet: --engine puppet)"},
 		{"$x = @(END)\nx\n", "x.pp:1:6: syntax error: heredoc has no end line 'END'"},
 		{`file { "/x": ensure => file`, `x.pp:1:28: syntax error: expected "}", got end of file`},
 		{`"abc`, `x.pp:1:1: unterminated string`},

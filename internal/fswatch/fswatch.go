@@ -119,6 +119,7 @@ type Sub struct {
 	owned  map[string]bool // extra watched directories (Contents/Recursive)
 	err    error           // a watch that could not be set up (a kernel limit)
 	closed bool
+	notify func(error) // Options.Notify
 }
 
 // Options select what a subscription follows besides the path itself.
@@ -128,6 +129,13 @@ type Options struct {
 	Contents bool
 	// Recursive reports changes anywhere below the directory at the path.
 	Recursive bool
+	// Notify, when set, is called instead of a send on the channel C (which
+	// is then nil) whenever the path may have changed, with the
+	// subscription's Err: so a subscriber needs no goroutine of its own.
+	// It is called with the watcher locked, from the watcher's goroutines
+	// or from Subscribe itself: it must return at once and must not use
+	// the watcher (Close the subscription from another goroutine).
+	Notify func(err error)
 }
 
 // A LimitError reports a kernel limit that keeps a watch from being set up.
@@ -242,12 +250,16 @@ func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 	if !filepath.IsAbs(path) {
 		return nil, errors.New("fswatch: path must be absolute: " + path)
 	}
-	c := make(chan struct{}, 1)
 	s := &Sub{
-		C: c, c: c, w: w,
+		w:         w,
 		path:      filepath.Clean(path),
 		contents:  opts.Contents || opts.Recursive,
 		recursive: opts.Recursive,
+		notify:    opts.Notify,
+	}
+	if s.notify == nil {
+		s.c = make(chan struct{}, 1)
+		s.C = s.c
 	}
 	w.mu.Lock()
 	defer w.unlock()
@@ -283,6 +295,10 @@ func (s *Sub) Err() error {
 }
 
 func (s *Sub) signal() {
+	if s.notify != nil {
+		s.notify(s.err)
+		return
+	}
 	select {
 	case s.c <- struct{}{}:
 	default:

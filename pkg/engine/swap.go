@@ -314,28 +314,46 @@ func (s *sched) shutdown() {
 // watchLoop runs in the goroutine of one vertex: Init, then Watch until ctx
 // ends, retrying a failed Watch as Meta:retry and Meta:delay say.
 func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
-	defer close(vs.watchDone)
 	if err := safely(func() error { return vs.res.Init(vs.init) }); err != nil {
 		e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("init: %v", err)})
+		close(vs.watchDone)
 		return
 	}
 	vs.initOK = true
-	retries := vs.meta.Retry
+	e.watchFrom(ctx, vs, vs.meta.Retry, nil)
+}
+
+// watchFrom watches vs until ctx ends, with retries tries left, starting
+// from the failure err when it is not nil. It closes vs.watchDone when it
+// is done, unless it handed the watch to a subscription (subscribe), which
+// then closes it, or calls watchFrom again if the subscription fails.
+func (e *Engine) watchFrom(ctx context.Context, vs *vstate, retries int16, err error) {
 	for {
-		err := e.watchOnce(ctx, vs)
+		if err == nil {
+			var parked bool
+			if parked, err = e.subscribe(ctx, vs, retries); parked {
+				return
+			}
+			if err == nil {
+				err = e.watchOnce(ctx, vs)
+			}
+		}
 		if ctx.Err() == nil && watchLimit(err) != "" {
 			err = e.pollForLimit(ctx, vs, err)
 		}
 		if ctx.Err() != nil {
+			close(vs.watchDone)
 			return
 		}
 		if err == nil {
 			// Watch ended on its own: nothing more to watch.
 			e.post(msg{kind: msgRunning, vs: vs, ok: true})
+			close(vs.watchDone)
 			return
 		}
 		if retries == 0 {
 			e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("watch: %v", err)})
+			close(vs.watchDone)
 			return
 		}
 		if retries > 0 {
@@ -346,9 +364,11 @@ func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			close(vs.watchDone)
 			return
 		case <-t.C:
 		}
+		err = nil
 	}
 }
 

@@ -97,6 +97,24 @@ type Reversible interface {
 	Reversed() (Res, error)
 }
 
+// A Subscriber is a resource whose watch costs no goroutine while nothing
+// happens: the engine calls Subscribe instead of Watch (unless Meta:poll
+// is set). Subscribe starts following the resource's state and returns at
+// once; from then on the resource calls its Init's Event for every change
+// (Event never blocks, and may be called from any goroutine, the
+// subscription's dispatcher included). If the watch breaks later, the
+// resource calls fail once with the reason; the engine then handles it
+// as a Watch that returned that error (retried as Meta:retry says, or
+// polled when it names a kernel limit). fail must not be called after
+// stop. The engine calls stop once, when the watch ends (the vertex stops,
+// or after fail), and not from within an Event or fail call. A Subscriber
+// still implements Watch: the engine uses it while a kernel limit keeps
+// the resource polled.
+type Subscriber interface {
+	Res
+	Subscribe(fail func(error)) (stop func(), err error)
+}
+
 // Collectable lets a kind refuse to be collected from the world: when
 // Collectable returns false, a collecting host drops every exported
 // resource of the kind. Kinds that do not implement it may be collected.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -192,17 +193,16 @@ func (obj *FileRes) Init(init *engine.Init) error {
 // Cleanup does nothing: the file resource holds nothing between calls.
 func (obj *FileRes) Cleanup() error { return nil }
 
-// Watch follows the path, its source and its fragments through the shared
-// watcher until ctx is done.
-func (obj *FileRes) Watch(ctx context.Context) error {
-	w, err := fswatch.Default()
-	if err != nil {
-		return err
-	}
-	type follow struct {
-		path string
-		opts fswatch.Options
-	}
+// A follow is one path a file resource's watch follows.
+type follow struct {
+	path string
+	opts fswatch.Options
+}
+
+// follows returns what the watch of the resource follows: the path (with
+// the tree below it when it is a directory managed recursively), its
+// source, its fragments, and a link's target.
+func (obj *FileRes) follows() []follow {
 	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
 	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
 	if obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "") {
@@ -221,21 +221,64 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 			list = append(list, follow{target, list[0].opts})
 		}
 	}
+	return list
+}
+
+// subscribeAll subscribes to every path of list with the shared watcher,
+// each with notify when it is not nil, and returns the subscriptions.
+func subscribeAll(list []follow, notify func(error)) ([]*fswatch.Sub, error) {
+	w, err := fswatch.Default()
+	if err != nil {
+		return nil, err
+	}
 	var subs []*fswatch.Sub
-	defer func() {
-		for _, s := range subs {
-			s.Close()
-		}
-	}()
 	for _, f := range list {
+		f.opts.Notify = notify
 		s, err := w.Subscribe(f.path, f.opts)
 		if err != nil {
-			return err
+			closeAll(subs)
+			return nil, err
 		}
 		subs = append(subs, s)
 	}
+	return subs, nil
+}
+
+func closeAll(subs []*fswatch.Sub) {
+	for _, s := range subs {
+		s.Close()
+	}
+}
+
+// Watch follows the path, its source and its fragments through the shared
+// watcher until ctx is done.
+func (obj *FileRes) Watch(ctx context.Context) error {
+	subs, err := subscribeAll(obj.follows(), nil)
+	if err != nil {
+		return err
+	}
+	defer closeAll(subs)
 	obj.init.Running()
 	return forwardEvents(ctx, subs, obj.init.Event)
+}
+
+// Subscribe follows what Watch follows without a goroutine of its own (the
+// engine's Subscriber): the shared watcher's dispatcher calls Event, or
+// fail once a moved path met a kernel limit.
+func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
+	var failed atomic.Bool
+	subs, err := subscribeAll(obj.follows(), func(err error) {
+		switch {
+		case err == nil:
+			obj.init.Event()
+		case !failed.Swap(true):
+			fail(err)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() { closeAll(subs) }, nil
 }
 
 // forwardEvents calls event for every signal of the subscriptions until

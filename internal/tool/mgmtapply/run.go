@@ -63,6 +63,7 @@ type flags struct {
 	Hostname         string `help:"This host's name in the world (default: the system hostname)."`
 	Prometheus       bool   `help:"Serve Prometheus metrics."`
 	PrometheusListen string `help:"Address of the Prometheus endpoint." default:"127.0.0.1:9233" placeholder:"ADDR"`
+	Pprof            string `help:"Serve Go's profiling endpoints (/debug/pprof/) on this loopback address, to measure the tool itself." placeholder:"ADDR"`
 	Graphviz         string `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
 	PrintGraph       bool   `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
 	Debug            bool   `help:"Log more."`
@@ -265,6 +266,14 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		stop, err := serveMetrics(f.PrometheusListen, metrics, lg)
 		if err != nil {
 			lg.errorf("prometheus: %v", err)
+			return cli.ExitFail
+		}
+		defer stop()
+	}
+	if f.Pprof != "" {
+		stop, err := servePprof(f.Pprof, lg)
+		if err != nil {
+			lg.errorf("pprof: %v", err)
 			return cli.ExitFail
 		}
 		defer stop()

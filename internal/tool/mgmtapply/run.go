@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
@@ -322,8 +323,41 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		})
 	}
 	readDone := make(chan readResult, 1)
-	go readGraphs(in, inName, eng, exp, lg, f.Graphviz, readDone)
+	gate := &loadGate{}
+	// Runs before the engine and the exporter stop: from then on the
+	// reader touches neither.
+	defer gate.close()
+	go readGraphs(in, inName, gate, eng, exp, lg, f.Graphviz, readDone)
 	return waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
+}
+
+// A loadGate lets the input reader load graphs into the engine and export
+// them only until the tool starts to stop. The reader cannot always be
+// joined (a read of a terminal or a pipe cannot be interrupted), so it is
+// shut out instead: once close has returned, it never calls the engine or
+// the world again, and it ends at its next document or at the end of its
+// input.
+type loadGate struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// do runs f unless the gate is closed, and reports whether it ran.
+func (g *loadGate) do(f func()) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	f()
+	return true
+}
+
+// close shuts the gate, waiting for a load in progress.
+func (g *loadGate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 // runEngine runs eng (and the status line) until the returned function is
@@ -383,8 +417,9 @@ func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan
 	}
 }
 
-// readGraphs decodes the input and loads each valid graph into eng.
-func readGraphs(in io.Reader, inName string, eng *engine.Engine, exp *exporter, lg *logger, dot string, done chan<- readResult) {
+// readGraphs decodes the input and loads each valid graph into eng, through
+// gate.
+func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine, exp *exporter, lg *logger, dot string, done chan<- readResult) {
 	dec := graph.NewDecoder(in, inName)
 	var r readResult
 	defer func() { done <- r }()
@@ -401,9 +436,14 @@ func readGraphs(in io.Reader, inName string, eng *engine.Engine, exp *exporter, 
 			lg.errorf("%s (keeping the last good graph)", o.msg)
 			continue
 		}
-		writeDot(dot, o.g, lg)
-		eng.Load(o.g)
-		exp.publish(o.doc.Resources)
+		loaded := gate.do(func() {
+			writeDot(dot, o.g, lg)
+			eng.Load(o.g)
+			exp.publish(o.doc.Resources)
+		})
+		if !loaded {
+			return
+		}
 		r.anyValid = true
 	}
 }

@@ -64,6 +64,7 @@ type Engine struct {
 	gen     uint64
 	base    context.Context
 	last    *graph.Document // the last document emitted
+	wg      sync.WaitGroup  // the stream goroutines, joined by Run
 	seq     int64
 }
 
@@ -124,7 +125,9 @@ func (p *pass) stream(key string, n *builtinIR, call *funcs.Call) (values.Value,
 			e.mu.Unlock()
 			e.poke()
 		}
+		e.wg.Add(1)
 		go func() {
+			defer e.wg.Done()
 			err := safeStream(n.f.Stream, ctx, call, emit)
 			e.mu.Lock()
 			inst.closed = true
@@ -210,9 +213,11 @@ func (e *Engine) live() bool {
 // Run evaluates the program and calls emit with each new graph document.
 // With once it returns after the first document; otherwise it returns when
 // no stream can produce anything more, or when ctx is done. Runtime errors
-// are returned as *graph.PosError.
+// are returned as *graph.PosError. Every stream it started has ended when
+// it returns: they are cancelled, then waited for.
 func (e *Engine) Run(ctx context.Context, once bool, emit func(*graph.Document) error) error {
 	ctx, cancel := context.WithCancel(ctx)
+	defer e.wg.Wait()
 	defer cancel()
 	e.base = ctx
 	for {

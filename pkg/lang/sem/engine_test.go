@@ -64,8 +64,9 @@ func init() {
 }
 
 type runner struct {
-	docs chan *graph.Document
-	done chan error
+	docs   chan *graph.Document
+	done   chan error
+	cancel context.CancelFunc
 }
 
 func start(t *testing.T, src string) *runner {
@@ -78,9 +79,9 @@ func start(t *testing.T, src string) *runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{docs: make(chan *graph.Document, 100), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	r := &runner{docs: make(chan *graph.Document, 100), done: make(chan error, 1), cancel: cancel}
 	go func() {
 		r.done <- sem.NewEngine(prog).Run(ctx, false, func(d *graph.Document) error {
 			r.docs <- d
@@ -140,6 +141,29 @@ func TestEngineStream(t *testing.T) {
 	}
 	if len(r.docs) != 0 {
 		t.Fatalf("extra document: %v", graphLines(<-r.docs))
+	}
+}
+
+// TestEngineJoinsStreams: when Run returns, every stream it started has
+// returned too (none is left running behind it).
+func TestEngineJoinsStreams(t *testing.T) {
+	r := start(t, "import \"enginetest\"\n$a = enginetest.feed(\"j1\")\n$b = enginetest.feed(\"j2\")\ntest [$a, $b,] {}\n")
+	feed("j1") <- "x"
+	feed("j2") <- "y"
+	if got := r.next(t); got != "Vertex: test[x]\nVertex: test[y]\n" {
+		t.Fatalf("got %q", got)
+	}
+	r.cancel()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled")
+	}
+	if n := activeCount("j1") + activeCount("j2"); n != 0 {
+		t.Fatalf("%d streams still running after Run returned", n)
 	}
 }
 

@@ -94,6 +94,9 @@ func TestTLSAuthorization(t *testing.T) {
 		if err == nil && (names(ms) != "m1,m2" || len(ms[1].ClientURLs) == 0) {
 			err = fmt.Errorf("members %+v", ms)
 		}
+		if err == nil && m2.count("running as member m2") < 2 {
+			err = fmt.Errorf("m2 has not logged that it runs as a member again")
+		}
 		return err
 	})
 	if code := m2.stop(30 * time.Second); code != 0 || !strings.Contains(m2.log(), "left the cluster") {

@@ -87,6 +87,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return listKinds(f.ListKinds, f.Kinds, stdout, stderr)
 	}
 	lg := newLogger(stderr)
+	tuneGC()
 	in, inName, closeIn, err := openInput(f.File, stdin)
 	if err != nil {
 		lg.errorf("%v", err)

@@ -1,0 +1,131 @@
+#!/bin/sh
+# mgmt-apply against CFEngine's cf-agent on the same work: N files with one
+# line of content each (mode 0644), from nothing (cold: the files removed)
+# and already in place (warm), each run a whole process from start to exit:
+#
+#   mgmt-apply --tmp-prefix --converged-timeout 0 --file g.json
+#   cf-agent -K -f p.cf
+#
+# Each is run RUNS times (default 3) per case; the table gives the medians
+# of the wall time and of the peak resident memory (GNU time's %M: the
+# process's own high-water mark, GNU time forks its child) and the ratio of
+# the peak memories. N is SIZES (default "1000 10000"); above 10,000 the
+# files are spread over N/1000 directories, and cf-agent runs only up to
+# CF_MAX files (default 10000; "-" in the table beyond it).
+#
+# This script installs nothing. Without cf-agent it says how to get it
+# (Debian: apt-get install cfengine3) and exits 0, so `make bench` goes on.
+set -eu
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin/mgmt-apply}
+CF=${CF:-$(command -v cf-agent || true)}
+SIZES=${SIZES:-"1000 10000"}
+RUNS=${RUNS:-3}
+CF_MAX=${CF_MAX:-10000}
+[ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
+if [ -z "$CF" ]; then
+	echo "cfengine.sh: cf-agent not found: skipped (on Debian: apt-get install cfengine3)"
+	exit 0
+fi
+[ -x /usr/bin/time ] || { echo "cfengine.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/mgmt-bench-cf.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# inputs N ROOT: writes the graph ($work/g.json) and the policy
+# ($work/p.cf) of N files under ROOT.
+inputs() {
+	awk -v n="$1" -v root="$2" -v g="$work/g.json" -v p="$work/p.cf" 'BEGIN {
+		nd = n > 10000 ? int(n / 1000) : 1
+		printf "{\"mgmt\":\"graph/v1\",\"graph\":\"bench\",\"seq\":1,\"resources\":[" > g
+		printf "body common control { bundlesequence => { \"main\" }; }\n" > p
+		printf "body edit_defaults empty { empty_file_before_editing => \"true\"; edit_backup => \"false\"; }\n" > p
+		printf "body perms m644 { mode => \"644\"; }\n" > p
+		printf "bundle edit_line line(s) { insert_lines: \"$(s)\"; }\n" > p
+		printf "bundle agent main {\nfiles:\n" > p
+		for (j = 0; j < nd; j++) {
+			printf "%s{\"kind\":\"file\",\"name\":\"%s/d%d/\",\"params\":{\"state\":\"exists\"}}", (j ? "," : ""), root, j > g
+			printf "\"%s/d%d/.\" create => \"true\";\n", root, j > p
+		}
+		for (i = 0; i < n; i++) {
+			f = sprintf("%s/d%d/f%d", root, i % nd, i)
+			printf ",{\"kind\":\"file\",\"name\":\"%s\",\"params\":{\"state\":\"exists\",\"content\":\"file %d\\n\",\"mode\":\"0644\"}}", f, i > g
+			printf "\"%s\" create => \"true\", perms => m644, edit_defaults => empty, edit_line => line(\"file %d\");\n", f, i > p
+		}
+		printf "]}\n" > g
+		printf "}\n" > p
+	}'
+}
+
+# run CMD...: runs the command, prints "seconds peak-KiB".
+run() {
+	t0=$(date +%s%N)
+	/usr/bin/time -o "$work/rss" -f '%M' "$@" >"$work/out" 2>&1 || { echo "failed: $*" >&2; tail "$work/out" >&2; exit 1; }
+	t1=$(date +%s%N)
+	echo "$(( (t1 - t0) / 1000 )) $(tail -n 1 "$work/rss")"
+}
+
+# check N ROOT: every file is in place with its line.
+check() {
+	nd=1; [ "$1" -gt 10000 ] && nd=$(( $1 / 1000 ))
+	last=$(( $1 - 1 ))
+	for i in 0 "$last"; do
+		f="$2/d$(( i % nd ))/f$i"
+		[ "$(cat "$f" 2>/dev/null)" = "file $i" ] || { echo "cfengine.sh: $f is not right after the run" >&2; exit 1; }
+	done
+	[ "$(find "$2" -type f | wc -l)" -eq "$1" ] || { echo "cfengine.sh: not $1 files under $2" >&2; exit 1; }
+}
+
+# median: the median of the numbers on stdin.
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# measure TOOL N STATE: RUNS runs; prints "median-seconds median-MiB".
+measure() {
+	root="$work/files-$1"
+	: >"$work/t"
+	: >"$work/m"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		if [ "$3" = cold ]; then
+			rm -rf "$root"
+			mkdir -p "$root"
+		fi
+		case $1 in
+		mgmt) set -- "$1" "$2" "$3" $(run "$BIN" --tmp-prefix --converged-timeout 0 --file "$work/g.json") ;;
+		cf) set -- "$1" "$2" "$3" $(run "$CF" -K -f "$work/p.cf") ;;
+		esac
+		check "$2" "$root"
+		echo "$4" >>"$work/t"
+		echo "$5" >>"$work/m"
+		set -- "$1" "$2" "$3"
+		i=$((i + 1))
+	done
+	echo "$(median <"$work/t" | awk '{ printf "%.3f", $1 / 1e6 }') $(median <"$work/m" | awk '{ printf "%.1f", $1 / 1024 }')"
+}
+
+echo "mgmt-apply ($BIN) against $("$CF" --version | head -n 1), medians of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "| N files | ours cold | CFEngine cold | ours warm | CFEngine warm | ours peak RSS | CFEngine peak RSS | RSS ours/CFEngine |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+for n in $SIZES; do
+	for tool in mgmt cf; do
+		if [ $tool = cf ] && [ "$n" -gt "$CF_MAX" ]; then
+			cf_cold="- -"
+			cf_warm="- -"
+			continue
+		fi
+		inputs "$n" "$work/files-$tool"
+		cold=$(measure $tool "$n" cold)
+		warm=$(measure $tool "$n" warm)
+		if [ $tool = mgmt ]; then mg_cold=$cold mg_warm=$warm; else cf_cold=$cold cf_warm=$warm; fi
+		rm -rf "$work/files-$tool"
+	done
+	set -- $mg_cold $cf_cold $mg_warm $cf_warm
+	# peak RSS: the larger of the cold and warm medians
+	mg_rss=$(printf '%s\n%s\n' "$2" "$6" | sort -n | tail -n 1)
+	cf_rss=$(printf '%s\n%s\n' "$4" "$8" | sort -n | tail -n 1)
+	ratio=$(awk -v a="$mg_rss" -v b="$cf_rss" 'BEGIN { if (b == "-" || b == 0) print "-"; else printf "%.2f", a / b }')
+	fmt() { [ "$1" = - ] && echo - || echo "$1 $2"; }
+	echo "| $n | $(fmt "$1" s) | $(fmt "$3" s) | $(fmt "$5" s) | $(fmt "$7" s) | $(fmt "$mg_rss" MiB) | $(fmt "$cf_rss" MiB) | $ratio |"
+done

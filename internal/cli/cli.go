@@ -8,13 +8,60 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 )
 
-// Version is the project version, set at link time by the Makefile.
+// Version is the project version, set at link time by the Makefile. Left
+// "dev", the version is read from the build information the Go toolchain
+// puts into every binary (see BuildVersion).
 var Version = "dev"
+
+// BuildVersion returns Version, or when no version was set at link time
+// (go install, go build), the one of the build information: the module
+// version go install records (v1.2.3, or a pseudo-version), else the
+// commit the binary was built from (with "-dirty" for uncommitted
+// changes), else "dev".
+func BuildVersion() string {
+	if Version != "dev" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version
+	}
+	return buildInfoVersion(bi)
+}
+
+func buildInfoVersion(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
 
 // Exit codes shared by all tools.
 const (
@@ -50,8 +97,9 @@ func Parse(name, description string, grammar any, args []string, stdout, stderr 
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exitPanic{c}) }),
 		kong.DefaultEnvars("MGMT"),
-		kong.Vars{"version": name + " " + Version},
+		kong.Vars{"version": name + " " + BuildVersion(), "default_prefix": statedir.Help()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ValueFormatter(HelpValue),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
@@ -106,4 +154,31 @@ func Errorln(w io.Writer, tool string, err error) {
 	for _, line := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(w, "%s: %s\n", tool, line)
 	}
+}
+
+// HelpValue is the help text of a flag or argument as --help and the
+// manual pages show it: the flag's help, then its default and its
+// environment variable. The default is left out when it is empty or false,
+// when the help already speaks of it, and when kong shows it as the
+// flag's placeholder (--graph="main").
+func HelpValue(v *kong.Value) string {
+	var extra []string
+	shown := v.Flag != nil && v.Flag.PlaceHolder == ""
+	if d := v.Default; d != "" && d != "false" && !v.IsBool() && !shown && !strings.Contains(v.Help, "default") {
+		extra = append(extra, "default: "+d)
+	}
+	for _, e := range v.Tag.Envs {
+		extra = append(extra, "$"+e)
+	}
+	if len(extra) == 0 {
+		return v.Help
+	}
+	suffix := "(" + strings.Join(extra, "; ") + ")"
+	if h, ok := strings.CutSuffix(v.Help, "."); ok {
+		return h + " " + suffix + "."
+	}
+	if v.Help == "" {
+		return suffix
+	}
+	return v.Help + " " + suffix
 }

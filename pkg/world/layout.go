@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 )
 
 // A Layout names the files of the world a host keeps under a tool's state
@@ -46,11 +48,11 @@ func PrefixLayout(prefix string) (Layout, error) {
 // its client URL.
 func (l Layout) URLFile() string { return l.DataDir + ".url" }
 
-// Prepare makes Dir, or checks that the existing one is a directory (not a
-// symbolic link) owned by this process's user and closed to everybody
-// else.
+// Prepare makes the prefix (see statedir.Prepare) and Dir, or checks that
+// the existing Dir is a directory (not a symbolic link) owned by this
+// process's user and closed to everybody else.
 func (l Layout) Prepare() error {
-	if err := os.MkdirAll(filepath.Dir(l.Dir), 0o755); err != nil {
+	if err := statedir.Prepare(l.prefix); err != nil {
 		return err
 	}
 	if err := os.Mkdir(l.Dir, 0o700); err == nil {

@@ -93,7 +93,17 @@ type Result struct {
 // Run runs a built tool with args and stdin to completion.
 func Run(t testing.TB, stdin string, tool string, args ...string) Result {
 	t.Helper()
+	return RunWith(t, nil, stdin, tool, args...)
+}
+
+// RunWith is Run with the command handed to prepare (when not nil) before
+// it starts: to set its environment or its user, say.
+func RunWith(t testing.TB, prepare func(*exec.Cmd), stdin string, tool string, args ...string) Result {
+	t.Helper()
 	cmd := exec.Command(Bin(t, tool), args...)
+	if prepare != nil {
+		prepare(cmd)
+	}
 	cmd.Stdin = bytes.NewBufferString(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

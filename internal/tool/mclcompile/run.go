@@ -8,8 +8,8 @@
 // package doc of pkg/lang/funcs/world).
 //
 // The default scope holds $hostname (the host name the program sees:
-// --hostname, or the system's); --var name=value (or MGMT_VAR for one
-// variable) adds or overrides a str variable of that scope. The conformance
+// --hostname, or the system's); --var name=value (or MGMT_VAR, see
+// envVars) adds or overrides a str variable of that scope. The conformance
 // corpus expects $purpleidea = "hello world!", which its runners pass as
 // MGMT_VAR.
 package mclcompile
@@ -25,6 +25,7 @@ import (
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/refdoc"
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
@@ -45,8 +46,8 @@ type flags struct {
 	Once     bool              `help:"Write the first complete graph and exit."`
 	Check    bool              `help:"Stop after type checking; write nothing."`
 	PrintAST bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
-	Var      map[string]string `help:"Set a str variable of the default scope (name=value); repeatable." mapsep:"none"`
-	Prefix   string            `help:"State directory (module cache, value store)." type:"path"`
+	Var      map[string]string `help:"Set a str variable of the default scope (name=value); repeatable. Without it, $MGMT_VAR sets variables, separated by commas: a comma followed by NAME= starts the next one (a=1,b=x,y sets a to 1 and b to x,y)." mapsep:"none" env:"-"`
+	Prefix   string            `help:"State directory (module cache, value store, local.* state, the private world); default ${default_prefix}." type:"path"`
 	Hostname string            `help:"Host name the program sees (default: the system's)."`
 	Download bool              `help:"Fetch missing remote (git) modules into the cache under --prefix."`
 	Graph    string            `default:"main" help:"Name of the graph in the documents."`
@@ -69,6 +70,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var f flags
 	if _, code, done := cli.Parse(name, "Compile an mcl program into a stream of resource graph documents.", &f, args, stdout, stderr); done {
 		return code
+	}
+	if len(f.Var) == 0 {
+		vars, err := envVars(os.Getenv("MGMT_VAR"))
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: MGMT_VAR: %v\n", name, err)
+			return cli.ExitUsage
+		}
+		f.Var = vars
 	}
 	if f.ListFunctions {
 		refdoc.FunctionsText(stdout, refdoc.Functions())
@@ -103,6 +112,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var collectFrom []string // nil: every host
 	if f.CollectFrom != "" {
 		collectFrom = append([]string{}, cli.List(f.CollectFrom)...)
+	}
+	// Without --prefix, the user's default state directory: it is made
+	// (mode 0700) only when a function or the world needs it. A user with
+	// no default (no HOME) runs without one.
+	if f.Prefix == "" {
+		f.Prefix, _ = statedir.Default()
 	}
 	// The world is lazy: nothing is dialled until a function needs it.
 	var wld any
@@ -198,4 +213,49 @@ func printAST(path string, src []byte, stdout, stderr io.Writer) int {
 	}
 	io.WriteString(stdout, ast.Print(prog))
 	return cli.ExitOK
+}
+
+// envVars parses MGMT_VAR: name=value items separated by commas, where a
+// comma starts a new item only when NAME= follows it, so that a value may
+// hold commas ("a=1,b=x,y" is a=1 and b=x,y).
+func envVars(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var items []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ',' && startsItem(s[i+1:]) {
+			items = append(items, s[start:i])
+			start = i + 1
+		}
+	}
+	items = append(items, s[start:])
+	vars := map[string]string{}
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q is not name=value", it)
+		}
+		if _, dup := vars[k]; dup {
+			return nil, fmt.Errorf("variable %s set twice", k)
+		}
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+// startsItem reports whether s begins with an identifier and "=".
+func startsItem(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '=' && i > 0:
+			return true
+		case c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return false
 }

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // every resource kind
@@ -42,11 +43,6 @@ import (
 )
 
 const name = "mgmt-apply"
-
-// defaultPrefix is the state directory without --prefix. It is not the
-// flag's default, so that --prefix given with --tmp-prefix is a usage
-// error.
-const defaultPrefix = "/var/lib/mgmt"
 
 type flags struct {
 	cli.VersionFlag
@@ -56,7 +52,7 @@ type flags struct {
 	MaxRuntime       float64 `help:"Exit after this many seconds (0 means no limit)." default:"0" placeholder:"SECONDS"`
 	Noop             bool    `help:"Check every resource but change nothing; report what would change."`
 	Sema             int     `help:"Run at most N CheckApply calls at once across the graph (0 means no limit)." default:"0" placeholder:"N"`
-	Prefix           string  `help:"State directory (vardirs, saved reversals); default /var/lib/mgmt; not with --tmp-prefix." placeholder:"DIR" xor:"prefix"`
+	Prefix           string  `help:"State directory (vardirs, saved reversals, the private world); default ${default_prefix}; not with --tmp-prefix." placeholder:"DIR" xor:"prefix"`
 	TmpPrefix        bool    `help:"Use a fresh temporary state directory, removed at exit." xor:"prefix"`
 	AllowTmpPrefix   bool    `help:"Fall back to a temporary state directory when --prefix cannot be used."`
 	Seeds            string  `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
@@ -230,15 +226,21 @@ func setupPrefix(f *flags, lg *logger) (string, func(), error) {
 	if f.TmpPrefix {
 		return tmp()
 	}
+	// The default is not the flag's default, so that --prefix given with
+	// --tmp-prefix is a usage error.
 	prefix := f.Prefix
+	var err error
 	if prefix == "" {
-		prefix = defaultPrefix
+		prefix, err = statedir.Default()
 	}
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
+	if err == nil {
+		err = statedir.Prepare(prefix)
+	}
+	if err != nil {
 		if !f.AllowTmpPrefix {
-			return "", nil, fmt.Errorf("prefix: %v (use --tmp-prefix or --allow-tmp-prefix)", err)
+			return "", nil, fmt.Errorf("%v (use --tmp-prefix or --allow-tmp-prefix)", err)
 		}
-		lg.logf("prefix %s unusable (%v): using a temporary one", prefix, err)
+		lg.logf("%v: using a temporary state directory", err)
 		return tmp()
 	}
 	return prefix, func() {}, nil
@@ -301,7 +303,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	}
 	exitReq := make(chan int, 1) // the first exit code a resource asked for
 	eng := engine.New(engine.Config{
-		Program: name, Version: cli.Version, Hostname: hostname, Prefix: prefix,
+		Program: name, Version: cli.BuildVersion(), Hostname: hostname, Prefix: prefix,
 		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug,
 		Logf: lg.logf, Metrics: metrics, World: wld,
 		Exit: func(code int) {

@@ -94,8 +94,10 @@ func role(m *world.Member) string {
 }
 
 type getCmd struct {
-	Key    string `arg:"" help:"Key relative to the namespace; with --prefix, / lists the whole namespace."`
-	Prefix bool   `help:"Print every key under KEY as KEY<TAB>VALUE lines."`
+	Key string `arg:"" help:"Key relative to the namespace; with --prefix, / lists the whole namespace."`
+	// Not MGMT_PREFIX: that is the state directory of the other tools
+	// (and of run), a path, not a yes or no.
+	Prefix bool `help:"Print every key under KEY as KEY<TAB>VALUE lines." env:"-"`
 }
 
 func (g *getCmd) run(e *env) error {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/world"
 )
 
@@ -59,9 +60,15 @@ func (c *connFlags) tls() *world.TLSFiles {
 	return world.NewTLSFiles(c.TLSCert, c.TLSKey, c.TLSCA)
 }
 
-// defaultPrefix is the state directory of mgmt-cluster run, and where the
-// query commands look for the local member without --seeds.
-const defaultPrefix = "/var/lib/mgmt"
+// localPrefix is where the query commands look for the local member
+// without --seeds: the state directory of $MGMT_PREFIX (as run reads it),
+// or the default one.
+func localPrefix() (string, error) {
+	if p := os.Getenv("MGMT_PREFIX"); p != "" {
+		return p, nil
+	}
+	return statedir.Default()
+}
 
 // defaultURL returns https://127.0.0.1:port.
 func defaultURL(port int) string {
@@ -72,7 +79,11 @@ func defaultURL(port int) string {
 // default prefix, or else where it listens by default: the unix socket
 // without TLS, port 2379 with it.
 func (c *connFlags) defaultSeeds() ([]string, error) {
-	lay, err := world.PrefixLayout(defaultPrefix)
+	prefix, err := localPrefix()
+	if err != nil {
+		return nil, err
+	}
+	lay, err := world.PrefixLayout(prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +158,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 type runCmd struct {
 	Name             string   `help:"Member name (default: the hostname)."`
-	Prefix           string   `help:"State directory; the member's files go to PREFIX/world (mode 0700)." default:"/var/lib/mgmt" type:"path"`
+	Prefix           string   `help:"State directory; the member's files go to PREFIX/world (mode 0700); default ${default_prefix}." type:"path"`
 	DataDir          string   `help:"Member data directory (default: PREFIX/world/server)." type:"path"`
 	ClientURLs       []string `name:"client-urls" help:"URLs to serve clients on (default: unix://PREFIX/world/client.sock, or https://127.0.0.1:2379 with TLS)." placeholder:"URL"`
 	ServerURLs       []string `name:"server-urls" help:"URLs to serve peers on (default with TLS: https://127.0.0.1:2380; without: a loopback port only this member's own certificate gets through, which keeps it alone in its cluster)." placeholder:"URL"`
@@ -177,6 +188,12 @@ func (r *runCmd) defaults(withTLS bool) error {
 	}
 	if r.DataDir != "" && len(r.ClientURLs) > 0 && len(r.ServerURLs) > 0 {
 		return nil
+	}
+	if r.Prefix == "" {
+		var err error
+		if r.Prefix, err = statedir.Default(); err != nil {
+			return err
+		}
 	}
 	lay, err := world.PrefixLayout(r.Prefix)
 	if err != nil {

@@ -22,12 +22,14 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
-// DefaultPrefix is the state directory used when the compiler has none.
-const DefaultPrefix = "/var/lib/mgmt"
+// DefaultPrefix is the state directory used when the compiler has none
+// (the tools always give one: --prefix, or the user's default).
+const DefaultPrefix = statedir.System
 
 func init() {
 	if funcs.IsModule("local") {
@@ -68,6 +70,9 @@ func Vardir(prefix, p string) (string, error) {
 		return "", fmt.Errorf("vardir: path %q must be relative and inside the vardir", p)
 	}
 	d := filepath.Join(prefix, "vardir", clean)
+	if err := statedir.Prepare(prefix); err != nil {
+		return "", fmt.Errorf("vardir: %v", err)
+	}
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", fmt.Errorf("vardir: %v", err)
 	}
@@ -81,6 +86,9 @@ func Pool(prefix, namespace, uid string) (int64, error) {
 		return 0, fmt.Errorf("pool: namespace and uid must not be empty")
 	}
 	dir := filepath.Join(prefix, "pool", url.PathEscape(namespace))
+	if err := statedir.Prepare(prefix); err != nil {
+		return 0, fmt.Errorf("pool: %v", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("pool: %v", err)
 	}

@@ -26,13 +26,15 @@ import (
 	"path/filepath"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
+	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
-// DefaultPrefix is the state directory used when the compiler has none.
-const DefaultPrefix = "/var/lib/mgmt"
+// DefaultPrefix is the state directory used when the compiler has none
+// (the tools always give one: --prefix, or the user's default).
+const DefaultPrefix = statedir.System
 
 func init() {
 	if funcs.IsModule("value") {

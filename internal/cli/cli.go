@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -78,6 +77,30 @@ type VersionFlag struct {
 // exitPanic carries kong's requested exit code out of Parse.
 type exitPanic struct{ code int }
 
+// A Spec is a tool's command line: its name, the description --help
+// prints, and a new value of its flag struct, for kong.
+type Spec struct {
+	Name        string
+	Description string
+	Grammar     any
+}
+
+// Parser returns the kong parser of s, writing to stdout and stderr; it
+// is the one home of the options every tool shares (the manual pages and
+// completion are made from the same parser).
+func (s Spec) Parser(stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(s.Grammar,
+		kong.Name(s.Name),
+		kong.Description(s.Description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(exitPanic{c}) }),
+		kong.DefaultEnvars("MGMT"),
+		kong.Vars{"version": s.Name + " " + BuildVersion(), "default_prefix": statedir.Help()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ValueFormatter(HelpValue),
+	)
+}
+
 // Parse parses args into grammar. It returns done=true with the exit code
 // when the tool must stop now: after --help or --version (code 0) or on a
 // usage error (code 2, message on stderr).
@@ -91,29 +114,15 @@ func Parse(name, description string, grammar any, args []string, stdout, stderr 
 			kctx, code, done = nil, ep.code, true
 		}
 	}()
-	parser, err := kong.New(grammar,
-		kong.Name(name),
-		kong.Description(description),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(exitPanic{c}) }),
-		kong.DefaultEnvars("MGMT"),
-		kong.Vars{"version": name + " " + BuildVersion(), "default_prefix": statedir.Help()},
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.ValueFormatter(HelpValue),
-	)
+	parser, err := Spec{name, description, grammar}.Parser(stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, ExitFail, true
 	}
 	kctx, err = parser.Parse(args)
 	if err != nil {
-		var pe *kong.ParseError
-		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
-			fmt.Fprintf(stderr, "run '%s --help' for usage\n", name)
-			return nil, ExitUsage, true
-		}
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(stderr, "run '%s --help' for usage\n", name)
 		return nil, ExitUsage, true
 	}
 	return kctx, ExitOK, false

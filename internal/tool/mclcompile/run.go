@@ -7,6 +7,10 @@
 // on stderr with its exporter and key and left out of the graph (see the
 // package doc of pkg/lang/funcs/world).
 //
+// Without --once, SIGHUP reads and checks the program again: a program that
+// checks replaces the running one, one that does not is reported and the
+// running one stays (see server).
+//
 // The default scope holds $hostname (the host name the program sees:
 // --hostname, or the system's); --var name=value (or MGMT_VAR, see
 // envVars) adds or overrides a str variable of that scope. The conformance
@@ -42,16 +46,19 @@ const name = "mcl-compile"
 
 type flags struct {
 	cli.VersionFlag
-	Path     string            `arg:"" optional:"" help:"The program: a .mcl file, a module directory, or - for stdin (required unless --list-functions)."`
-	Once     bool              `help:"Write the first complete graph and exit."`
-	Check    bool              `help:"Stop after type checking; write nothing."`
-	PrintAST bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
-	Var      map[string]string `help:"Set a str variable of the default scope (name=value); repeatable. Without it, $MGMT_VAR sets variables, separated by commas: a comma followed by NAME= starts the next one (a=1,b=x,y sets a to 1 and b to x,y)." mapsep:"none" env:"-"`
-	Prefix   string            `help:"State directory (module cache, value store, local.* state, the private world); default ${default_prefix}." type:"path"`
-	Hostname string            `help:"Host name the program sees (default: the system's)."`
-	Download bool              `help:"Fetch missing remote (git) modules into the cache under --prefix."`
-	Graph    string            `default:"main" help:"Name of the graph in the documents."`
-	Seeds    string            `help:"Comma separated etcd client URLs of the world (for the world functions and collect); without them, the private world under --prefix." placeholder:"URLS"`
+	Path string `arg:"" optional:"" help:"The program: a .mcl file, a module directory, or - for stdin (required unless --list-functions)."`
+	Once bool   `help:"Write the first complete graph and exit." xor:"once"`
+	// KeepRunning is for a service, whose reload (SIGHUP) reads the
+	// program again.
+	KeepRunning bool              `name:"keep-running" help:"Keep running once every stream has ended, until stopped, so that SIGHUP can read the program again (for a service)." xor:"once"`
+	Check       bool              `help:"Stop after type checking; write nothing."`
+	PrintAST    bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
+	Var         map[string]string `help:"Set a str variable of the default scope (name=value); repeatable. Without it, $MGMT_VAR sets variables, separated by commas: a comma followed by NAME= starts the next one (a=1,b=x,y sets a to 1 and b to x,y)." mapsep:"none" env:"-"`
+	Prefix      string            `help:"State directory (module cache, value store, local.* state, the private world); default ${default_prefix}." type:"path"`
+	Hostname    string            `help:"Host name the program sees (default: the system's)."`
+	Download    bool              `help:"Fetch missing remote (git) modules into the cache under --prefix."`
+	Graph       string            `default:"main" help:"Name of the graph in the documents."`
+	Seeds       string            `help:"Comma separated etcd client URLs of the world (for the world functions and collect); without them, the private world under --prefix." placeholder:"URLS"`
 	// CollectFrom is the collecting host's allow-list of exporters.
 	CollectFrom string `name:"collect-from" help:"Comma separated hosts whose exported resources collect takes; the others are ignored (logged). Default: every host of the world." placeholder:"HOSTS"`
 	cli.TLSFlags
@@ -68,7 +75,7 @@ func init() {
 // Run runs mcl-compile with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	if _, code, done := cli.Parse(name, "Compile an mcl program into a stream of resource graph documents.", &f, args, stdout, stderr); done {
+	if _, code, done := cli.Parse(name, description, &f, args, stdout, stderr); done {
 		return code
 	}
 	if len(f.Var) == 0 {
@@ -131,8 +138,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer w.Close()
 		wld = w
 	}
-	prog, err := sem.Check(f.Path, src, sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf,
-		Download: f.Download, World: wld, CollectFrom: collectFrom})
+	opts := sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf,
+		Download: f.Download, World: wld, CollectFrom: collectFrom}
+	prog, err := sem.Check(f.Path, src, opts)
 	if err != nil {
 		report(stderr, err)
 		return cli.ExitFail
@@ -141,10 +149,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.ExitOK
 	}
 	source := name + " " + f.Path
-	err = sem.NewEngine(prog).Run(ctx, f.Once, func(doc *graph.Document) error {
+	emit := func(doc *graph.Document) error {
 		doc.Graph, doc.Source = f.Graph, source
 		return graph.Encode(stdout, doc, graph.JSON)
-	})
+	}
+	if f.Once {
+		err = sem.NewEngine(prog).Run(ctx, true, emit)
+	} else {
+		s := &server{emit: emit, stderr: stderr, keep: f.KeepRunning, check: func() (*sem.Program, error) {
+			if f.Path == "-" {
+				return nil, errStdin
+			}
+			return sem.Check(f.Path, nil, opts)
+		}}
+		err = s.serve(ctx, prog)
+	}
 	if err != nil {
 		if _, ok := graph.AsList(err); ok {
 			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source, Error: graph.ErrorDoc(err)}, graph.JSON)

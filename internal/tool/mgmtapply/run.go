@@ -76,7 +76,7 @@ type flags struct {
 // Run runs mgmt-apply with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	if _, code, done := cli.Parse(name, "Run the reactive engine on the graph documents read from stdin.\n\n"+exitCodes, &f, args, stdout, stderr); done {
+	if _, code, done := cli.Parse(name, description, &f, args, stdout, stderr); done {
 		return code
 	}
 	if f.ListKinds || len(f.Kinds) > 0 {
@@ -331,6 +331,10 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	// reader touches neither.
 	defer gate.close()
 	go readGraphs(in, inName, gate, eng, exp, lg, f.Graphviz, readDone)
+	stopReload := reloadOnHangup(f.File, func(in *os.File) {
+		readGraphs(in, in.Name(), gate, eng, exp, lg, f.Graphviz, make(chan readResult, 1))
+	}, lg)
+	defer stopReload()
 	return waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
 }
 
@@ -442,6 +446,7 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 		loaded := gate.do(func() {
 			writeDot(dot, o.g, lg)
 			eng.Load(o.g)
+			notifyLoaded(o.g)
 			exp.publish(o.doc.Resources)
 		})
 		if !loaded {

@@ -123,7 +123,7 @@ func (e *env) connect() (*world.Client, error) {
 // Run runs mgmt-cluster with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	kctx, code, done := cli.Parse(name, "Run or query the embedded etcd cluster that holds the shared world.", &f, args, stdout, stderr)
+	kctx, code, done := cli.Parse(name, description, &f, args, stdout, stderr)
 	if done {
 		return code
 	}
@@ -245,9 +245,31 @@ func (r *runCmd) run(e *env) error {
 		IdealSize: r.IdealClusterSize,
 		Namespace: e.conn.Namespace,
 		Logf:      e.logf,
+		State:     notifyState,
 	})
 	if err != nil {
 		return err
 	}
+	stop := ignoreHangups(e)
+	defer stop()
 	return a.Run(e.ctx)
+}
+
+// notifyState tells the service manager, if any, what the host has
+// become: ready once it serves as a member or a standby.
+func notifyState(state string) {
+	switch state {
+	case "member", "standby":
+		cli.Notify("READY=1", "STATUS=running as "+state)
+	case "stopped":
+		cli.Notify("STOPPING=1")
+	}
+}
+
+// ignoreHangups logs each SIGHUP until the returned function is called: a
+// member has nothing to read again (its flags are its configuration, and
+// it logs to stderr, where there is no file to reopen), and a reload must
+// not stop it.
+func ignoreHangups(e *env) func() {
+	return cli.OnHangup(func() { e.logf("SIGHUP: nothing to reload (the flags are the configuration)") })
 }

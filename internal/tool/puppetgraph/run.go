@@ -49,7 +49,7 @@ type flags struct {
 // Run runs puppet-graph with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f flags
-	if _, code, done := cli.Parse(name, "Translate Puppet manifests or catalogs into resource graph documents.", &f, args, stdout, stderr); done {
+	if _, code, done := cli.Parse(name, description, &f, args, stdout, stderr); done {
 		return code
 	}
 	if err := f.resolveInput(); err != nil {

@@ -1,0 +1,12 @@
+package mgmtcluster
+
+import "github.com/mgmtpipe/mgmt/internal/cli"
+
+// description is what --help says the tool does.
+const description = "Run or query the embedded etcd cluster that holds the shared world."
+
+// Spec is the command line of the tool, for its manual page and
+// completion.
+func Spec() cli.Spec {
+	return cli.Spec{Name: name, Description: description, Grammar: &flags{}}
+}

@@ -7,7 +7,10 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
 // gcPercent is mgmt-apply's default GOGC. A long-running agent whose heap
@@ -22,6 +25,40 @@ const gcPercent = 50
 func tuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
+	}
+}
+
+// releaseWhenConverged returns to the system, once after each graph has
+// converged, the memory its loading and first run needed and no longer
+// does (decoding, building, the first CheckApply of every resource): an
+// agent then idles at what its graph holds rather than at the peak, which
+// Go's background scavenger would only come down from over minutes. It
+// checks the engine's status every second until the returned function is
+// called.
+func releaseWhenConverged(e *engine.Engine) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		released := int64(-1) // the seq of the graph last released after
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if st := e.Status(); st.Loaded && !st.Since.IsZero() && st.Seq != released {
+				released = st.Seq
+				debug.FreeOSMemory()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }
 

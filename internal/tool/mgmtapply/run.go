@@ -315,6 +315,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	})
 	stopEngine := runEngine(eng, lg)
 	defer stopEngine()
+	defer releaseWhenConverged(eng)()
 
 	converged := eng.Converged()
 	if cluster {

@@ -1,0 +1,36 @@
+package puppet
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/test/testutil"
+)
+
+// TestNativeDeepInput gives the native engine 100,000 nested constructs,
+// or a chain of 100,000 terms (far past its limits of 500 and 10,000): each ends with a positioned error
+// and exit 1, never a stack overflow.
+func TestNativeDeepInput(t *testing.T) {
+	const n = 100000
+	for _, tc := range []struct{ name, src, want string }{
+		{"arrays", "$x = " + strings.Repeat("[", n) + strings.Repeat("]", n), "nested too deeply (more than 500 levels)"},
+		{"parens", "$x = " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n), "nested too deeply (more than 500 levels)"},
+		{"hashes", "$x = " + strings.Repeat("{a => ", n) + "1" + strings.Repeat("}", n), "nested too deeply (more than 500 levels)"},
+		{"ifs", strings.Repeat("if true { ", n) + strings.Repeat("}", n), "nested too deeply (more than 500 levels)"},
+		{"sum", "$x = 1" + strings.Repeat(" + 1", n), "expression too long"},
+		{"chain", "notify { 'a': }" + strings.Repeat(" -> notify { 'a': }", n), "expression too long"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pp := filepath.Join(t.TempDir(), "deep.pp")
+			if err := os.WriteFile(pp, []byte(tc.src+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := testutil.Run(t, "", "puppet-graph", "--engine", "native", "--manifest", pp)
+			if r.Code != 1 || !strings.Contains(r.Stderr, pp+":1:") || !strings.Contains(r.Stderr, tc.want) || strings.Contains(r.Stderr, "goroutine") {
+				t.Fatalf("exit %d, want 1 and %s:1:COL: %s:\n%.2000s", r.Code, pp, tc.want, r.Stderr)
+			}
+		})
+	}
+}

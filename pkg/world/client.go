@@ -183,17 +183,9 @@ func (c *Client) hostLease(ctx context.Context) (clientv3.LeaseID, error) {
 	if c.lease != 0 {
 		return c.lease, nil
 	}
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	g, err := c.cli.Grant(octx, c.ttl)
+	id, stop, ch, err := c.grantKept(ctx, c.ttl)
 	if err != nil {
-		return 0, fmt.Errorf("lease: %w", err)
-	}
-	kctx, stop := context.WithCancel(context.Background())
-	ch, err := c.cli.KeepAlive(kctx, g.ID)
-	if err != nil {
-		stop()
-		return 0, fmt.Errorf("lease keep alive: %w", err)
+		return 0, err
 	}
 	go func() {
 		for range ch {
@@ -201,13 +193,32 @@ func (c *Client) hostLease(ctx context.Context) (clientv3.LeaseID, error) {
 		// The keep alive ended (lease lost or closing): forget the lease
 		// so the next user grants a new one.
 		c.mu.Lock()
-		if c.lease == g.ID {
+		if c.lease == id {
 			c.lease, c.stop = 0, nil
 		}
 		c.mu.Unlock()
 	}()
-	c.lease, c.stop = g.ID, stop
-	return g.ID, nil
+	c.lease, c.stop = id, stop
+	return id, nil
+}
+
+// grantKept grants a lease of ttl seconds and starts its keep alive,
+// which runs until stop is called or the lease is lost; the caller drains
+// ch until it is closed.
+func (c *Client) grantKept(ctx context.Context, ttl int64) (clientv3.LeaseID, context.CancelFunc, <-chan *clientv3.LeaseKeepAliveResponse, error) {
+	octx, cancel := opContext(ctx)
+	defer cancel()
+	g, err := c.cli.Grant(octx, ttl)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("lease: %w", err)
+	}
+	kctx, stop := context.WithCancel(context.Background())
+	ch, err := c.cli.KeepAlive(kctx, g.ID)
+	if err != nil {
+		stop()
+		return 0, nil, nil, fmt.Errorf("lease keep alive: %w", err)
+	}
+	return g.ID, stop, ch, nil
 }
 
 // Get returns the value of the raw etcd key k and whether it exists.

@@ -155,19 +155,11 @@ func (c *Client) schedLease(ctx context.Context, ns string, ttl int) (clientv3.L
 		}
 	}
 	c.mu.Unlock()
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	g, err := c.cli.Grant(octx, int64(ttl))
+	id, stop, ch, err := c.grantKept(ctx, int64(ttl))
 	if err != nil {
-		return 0, fmt.Errorf("lease: %v", err)
+		return 0, err
 	}
-	kctx, stop := context.WithCancel(context.Background())
-	ch, err := c.cli.KeepAlive(kctx, g.ID)
-	if err != nil {
-		stop()
-		return 0, fmt.Errorf("lease keep alive: %v", err)
-	}
-	l := &schedLease{id: g.ID, ttl: ttl, stop: stop, done: make(chan struct{})}
+	l := &schedLease{id: id, ttl: ttl, stop: stop, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		for range ch {
@@ -184,7 +176,7 @@ func (c *Client) schedLease(ctx context.Context, ns string, ttl int) (clientv3.L
 		old.stop()
 		<-old.done
 	}
-	return g.ID, nil
+	return id, nil
 }
 
 // stopSchedLease ends the keep alive of the lease of ns, if any, and

@@ -75,7 +75,8 @@ type Engine struct {
 	loadedOnce atomic.Bool
 	converged  chan struct{}
 	status     atomic.Pointer[Status]
-	runCtx     context.Context // cancelled at shutdown; parent of every Watch and CheckApply
+	graphRes   atomic.Pointer[[]Res] // the resources of the running graph (Init.Graph)
+	runCtx     context.Context       // cancelled at shutdown; parent of every Watch and CheckApply
 	runStarted chan struct{}
 
 	// owned by the Run goroutine

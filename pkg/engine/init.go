@@ -33,8 +33,14 @@ func (e *Engine) newInit(vs *vstate) *Init {
 		World:    e.cfg.World,
 		Prefix:   e.cfg.Prefix,
 		Exit:     e.cfg.Exit,
-		VarDir:   func(p string) (string, error) { return e.varDir(vs, p) },
-		Debug:    e.cfg.Debug,
+		Graph: func() []Res {
+			if p := e.graphRes.Load(); p != nil {
+				return *p
+			}
+			return nil
+		},
+		VarDir: func(p string) (string, error) { return e.varDir(vs, p) },
+		Debug:  e.cfg.Debug,
 		Logf: func(format string, v ...any) {
 			line := fmt.Sprintf(format, v...)
 			vs.notesMu.Lock()

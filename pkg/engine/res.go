@@ -82,6 +82,12 @@ type Init struct {
 	// exit code once the engine has shut down cleanly; nil when the
 	// program offers no such thing (Config.Exit). It does not block.
 	Exit func(code int)
+	// Graph returns the resources of the graph the engine runs now: every
+	// vertex, the members of a group and the resource itself included,
+	// the saved reversals of removed resources too. A resource that must
+	// leave alone what others manage (a purging directory) reads it in
+	// CheckApply. The slice is shared: it must not be changed.
+	Graph func() []Res
 
 	Debug bool
 	Logf  func(format string, v ...any)

@@ -54,10 +54,16 @@ func (s *sched) swap(g *Graph) {
 	s.vertices = next
 	s.order = s.order[:0]
 	s.nres = 0
+	all := make([]Res, 0, len(next))
 	for _, vs := range next {
 		s.order = append(s.order, vs)
 		s.nres += 1 + len(vs.v.Members)
+		all = append(all, vs.res)
+		for _, m := range vs.v.Members {
+			all = append(all, m.Res)
+		}
 	}
+	s.e.graphRes.Store(&all)
 	sort.Slice(s.order, func(i, j int) bool { return s.order[i].key < s.order[j].key })
 	s.wire(g)
 	for _, vs := range fresh {

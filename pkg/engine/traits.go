@@ -115,6 +115,21 @@ type Subscriber interface {
 	Subscribe(fail func(error)) (stop func(), err error)
 }
 
+// A ManagedPath is a path of the file system that a resource manages: the
+// entry itself and, with Tree, everything below it.
+type ManagedPath struct {
+	Path string
+	Tree bool
+}
+
+// PathManager is implemented by resources that manage paths of the file
+// system, so that a directory that purges its unmanaged entries keeps
+// them (see Init.Graph).
+type PathManager interface {
+	Res
+	ManagedPaths() []ManagedPath
+}
+
 // Collectable lets a kind refuse to be collected from the world: when
 // Collectable returns false, a collecting host drops every exported
 // resource of the kind. Kinds that do not implement it may be collected.

@@ -26,7 +26,14 @@ func TestFileForms(t *testing.T) {
 		{"backup to a bucket", map[string]any{"ensure": "file", "backup": "main"}, ""},
 		{"replace false", map[string]any{"ensure": "file", "replace": false}, ""},
 		{"validate_cmd", map[string]any{"ensure": "file", "validate_cmd": "/bin/true %"}, ""},
-		{"purge", map[string]any{"ensure": "directory", "recurse": true, "purge": true}, ""},
+		{"purge", map[string]any{"ensure": "directory", "recurse": true, "purge": true},
+			`{"path":"/f/","purge":true,"recurse":true,"state":"exists"}`},
+		{"purge without recurse does nothing", map[string]any{"ensure": "directory", "purge": true}, `{"path":"/f/","state":"exists"}`},
+		{"purge of a path that may not be a directory", map[string]any{"recurse": true, "purge": true}, ""},
+		{"link", map[string]any{"ensure": "link", "target": "../t", "mode": "0644", "owner": "root"},
+			`{"owner":"root","path":"/f","source":"../t","state":"exists","symlink":true}`},
+		{"link by target", map[string]any{"ensure": "/etc/t"}, `{"path":"/f","source":"/etc/t","state":"exists","symlink":true}`},
+		{"link with content", map[string]any{"ensure": "link", "target": "/t", "content": "x"}, ""},
 		{"deferred content", map[string]any{"ensure": "file", "content": map[string]any{"__ptype": "Deferred", "name": "f"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

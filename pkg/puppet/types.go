@@ -16,9 +16,17 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 	"mode":    fileMode,
 	"recurse": toBool("recurse"),
 	"force":   toBool("force"),
+	// Puppet purges only while it recurses, and only a directory
 	"purge": func(t *tr, k string, v any) {
-		if b, ok := boolValue(v); !ok || b {
-			t.out["purge"] = v
+		b, ok := boolValue(v)
+		switch {
+		case !ok:
+			t.fallbackValue(k, v)
+		case !b || !truthyParam(t.params["recurse"]):
+		case scalar(t.params["ensure"]) != "directory":
+			t.fallback("purge without ensure => directory")
+		default:
+			t.out["purge"] = true
 		}
 	},
 	// backups go to a filebucket, which we do not have
@@ -68,12 +76,18 @@ func fileWhole(t *tr) {
 		if es != "link" {
 			target, hasTarget = es, true
 		}
-		if !hasTarget {
+		switch {
+		case !hasTarget:
 			t.fallback("ensure => link without a target")
-			break
+		case hasContent || hasSource:
+			t.fallback("ensure => link with content or a source")
+		default:
+			t.out["state"] = "exists"
+			t.out["symlink"] = true
+			t.out["source"] = scalar(target)
+			// Puppet manages a link's owner and group, never a mode
+			t.used["mode"] = true
 		}
-		t.out["state"] = "exists"
-		t.out["symlink"] = scalar(target)
 	default:
 		t.fallbackValue("ensure", ens)
 	}

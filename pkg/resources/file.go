@@ -27,7 +27,20 @@ const (
 	FileStateAbsent = "absent"
 )
 
-// FileRes manages a file or, when its path ends with a slash, a directory.
+// FileRes manages a file or, when its path ends with a slash, a directory;
+// with symlink, a symbolic link. With purge, a recursive directory loses
+// every entry below it that is not in its source and that no other
+// resource of the graph manages: file resources (a recursive directory
+// with everything below it), and every kind that names the files it
+// edits (line, ssh:authorized_key, json:edit, sysctl, tar, gzip, a
+// Puppet file run through pippet); the directories on the way to a
+// managed entry stay too. The purge walks through directory descriptors:
+// it never follows a symbolic link (a link is removed as a link, what it
+// points to is left alone, inside the tree or out of it), a directory
+// swapped for a link during the walk stops it with an error, and it
+// neither enters nor removes another mounted file system. What the graph
+// does not know of is purged: files a program, another engine, or an
+// exec's creates keeps there.
 type FileRes struct {
 	traits.Base
 	traits.Edgeable
@@ -65,6 +78,19 @@ type FileRes struct {
 	Owner string `lang:"owner" yaml:"owner"`
 	// Group is a group name or gid.
 	Group string `lang:"group" yaml:"group"`
+	// Symlink makes the path a symbolic link whose target is source
+	// (absolute or relative; it need not exist), compared with readlink.
+	// Another kind of entry in the way is replaced only with force. Owner
+	// and group apply to the link itself; a link has no mode.
+	Symlink bool `lang:"symlink" yaml:"symlink"`
+	// Purge, on a directory with recurse, removes every entry below it
+	// that no other resource of the graph manages and that is not in the
+	// source. It never follows a symbolic link (a link is removed as a
+	// link) nor enters another mounted file system.
+	Purge bool `lang:"purge" yaml:"purge"`
+	// SELinux is the SELinux context (the security.selinux attribute) of
+	// the entry; "" removes it. A host without SELinux refuses it.
+	SELinux *string `lang:"selinux" yaml:"selinux"`
 
 	mode     *fileMode
 	uid, gid int             // resolved owner and group, -1 until resolved
@@ -96,6 +122,9 @@ func (obj *FileRes) Validate() error {
 	if p == "" || !filepath.IsAbs(p) {
 		return fmt.Errorf("path %q must be absolute", p)
 	}
+	if err := obj.validateLinkPurge(); err != nil {
+		return err
+	}
 	for _, name := range append([]string{p, obj.Source}, obj.Fragments...) {
 		if strings.IndexByte(name, 0) >= 0 {
 			// No file can be named so, and the system calls refuse it.
@@ -123,8 +152,11 @@ func (obj *FileRes) Validate() error {
 	if n > 1 {
 		return fmt.Errorf("content, source and fragments are mutually exclusive")
 	}
-	if obj.State == FileStateAbsent && (n > 0 || obj.Mode != "" || obj.Owner != "" || obj.Group != "") {
-		return fmt.Errorf("state absent cannot be combined with content, source, fragments, mode, owner or group")
+	if obj.State == FileStateAbsent && (n > 0 || obj.Mode != "" || obj.Owner != "" || obj.Group != "" || obj.SELinux != nil) {
+		return fmt.Errorf("state absent cannot be combined with content, source, fragments, mode, owner, group or selinux")
+	}
+	if obj.Symlink {
+		return obj.validateSELinux()
 	}
 	if obj.isDir() {
 		if obj.Content != nil || len(obj.Fragments) > 0 {
@@ -151,7 +183,7 @@ func (obj *FileRes) Validate() error {
 		}
 		obj.mode = m
 	}
-	return nil
+	return obj.validateSELinux()
 }
 
 // Init keeps the handle and loads a saved reversal state.
@@ -205,16 +237,16 @@ type follow struct {
 func (obj *FileRes) follows() []follow {
 	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
 	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
-	if obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "") {
+	if !obj.Symlink && (obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.Purge)) {
 		list[0].opts = dirTree
 	}
-	if obj.Source != "" {
+	if obj.Source != "" && !obj.Symlink {
 		list = append(list, follow{filepath.Clean(obj.Source), dirTree})
 	}
 	for _, f := range obj.Fragments {
 		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
 	}
-	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 && !obj.Symlink {
 		// The path is a link when the watch starts: follow its target
 		// too. A link changed later is seen on the path itself.
 		if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil {
@@ -385,6 +417,9 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		return err
 	}
 	c.fi = fi
+	if obj.Symlink {
+		return obj.checkLink(c)
+	}
 	if obj.State == FileStateAbsent {
 		return obj.checkAbsent(c)
 	}
@@ -424,10 +459,16 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		if err := obj.checkTree(c); err != nil {
 			return err
 		}
+		if err := obj.checkPurge(c); err != nil {
+			return err
+		}
 	} else if err := obj.checkContent(c); err != nil {
 		return err
 	}
-	return obj.checkAttrs(c)
+	if err := obj.checkAttrs(c); err != nil {
+		return err
+	}
+	return obj.checkSELinux(c)
 }
 
 // treeAttrs returns the mode and owner of the entries below a managed
@@ -771,6 +812,12 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("the owner differs")
 	case obj.Group != res.Group:
 		return fmt.Errorf("the group differs")
+	case obj.Symlink != res.Symlink:
+		return fmt.Errorf("symlink differs")
+	case obj.Purge != res.Purge:
+		return fmt.Errorf("purge differs")
+	case (obj.SELinux == nil) != (res.SELinux == nil) || obj.SELinux != nil && *obj.SELinux != *res.SELinux:
+		return fmt.Errorf("the selinux context differs")
 	}
 	return nil
 }

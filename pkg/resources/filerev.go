@@ -32,6 +32,7 @@ type fileOrig struct {
 	UID     int    `json:"uid,omitempty"`
 	GID     int    `json:"gid,omitempty"`
 	Content bool   `json:"content,omitempty"` // saved in contentFile
+	Link    string `json:"link,omitempty"`    // the target of a symbolic link
 }
 
 // reverseDir returns the directory of the reversal state, or "" when the
@@ -78,6 +79,13 @@ func (obj *FileRes) saveOrig(c *fileCheck) error {
 	if c.fi != nil {
 		o.Existed, o.IsDir = true, c.fi.IsDir()
 		o.Mode, o.UID, o.GID = statBits(c.fi)
+		if c.fi.Mode()&os.ModeSymlink != 0 {
+			t, err := os.Readlink(c.path)
+			if err != nil {
+				return fmt.Errorf("reverse: %v", err)
+			}
+			o.Link = t
+		}
 		if c.fi.Mode().IsRegular() && d != "" {
 			if err := copyOut(c.ctx, c.path, c.fi, filepath.Join(d, contentFile)); err != nil {
 				return fmt.Errorf("reverse: saving the original content: %v", err)
@@ -224,6 +232,14 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 		return nil, nil // a replaced kind is not restored
 	}
 	r.State = FileStateExists
+	if o.Link != "" {
+		r.Symlink, r.Source = true, o.Link
+		r.Owner, r.Group = strconv.Itoa(o.UID), strconv.Itoa(o.GID)
+		return r, nil
+	}
+	if obj.Symlink {
+		return nil, nil // a replaced kind is not restored
+	}
 	r.Mode = "0" + strconv.FormatUint(uint64(o.Mode), 8)
 	r.Owner = strconv.Itoa(o.UID)
 	r.Group = strconv.Itoa(o.GID)

@@ -30,6 +30,8 @@ type harness struct {
 	prefix  string
 	// reversal makes the resource run as a saved reversal (Init.Reversal).
 	reversal bool
+	// graph is what Init.Graph returns: the resources of the graph.
+	graph []engine.Res
 }
 
 func newHarness(t testing.TB) *harness {
@@ -79,6 +81,11 @@ func (h *harness) init() *engine.Init {
 		},
 		Prefix:   h.prefix,
 		Reversal: h.reversal,
+		Graph: func() []engine.Res {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return h.graph
+		},
 		Logf: func(format string, v ...any) {
 			h.mu.Lock()
 			defer h.mu.Unlock()

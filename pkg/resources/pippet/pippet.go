@@ -146,6 +146,25 @@ func (obj *PippetRes) params() (map[string]any, error) {
 	return m, nil
 }
 
+// ManagedPaths returns the path a Puppet resource of a file type manages
+// (its path parameter, or an absolute title), with everything below it
+// for a recursive file, so that a purging directory keeps it.
+func (obj *PippetRes) ManagedPaths() []engine.ManagedPath {
+	m, err := obj.params()
+	if err != nil {
+		return nil
+	}
+	p, _ := m["path"].(string)
+	if p == "" && (obj.Type == "file" || obj.Type == "concat_file") {
+		p = obj.Title
+	}
+	if !filepath.IsAbs(p) {
+		return nil
+	}
+	tree := obj.Type == "file" && m["recurse"] != nil && m["recurse"] != false && m["recurse"] != "false"
+	return []engine.ManagedPath{{Path: filepath.Clean(p), Tree: tree}}
+}
+
 // Init starts (or joins) the shared Puppet worker.
 func (obj *PippetRes) Init(init *engine.Init) error {
 	obj.init = init

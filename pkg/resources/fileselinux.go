@@ -1,0 +1,102 @@
+package resources
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// selinuxXattr is the extended attribute holding an entry's SELinux
+// context.
+const selinuxXattr = "security.selinux"
+
+// selinuxfsMagic is the file system type of a mounted selinuxfs.
+const selinuxfsMagic = 0xf97cff8c
+
+// selinuxPresent reports, with an error saying why not, whether SELinux
+// runs on this host: selinuxfs is mounted at /sys/fs/selinux, as
+// libselinux requires. Tests replace it.
+var selinuxPresent = func() error {
+	var st unix.Statfs_t
+	if err := unix.Statfs("/sys/fs/selinux", &st); err != nil || uint32(st.Type) != selinuxfsMagic {
+		return fmt.Errorf("SELinux is not enabled on this host (no selinuxfs mounted at /sys/fs/selinux)")
+	}
+	return nil
+}
+
+// validateSELinux checks the wanted context, and that this host has
+// SELinux: setting a context elsewhere would store an attribute that
+// nothing enforces.
+func (obj *FileRes) validateSELinux() error {
+	if obj.SELinux == nil {
+		return nil
+	}
+	if s := *obj.SELinux; s != "" {
+		parts := strings.SplitN(s, ":", 4)
+		if len(parts) < 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.ContainsAny(s, " \t\n\x00") {
+			return fmt.Errorf("selinux %q is not a context (user:role:type[:level])", s)
+		}
+	}
+	if err := selinuxPresent(); err != nil {
+		return fmt.Errorf("selinux: %v", err)
+	}
+	return nil
+}
+
+// checkSELinux compares and sets the context of the entry (of a link
+// itself, never of what it points to); "" removes it.
+func (obj *FileRes) checkSELinux(c *fileCheck) error {
+	if obj.SELinux == nil || c.fi == nil {
+		return nil
+	}
+	want := *obj.SELinux
+	have, ok, err := getContext(c.path)
+	if err != nil {
+		return err
+	}
+	if ok == (want != "") && have == want {
+		return nil
+	}
+	if want == "" {
+		c.change("removed the selinux context " + have)
+	} else {
+		c.change(fmt.Sprintf("selinux context %q -> %q", have, want))
+	}
+	if !c.apply {
+		return nil
+	}
+	if want == "" {
+		if err := unix.Lremovexattr(c.path, selinuxXattr); err != nil && !errors.Is(err, unix.ENODATA) {
+			return &os.PathError{Op: "removexattr", Path: c.path, Err: err}
+		}
+		return nil
+	}
+	// As libselinux stores it: the context and its terminating NUL.
+	if err := unix.Lsetxattr(c.path, selinuxXattr, append([]byte(want), 0), 0); err != nil {
+		return &os.PathError{Op: "setxattr", Path: c.path, Err: err}
+	}
+	return nil
+}
+
+// getContext returns the context of the entry at path (a link itself)
+// and whether it has one.
+func getContext(path string) (string, bool, error) {
+	buf := make([]byte, 256)
+	for {
+		n, err := unix.Lgetxattr(path, selinuxXattr, buf)
+		switch {
+		case errors.Is(err, unix.ENODATA):
+			return "", false, nil
+		case errors.Is(err, unix.ERANGE) && len(buf) < 1<<16:
+			buf = make([]byte, 2*len(buf))
+			continue
+		case err != nil:
+			return "", false, &os.PathError{Op: "getxattr", Path: path, Err: err}
+		}
+		return string(bytes.TrimRight(buf[:n], "\x00")), true, nil
+	}
+}

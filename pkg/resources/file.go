@@ -707,11 +707,13 @@ func (obj *FileRes) owner() (int, int, error) {
 	return uid, gid, nil
 }
 
-// checkAttrs compares and sets the mode, owner and group. Changes go
-// through a descriptor of the entry (see filefd.go), the owner first: a
-// chown clears the set-id bits that the mode may ask for.
+// checkAttrs compares and sets the mode, owner and group (of a link
+// itself, with symlink). Changes go through a descriptor of the entry
+// (see filefd.go), the owner first: a chown clears the set-id bits that
+// the mode may ask for.
 func (obj *FileRes) checkAttrs(c *fileCheck) error {
-	if c.fi.Mode()&os.ModeSymlink != 0 || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
+	isLink := c.fi.Mode()&os.ModeSymlink != 0
+	if isLink != obj.Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
 		return nil
 	}
 	wu, wg, err := obj.owner()
@@ -734,8 +736,8 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 		return err
 	}
 	defer e.close()
-	if e.isLink() {
-		return fmt.Errorf("%s became a symbolic link while being checked", c.path)
+	if e.isLink() != obj.Symlink {
+		return fmt.Errorf("%s was replaced while being checked (a symbolic link: %v)", c.path, e.isLink())
 	}
 	// The entry held now decides, should it differ from the one checked.
 	perm, uid, gid = e.bits()

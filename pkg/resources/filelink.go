@@ -140,36 +140,10 @@ func replaceLink(path, target string) error {
 	}
 }
 
-// checkLinkOwner gives the link itself the wanted owner and group, through
-// a descriptor of the link checked.
+// checkLinkOwner gives the link itself the wanted owner and group, and
+// context.
 func (obj *FileRes) checkLinkOwner(c *fileCheck) error {
-	if obj.Owner == "" && obj.Group == "" {
-		return obj.checkSELinux(c)
-	}
-	wu, wg, err := obj.owner()
-	if err != nil {
-		return err
-	}
-	_, uid, gid := statBits(c.fi)
-	if !obj.attrChanges(nil, 0, uid, gid, false, wu, wg) {
-		return obj.checkSELinux(c)
-	}
-	obj.attrChanges(c, 0, uid, gid, false, wu, wg)
-	if !c.apply {
-		return nil
-	}
-	if err := obj.saveOrig(c); err != nil {
-		return err
-	}
-	e, err := openEntry(c.path)
-	if err != nil {
-		return err
-	}
-	defer e.close()
-	if !e.isLink() || !sameInode(&e.st, c.fi) {
-		return fmt.Errorf("%s was replaced while being checked", c.path)
-	}
-	if err := e.chown(wu, wg); err != nil {
+	if err := obj.checkAttrs(c); err != nil {
 		return err
 	}
 	return obj.checkSELinux(c)

@@ -253,7 +253,7 @@ func TestValueAndPassword(t *testing.T) {
 	prefix := filepath.Join(dir, "prefix")
 	rs := []res{
 		{Kind: "value", Name: "greeting", Params: map[string]any{"str": "hello"}},
-		{Kind: "password", Name: "db", Params: map[string]any{"length": 16}},
+		{Kind: "password", Name: "db", Params: map[string]any{"length": 16, "saved": true}},
 		{Kind: "file", Name: dir + "/secret", Params: map[string]any{"state": "exists", "mode": "0600"}},
 	}
 	es := []edge{{From: ref{"password", "db"}, To: ref{"file", dir + "/secret"}, Send: "password", Recv: "content"}}
@@ -268,7 +268,8 @@ func TestValueAndPassword(t *testing.T) {
 	if len(secret) != 16 {
 		t.Fatalf("secret %q", secret)
 	}
-	// A second run keeps the saved password.
+	// A second run keeps the saved password (saved: without it, the
+	// password never reaches the disk and a restart makes a new one).
 	r = testutil.Run(t, doc(t, 1, rs, es), "mgmt-apply", "--prefix", prefix, "--converged-timeout", "1")
 	if r.Code != 0 || read(dir+"/secret") != secret {
 		t.Fatalf("second run: exit %d, secret %q (was %q)\n%s", r.Code, read(dir+"/secret"), secret, r.Stderr)

@@ -39,17 +39,7 @@ func TestWatchLimitChild(t *testing.T) {
 		"max_inotify_instances": "fs.inotify.max_user_instances"}[limit]
 	p := filepath.Join(t.TempDir(), "f")
 	var logs lockedLog
-	e := engine.New(engine.Config{Prefix: t.TempDir(), ConvergedTimeout: -1, LimitPoll: 100 * time.Millisecond, Logf: logs.logf})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	e := runEngine(t, engine.Config{Prefix: t.TempDir(), ConvergedTimeout: -1, LimitPoll: 100 * time.Millisecond, Logf: logs.logf})
 	g, err := engine.Build(&graph.Document{Mgmt: graph.Version, Graph: "t", Seq: 1, Resources: []*graph.Resource{
 		{Kind: "file", Name: p, Params: map[string]any{"content": "want\n", "state": "exists"}},
 	}}, engine.BuildOptions{})
@@ -74,6 +64,23 @@ func TestWatchLimitChild(t *testing.T) {
 	nstest.SetLimit(t, limit, 1000)
 	waitUntil(t, "watching again", func() bool { return strings.Contains(logs.String(), "watching again") }, logs.String)
 	enforced("drift while watched\n")
+}
+
+// runEngine runs an engine of cfg until the test ends.
+func runEngine(t *testing.T, cfg engine.Config) *engine.Engine {
+	t.Helper()
+	e := engine.New(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return e
 }
 
 // waitUntil waits for cond, with a deadline.

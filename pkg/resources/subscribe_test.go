@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,17 +30,7 @@ func TestFileWatchNeedsNoGoroutine(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	var logs lockedLog
-	e := engine.New(engine.Config{Prefix: t.TempDir(), ConvergedTimeout: 0, Logf: logs.logf})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	e := runEngine(t, engine.Config{Prefix: t.TempDir(), ConvergedTimeout: 0, Logf: logs.logf})
 	e.Load(g)
 	select {
 	case <-e.Converged():

@@ -128,12 +128,6 @@ func Parse(name, description string, grammar any, args []string, stdout, stderr 
 	return kctx, ExitOK, false
 }
 
-// NotImplemented reports that a tool is not built yet and returns ExitFail.
-func NotImplemented(name string, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "%s: not implemented yet\n", name)
-	return ExitFail
-}
-
 // List splits a comma separated flag value (--seeds, --collect-from) into
 // its items, trimmed, dropping empty ones.
 func List(s string) []string {

@@ -76,16 +76,13 @@ func TestGoldenMixedGraphs(t *testing.T) {
 
 // TestSharedExamples runs the same merges on ../shared when it is there.
 func TestSharedExamples(t *testing.T) {
-	sh := testutil.Shared()
-	if sh == "" {
-		t.Skip("../shared not found")
-	}
+	sh := testutil.NeedShared(t)
 	dir := filepath.Join(sh, "puppet", "examples")
 	for _, ex := range []string{"ex2", "ex3"} {
 		res := testutil.Run(t, "", "graph-merge", filepath.Join(dir, ex+".lang.yaml"), filepath.Join(dir, ex+".mgmtgraph.yaml"))
 		want, err := os.ReadFile(filepath.Join(dir, ex+".merged.txt"))
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		if res.Code != 0 || summary(decode(t, res.Stdout)[0]) != string(want) {
 			t.Errorf("%s: exit %d %s\n%s", ex, res.Code, res.Stderr, res.Stdout)

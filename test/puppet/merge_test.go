@@ -16,10 +16,7 @@ import (
 // through graph-merge and compares the vertices and edges with the merged
 // graphs of ../shared/puppet/examples/exN.merged.txt.
 func TestMergedExamples(t *testing.T) {
-	shared := testutil.Shared()
-	if shared == "" {
-		t.Skip("../shared is not there")
-	}
+	shared := testutil.NeedShared(t)
 	ex := filepath.Join(shared, "puppet", "examples")
 	for _, name := range []string{"ex2", "ex3"} {
 		t.Run(name, func(t *testing.T) {
@@ -81,10 +78,7 @@ func readMerged(t *testing.T, path string) []string {
 // TestMergedExample1 is the mixed-graph example 1: no hand-over vertices, so
 // the merged graph is the union of the two graphs, each keeping its edges.
 func TestMergedExample1(t *testing.T) {
-	shared := testutil.Shared()
-	if shared == "" {
-		t.Skip("../shared is not there")
-	}
+	shared := testutil.NeedShared(t)
 	p := testutil.Run(t, "", "puppet-graph", "--catalog", filepath.Join(shared, "puppet", "examples", "ex1.catalog.json"))
 	if p.Code != 0 {
 		t.Fatalf("puppet-graph: %s", p.Stderr)

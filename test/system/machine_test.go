@@ -171,17 +171,12 @@ func (p *applyProc) exited() (bool, error) {
 	}
 }
 
-// eventually waits for cond, skipping the test when mgmt-apply cannot run
-// graphs yet and failing early when it exited.
+// eventually waits for cond, failing early when mgmt-apply exited.
 func (p *applyProc) eventually(d time.Duration, cond func() string) {
 	p.t.Helper()
 	systemtest.Eventually(p.t, d, func() string {
 		if done, err := p.exited(); done {
-			out := p.stderr.String()
-			if strings.Contains(out, "not implemented") {
-				p.t.Skip("mgmt-apply cannot run graphs yet: " + strings.TrimSpace(out))
-			}
-			p.t.Fatalf("mgmt-apply exited (%v):\n%s", err, out)
+			p.t.Fatalf("mgmt-apply exited (%v):\n%s", err, p.stderr.String())
 		}
 		return cond()
 	})

@@ -34,6 +34,15 @@ func Shared() string {
 	return p
 }
 
+// NeedShared returns the path of ../shared beside the project; without it
+// the test fails in CI (CI=true) and is skipped elsewhere (see Need).
+func NeedShared(t testing.TB) string {
+	t.Helper()
+	p := Shared()
+	Need(t, p != "", "../shared beside the project (the shared corpora and examples)")
+	return p
+}
+
 // Tools builds all five tools (once per test binary) and returns the
 // directory holding them.
 func Tools(t testing.TB) string {

@@ -303,7 +303,10 @@ func (c *checker) declareImport(st *ast.Import, s *Scope) {
 	} else {
 		m, err := c.loader.load(c, s.mod, path, st.Pos)
 		if err != nil {
-			if e, ok := err.(*graph.PosError); ok {
+			// A file that fails to parse is a failed import, reported
+			// at the import (as upstream does) with the parser's error;
+			// errors of checking the imported code stay where they are.
+			if e, ok := err.(*graph.PosError); ok && e.Stage != StageSyntax {
 				panic(e)
 			}
 			c.scopeErr(st.Pos, "import %q: %v", path, err)

@@ -209,7 +209,7 @@ func (e *Engine) drain() []msg {
 	return m
 }
 
-// go runs f in a goroutine the engine waits for at shutdown.
+// goTrack runs f in a goroutine the engine waits for at shutdown.
 func (e *Engine) goTrack(f func()) {
 	e.wg.Add(1)
 	go func() {
@@ -225,7 +225,7 @@ func (e *Engine) logf(format string, v ...any) {
 	e.cfg.Logf("%s", graph.Printable(fmt.Sprintf(format, v...)))
 }
 
-// errorf formats an error about a vertex, with its position when known.
+// errorAt formats an error about a vertex, with its position when known.
 func errorAt(vs *vstate, format string, v ...any) string {
 	msg := fmt.Sprintf(format, v...)
 	if w := vs.v.Src.Where(); w != "" {

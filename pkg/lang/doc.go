@@ -1,11 +1,11 @@
 // Package lang is the home of mcl, the language of mcl-compile. The
-// compiler is split in stages, each its own package importing only the
-// earlier ones:
+// compiler is split in packages, each importing only the ones listed
+// before it (and pkg/graph):
 //
+//	types    type terms, the type syntax, union-find unification
+//	ast      the syntax tree and its printer (canonical mcl source)
 //	parser   lexer (newlines are tokens), recursive-descent parser, string
 //	         interpolation; errors "FILE:LINE:COL: syntax error: ..."
-//	ast      the syntax tree and its printer (canonical mcl source)
-//	types    type terms, the type syntax, union-find unification
 //	values   runtime values
 //	funcs    the built-in function registry and API (see its doc.go);
 //	         funcs/all the core modules, funcs/library the rest

@@ -520,7 +520,7 @@ func (o *output) checkSendRecv(e *outEdge) error {
 	return nil
 }
 
-// sendRecvTypes checks a send/recv edge statement against the schemas.
+// checkSendRecvTypes checks a send/recv edge statement against the schemas.
 func (c *checker) checkSendRecvTypes(n *edgeIR) {
 	if len(n.halves) != 2 || n.halves[0].field == "" {
 		return

@@ -24,33 +24,9 @@ var metaTypes = map[string]*types.Type{
 // MetaStructType is the type of `Meta => struct{...}`.
 var MetaStructType = types.MustParse("struct{noop bool; retry int; retryreset bool; delay int; timeout int; poll int; limit float; burst int; reset bool; sema []str; rewatch bool; realize bool; dollar bool; hidden bool; export []str; reverse bool; autoedge bool; autogroup bool}")
 
-// testSchema describes the `test` kind when no resource package registered
-// it, so that programs using it type-check on their own.
-var testSchema = &graph.KindSchema{
-	Kind: "test",
-	Params: map[string]string{
-		"bool": "bool", "str": "str", "int": "int", "int8": "int", "int16": "int", "int32": "int", "int64": "int",
-		"uint": "int", "uint8": "int", "uint16": "int", "uint32": "int", "uint64": "int",
-		"byte": "int", "rune": "int", "float32": "float", "float64": "float",
-		"boolptr": "bool", "stringptr": "str", "int64ptr": "int", "int8ptr": "int", "uint8ptr": "int",
-		"slicestring": "[]str", "mapintfloat": "map{int: float}",
-		"mixedstruct": "struct{somebool bool; somestr str; someint int; somefloat float; somepr str}",
-		"anotherstr":  "str", "onlyshow": "[]str", "comparefail": "bool", "sendvalue": "str",
-		"validatebool": "bool", "validateerror": "str", "alwaysgroup": "bool", "expectbadcheckapply": "bool",
-	},
-	Sends: map[string]string{"hello": "str", "answer": "int"},
-	Recv:  true,
-}
-
-func lookupKind(kind string) (*graph.KindSchema, bool) {
-	if s, ok := graph.LookupKind(kind); ok {
-		return s, true
-	}
-	if kind == "test" {
-		return testSchema, true
-	}
-	return nil, false
-}
+// lookupKind returns the schema of a resource kind, from the registry of
+// pkg/graph that the resource packages fill.
+func lookupKind(kind string) (*graph.KindSchema, bool) { return graph.LookupKind(kind) }
 
 func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 	switch st := st.(type) {

@@ -1,0 +1,6 @@
+package sem_test
+
+// The tests type-check their programs against the resource kinds the tools
+// use: the real schemas, registered by the resource package (only tests
+// import it; pkg/lang itself learns kinds from pkg/graph's registry).
+import _ "github.com/mgmtpipe/mgmt/pkg/resources"

@@ -16,8 +16,13 @@ class { "motd": }
 
 exec { "announce":
   command     => "/bin/echo motd changed",
-  refreshonly => true,                       # no native equivalent: pippet
+  refreshonly => true,                       # runs when Class["motd"] changed
   subscribe   => Class["motd"],
+}
+
+tidy { "/tmp/mgmt-puppet-demo":              # no native kind: pippet
+  age     => "1w",
+  recurse => true,
 }
 
 notify { "demo": message => "puppet-graph demo applied" }

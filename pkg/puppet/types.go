@@ -160,7 +160,7 @@ var execMapping = &mapping{kind: "exec", title: true, whole: execWhole, rules: m
 	"creates": toStr("creates"),
 	"timeout": execTimeout,
 	"refreshonly": func(t *tr, k string, v any) {
-		if b, ok := boolValue(v); !ok || b {
+		if refreshOnly(v) {
 			t.out["refreshonly"] = true
 		}
 	},
@@ -253,9 +253,18 @@ func execWhole(t *tr) {
 		t.out["ifshell"] = "/bin/sh"
 	}
 	t.out["timeout"] = int64(300)
+	if v, ok := t.params["refreshonly"]; ok && refreshOnly(v) {
+		return // runs on a refresh only, not at every Puppet run
+	}
 	// Puppet runs an exec at every run: a tick per runinterval reruns it
 	t.out["watchcmd"] = fmt.Sprintf("while sleep %d; do echo puppet run interval passed; done", t.opts.runInterval())
 	t.out["watchshell"] = "/bin/sh"
+}
+
+// refreshOnly reads Puppet's refreshonly: only false turns it off.
+func refreshOnly(v any) bool {
+	b, ok := boolValue(v)
+	return !ok || b
 }
 
 // execArgv translates an argv command: run without a shell when the

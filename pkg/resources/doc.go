@@ -33,7 +33,9 @@
 // another host stop this one's engine. exec's cwd, user and group
 // stay the exporter's: an exec runs as root by default, so another user
 // only lowers its rights, and the command can change directory itself;
-// collecting an exec is trusting the exporter with a command, as
+// so do its guards, watchfiles and mtimes (they only look at paths the
+// command could read itself); collecting an exec is trusting the exporter
+// with a command, as
 // collecting a sysctl or a file's content is trusting it with that value.
 // A new kind with such a parameter must tag it; a test in schemas/ fails
 // for a kind whose parameter has a usual target name (path, file, source,
@@ -410,20 +412,52 @@
 //
 // # exec
 //
-// Without ifcmd or creates, the command runs on the first CheckApply, after
-// a refresh, after each line of watchcmd's output and, with Meta:poll, at
-// every poll; other CheckApply calls (a poke from a changed predecessor,
-// the second half of a paired execution) find the state right. ifcmd (run
-// when exiting 0) and creates (run while the path is missing) are checked
-// at every CheckApply. Commands run in their own process group, killed as
-// a whole on timeout or cancellation; when the engine's process dies
-// without stopping them (SIGKILL), the kernel kills each command (its
-// parent-death signal; what a command forked itself outlives it unless the
-// command ran it with exec). After a run, exec sends output (stdout and
-// stderr, in the order the two pipes were read), stdout and stderr: the
-// last MiB of each, after a line saying how many bytes were cut when there
-// were more, which is also logged. exec receives nothing (it is not
-// Recvable).
+// Without a guard (ifcmd, nifcmd, creates), the command runs on the first
+// CheckApply, after a refresh, after each line of watchcmd's output, after
+// each change of a watchfiles path and, with Meta:poll, at every poll;
+// other CheckApply calls (a poke from a changed predecessor, the second
+// half of a paired execution) find the state right. The guards are checked
+// at every CheckApply, in this order: ifcmd must exit 0 (and, when set,
+// what it printed must differ from ifequals, stdout and stderr together
+// as one pipe carries them, or its stdout from ifequals_stdout), nifcmd
+// must exit non-zero, the creates path must be missing. A guard that
+// cannot be started is an error, not a "no". refreshonly runs the command
+// on a refresh only (Puppet's refreshonly, which puppet-graph translates
+// to it), still subject to the guards; it refuses watchcmd, watchfiles and
+// mtimes, whose events could never run the command.
+//
+// mtimes lists files: when one's modification time differs from the one
+// it had when the last successful run started (a newer file, or one put
+// back with an older time), or no run was recorded, the command runs
+// whatever the guards say; a missing file is an error. The times are kept
+// per file in the vardir (exec/mtimes.json), so a restarted engine does
+// not run the command again for nothing, and are taken before the run, so
+// a file changed while the command runs makes it run again. Each file is
+// compared with its own earlier time rather than with the clock, which
+// the kernel's file times lag behind. A command should therefore not
+// modify the files it lists: it would run again after each run.
+// watchfiles, creates and the mtimes files are watched through the shared
+// watcher (a watchfiles path ending in "/" at any depth); a watchfiles
+// change makes the command due, the others only wake CheckApply.
+//
+// Commands run in their own process group. A run that is cancelled (the
+// engine stops or swaps the graph, timeout or Meta:timeout expires) sends
+// sig (SIGTERM unless set, any signal name with the SIG prefix) to the
+// group; the command has 5 seconds to end (and to close its output)
+// before SIGKILL ends it, and once it has ended SIGKILL goes to what is
+// left of its group, so a cancelled run leaves no process behind. When the
+// engine's process dies without stopping them (SIGKILL), the kernel kills
+// each command (its parent-death signal; what a command forked itself
+// outlives it unless the command ran it with exec). After a run, exec
+// sends output (stdout and stderr, in the order the two pipes were read),
+// stdout and stderr: the last MiB of each, after a line saying how many
+// bytes were cut when there were more, which is also logged. What a
+// successful run sent is kept in the vardir (exec/sends.json, mode 0600 in
+// a 0700 directory: only root, or the user mgmt-apply runs as, can read a
+// command's output), and sent again when a later CheckApply, in this
+// process or the next, skips the command before it ran; without such a
+// record, send_output, send_stdout and send_stderr are sent instead (an
+// unset one as no value). exec receives nothing (it is not Recvable).
 //
 // # The value store
 //

@@ -1,9 +1,7 @@
 package resources
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,13 +23,19 @@ func init() {
 
 // ExecRes runs a command.
 //
-// Without ifcmd or creates, the command runs on the first CheckApply, on a
-// refresh notification, and after each line printed by watchcmd; other
-// CheckApply calls (a poke from a changed predecessor, the second half of a
-// paired execution) find the state right. With ifcmd, the command runs only
-// when ifcmd exits 0; with creates, only while that path is missing; these
-// checks run at every CheckApply, refresh or not. With Meta:poll, every
-// poll is an event: the command runs at each one.
+// Without a guard (ifcmd, nifcmd, creates), the command runs on the first
+// CheckApply, on a refresh notification, after each line printed by
+// watchcmd and after each change of a watchfiles path; other CheckApply
+// calls (a poke from a changed predecessor, the second half of a paired
+// execution) find the state right. With a guard, the command runs
+// whenever the guards let it: ifcmd must exit 0 (and print ifequals, when
+// set, is a reason to skip), nifcmd must exit non-zero, creates must be
+// missing; the guards are checked at every CheckApply, refresh or not.
+// With refreshonly, only a refresh runs the command (still subject to the
+// guards). With mtimes, a listed file modified since the last successful
+// run started (or a command that never ran) forces a run, bypassing the
+// guards. With Meta:poll, every poll is an event: the
+// command runs at each one.
 type ExecRes struct {
 	traits.Base
 	traits.Edgeable
@@ -82,6 +86,39 @@ type ExecRes struct {
 	// DoneShell runs DoneCmd as "DoneShell -c DoneCmd".
 	DoneShell string `lang:"doneshell" yaml:"doneshell"`
 
+	// NIfCmd guards Cmd: Cmd runs only if NIfCmd exits non-zero.
+	NIfCmd string `lang:"nifcmd" yaml:"nifcmd"`
+	// NIfCwd is the directory NIfCmd runs in.
+	NIfCwd string `lang:"nifcwd" yaml:"nifcwd"`
+	// NIfShell runs NIfCmd as "NIfShell -c NIfCmd".
+	NIfShell string `lang:"nifshell" yaml:"nifshell"`
+	// IfEquals, with IfCmd exiting 0, skips Cmd when what IfCmd printed
+	// (stdout and stderr together) equals it.
+	IfEquals *string `lang:"ifequals" yaml:"ifequals"`
+	// IfEqualsStdout is IfEquals for IfCmd's standard output alone.
+	IfEqualsStdout *string `lang:"ifequals_stdout" yaml:"ifequals_stdout"`
+
+	// WatchFiles are absolute paths whose changes make Cmd due again; a
+	// path ending in "/" is a directory followed at any depth.
+	WatchFiles []string `lang:"watchfiles" yaml:"watchfiles"`
+	// MTimes are absolute files: when one was modified since the last
+	// successful run of Cmd started (or Cmd never ran), Cmd runs whatever
+	// the guards say.
+	MTimes []string `lang:"mtimes" yaml:"mtimes"`
+
+	// RefreshOnly runs Cmd only when a refresh notification arrives.
+	RefreshOnly bool `lang:"refreshonly" yaml:"refreshonly"`
+	// Sig is the signal sent to the command's process group when its run
+	// is cancelled or times out (default "SIGTERM"); SIGKILL follows
+	// after a grace period.
+	Sig string `lang:"sig" yaml:"sig"`
+
+	// SendOutput, SendStdout and SendStderr are sent instead of the
+	// command's output when a guard skips it and no run has been recorded.
+	SendOutput *string `lang:"send_output" yaml:"send_output"`
+	SendStdout *string `lang:"send_stdout" yaml:"send_stdout"`
+	SendStderr *string `lang:"send_stderr" yaml:"send_stderr"`
+
 	mu    sync.Mutex
 	dirty bool // cmd is due: first run, or watchcmd printed a line
 }
@@ -111,7 +148,8 @@ func (obj *ExecRes) Validate() error {
 	if obj.Shell != "" && len(obj.Args) > 0 {
 		return fmt.Errorf("args cannot be combined with shell (put them in cmd)")
 	}
-	for _, p := range []struct{ name, v string }{{"cwd", obj.Cwd}, {"watchcwd", obj.WatchCwd}, {"ifcwd", obj.IfCwd}, {"donecwd", obj.DoneCwd}, {"creates", obj.Creates}} {
+	for _, p := range []struct{ name, v string }{{"cwd", obj.Cwd}, {"watchcwd", obj.WatchCwd}, {"ifcwd", obj.IfCwd},
+		{"nifcwd", obj.NIfCwd}, {"donecwd", obj.DoneCwd}, {"creates", obj.Creates}} {
 		if p.v != "" && !filepath.IsAbs(p.v) {
 			return fmt.Errorf("%s %q must be absolute", p.name, p.v)
 		}
@@ -121,7 +159,7 @@ func (obj *ExecRes) Validate() error {
 			return fmt.Errorf("invalid environment variable name %q", k)
 		}
 	}
-	return nil
+	return obj.validateExtra()
 }
 
 // Init keeps the handle; the command is due on the first CheckApply.
@@ -137,78 +175,21 @@ func (obj *ExecRes) Cleanup() error { return nil }
 // Sends returns the keys exec sends.
 func (obj *ExecRes) Sends() any { return &ExecSends{} }
 
-// Watch runs watchcmd, if any, turning each line of its output into an
-// event; without watchcmd, nothing but a refresh or a poll runs cmd again.
-func (obj *ExecRes) Watch(ctx context.Context) error {
-	if obj.WatchCmd == "" {
-		obj.init.Running()
-		<-ctx.Done()
-		return nil
-	}
-	cmd, err := obj.command(ctx, obj.WatchCmd, nil, obj.WatchShell, obj.WatchCwd)
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := startCommand(cmd); err != nil {
-		return fmt.Errorf("watchcmd: %v", err)
-	}
-	obj.init.Running()
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		obj.mu.Lock()
-		obj.dirty = true
-		obj.mu.Unlock()
-		obj.init.Event()
-	}
-	if err := sc.Err(); err != nil { // a line over a MiB: stop reading
-		cmd.Cancel()
-		cmd.Wait()
-		return fmt.Errorf("watchcmd: %v", err)
-	}
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("watchcmd exited: %v", err)
-	}
-	return fmt.Errorf("watchcmd exited")
-}
-
 // CheckApply runs the command when it is due (see ExecRes).
 func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
-	if obj.IfCmd != "" {
-		cmd, err := obj.command(ctx, obj.IfCmd, nil, obj.IfShell, obj.IfCwd)
-		if err != nil {
-			return false, err
-		}
-		if err := runCommand(cmd); err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				return false, fmt.Errorf("ifcmd: %v", err)
+	snap, forced, err := obj.mtimesChanged()
+	if err != nil {
+		return false, err
+	}
+	if !forced {
+		skip, err := obj.skip(ctx, refresh)
+		if err != nil || skip {
+			if err == nil {
+				err = obj.sendSkipped()
 			}
-			return true, nil // the guard says there is nothing to do
+			return err == nil, err
 		}
-	}
-	if obj.Creates != "" {
-		if _, err := os.Lstat(obj.Creates); err == nil {
-			return true, nil
-		}
-	}
-	obj.mu.Lock()
-	// With Meta:poll the engine calls CheckApply instead of running
-	// Watch: each poll stands for an event, so the command is due.
-	due := obj.dirty || obj.MetaParams().Poll > 0
-	obj.mu.Unlock()
-	if obj.IfCmd == "" && obj.Creates == "" && !due && !refresh {
-		return true, nil
 	}
 	if !apply {
 		return false, nil
@@ -230,7 +211,27 @@ func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 			return false, fmt.Errorf("donecmd: %v: %s", err, out.firstLine())
 		}
 	}
-	return false, nil
+	return false, obj.recordRun(ctx, snap)
+}
+
+// skip reports whether the command is not to run now: refreshonly without
+// a refresh, a guard that says no, or, without guards, nothing that made
+// the command due.
+func (obj *ExecRes) skip(ctx context.Context, refresh bool) (bool, error) {
+	if obj.RefreshOnly && !refresh {
+		return true, nil
+	}
+	if skip, err := obj.guardsSkip(ctx); err != nil || skip {
+		return skip, err
+	}
+	if obj.IfCmd != "" || obj.NIfCmd != "" || obj.Creates != "" || refresh {
+		return false, nil
+	}
+	obj.mu.Lock()
+	defer obj.mu.Unlock()
+	// With Meta:poll the engine calls CheckApply instead of running
+	// Watch: each poll stands for an event, so the command is due.
+	return !obj.dirty && obj.MetaParams().Poll == 0, nil
 }
 
 // run runs cmd and sends its output.
@@ -350,10 +351,8 @@ func (obj *ExecRes) command(ctx context.Context, line string, args []string, she
 		}
 		cmd.SysProcAttr.Credential = cred
 	}
-	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 2 * time.Second
+	cmd.Cancel = groupCancel(cmd, obj.signal())
+	cmd.WaitDelay = killGrace
 	return cmd, nil
 }
 
@@ -413,32 +412,8 @@ func (a *onceAutoEdge) Test([]bool) bool {
 
 // Cmp compares two exec resources.
 func (obj *ExecRes) Cmp(r engine.Res) error {
-	res, ok := r.(*ExecRes)
-	if !ok {
+	if _, ok := r.(*ExecRes); !ok {
 		return fmt.Errorf("not a %T", obj)
 	}
-	a := []string{obj.Cmd, obj.Cwd, obj.Shell, obj.User, obj.Group, obj.WatchCmd, obj.WatchCwd, obj.WatchShell,
-		obj.IfCmd, obj.IfCwd, obj.IfShell, obj.Creates, obj.DoneCmd, obj.DoneCwd, obj.DoneShell}
-	b := []string{res.Cmd, res.Cwd, res.Shell, res.User, res.Group, res.WatchCmd, res.WatchCwd, res.WatchShell,
-		res.IfCmd, res.IfCwd, res.IfShell, res.Creates, res.DoneCmd, res.DoneCwd, res.DoneShell}
-	for i := range a {
-		if a[i] != b[i] {
-			return fmt.Errorf("a command parameter differs (%q != %q)", a[i], b[i])
-		}
-	}
-	if strings.Join(obj.Args, "\x00") != strings.Join(res.Args, "\x00") || len(obj.Args) != len(res.Args) {
-		return fmt.Errorf("the args differ")
-	}
-	if obj.Timeout != res.Timeout {
-		return fmt.Errorf("the timeout differs")
-	}
-	if len(obj.Env) != len(res.Env) {
-		return fmt.Errorf("the env differs")
-	}
-	for k, v := range obj.Env {
-		if w, ok := res.Env[k]; !ok || w != v {
-			return fmt.Errorf("the env differs")
-		}
-	}
-	return nil
+	return cmpParams(obj, r)
 }

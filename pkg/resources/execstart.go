@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // The commands of exec resources die with the process that started them,
@@ -26,8 +28,10 @@ import (
 //
 // The signal reaches the command's own process only: processes it forked
 // (a shell running a command without exec) outlive a SIGKILL of the
-// engine. Cancelling a run (a timeout, a graceful stop) kills the whole
-// process group (command's cmd.Cancel).
+// engine. Cancelling a run (a timeout, a graceful stop) signals the whole
+// process group (exec's sig, SIGTERM by default), and SIGKILL follows
+// killGrace later for the command and at once, once the command has
+// ended, for the rest of its group.
 
 // forker is the goroutine that starts the commands (see above); it lives
 // as long as the process.
@@ -62,5 +66,34 @@ func runCommand(cmd *exec.Cmd) error {
 	if err := startCommand(cmd); err != nil {
 		return err
 	}
-	return cmd.Wait()
+	return waitCommand(cmd)
+}
+
+// killGrace is how long a cancelled command has, after its signal (exec's
+// sig), before SIGKILL ends it.
+const killGrace = 5 * time.Second
+
+// cancelled holds the started commands whose Cancel ran (see waitCommand).
+var cancelled sync.Map // *exec.Cmd -> struct{}
+
+// groupCancel returns a Cancel function for cmd, which must run in its own
+// process group: it sends sig to the whole group. The exec package kills
+// the command itself killGrace later if it is still running, and
+// waitCommand kills the rest of the group.
+func groupCancel(cmd *exec.Cmd, sig syscall.Signal) func() error {
+	return func() error {
+		cancelled.Store(cmd, struct{}{})
+		return syscall.Kill(-cmd.Process.Pid, sig)
+	}
+}
+
+// waitCommand waits for cmd and, when its run was cancelled, kills with
+// SIGKILL what is left of its process group (children that ignored or
+// caught the signal), so that a cancelled run leaves nothing behind.
+func waitCommand(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	if _, ok := cancelled.LoadAndDelete(cmd); ok {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // ESRCH when the group is gone
+	}
+	return err
 }

@@ -114,7 +114,18 @@ func setup(t testing.TB, h *harness, kind, name string, r engine.Res) engine.Res
 	if err := r.Validate(); err != nil {
 		t.Fatalf("validate %s: %v", r, err)
 	}
-	if err := r.Init(h.init()); err != nil {
+	init := h.init()
+	if sr, ok := r.(engine.Sendable); ok {
+		// As the engine does: the resource keeps what it sent.
+		send := init.Send
+		init.Send = func(st any) error {
+			if err := sr.Send(st); err != nil {
+				return err
+			}
+			return send(st)
+		}
+	}
+	if err := r.Init(init); err != nil {
 		t.Fatalf("init %s: %v", r, err)
 	}
 	t.Cleanup(func() { r.Cleanup() })

@@ -196,15 +196,15 @@ File["/tmp/pg-l"] ~> Exec["e"]
 	if m := byRef["msg[hello]"]; m == nil || m.Params["body"] != "world" {
 		t.Errorf("notify: want msg[hello] with body world, got %+v", m)
 	}
-	if p := byRef["pippet[Exec[/bin/true]]"]; p == nil || p.Params["type"] != "exec" || !strings.Contains(p.Params["params"].(string), `"refreshonly":true`) {
-		t.Errorf("refreshonly exec: want a pippet fallback, got %+v", p)
+	if e := byRef["exec[e]"]; e == nil || e.Params["refreshonly"] != true || e.Params["watchcmd"] != nil {
+		t.Errorf("refreshonly exec: want exec[e] with refreshonly and no run-interval watchcmd, got %+v", e)
 	}
 	if p := byRef["pippet[File[/tmp/pg-l]]"]; p == nil {
 		t.Errorf("file link: want a pippet fallback (our file kind has no symlinks)")
 	}
 	notified := false
 	for _, e := range d.Edges {
-		if e.From.Name == "File[/tmp/pg-l]" && e.To.Name == "Exec[/bin/true]" {
+		if e.From.Name == "File[/tmp/pg-l]" && e.To.Kind == "exec" && e.To.Name == "e" {
 			notified = e.Notify
 		}
 	}
@@ -213,8 +213,7 @@ File["/tmp/pg-l"] ~> Exec["e"]
 	}
 	for _, want := range []string{
 		"Info: Tidy[h] goes to pippet: no native kind for type tidy (file: <code>, line: 5)",
-		"Info: Exec[e] goes to pippet: kind exec has no parameter 'refreshonly'",
-		"1 native translations\n", "2 failed translations\n", "1 unsupported resources\n",
+		"2 native translations\n", "1 failed translations\n", "1 unsupported resources\n",
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)

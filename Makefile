@@ -3,6 +3,7 @@
 #   make test       unit and end-to-end tests
 #   make bench      Go benchmarks and the bench/*.sh scripts
 #   make install    copy the tools to $(PREFIX)/bin (PREFIX=/usr/local)
+#   make deb        build the Debian package mgmt_VERSION_ARCH.deb (dist/deb/build.sh)
 
 GO      ?= go
 PREFIX  ?= /usr/local
@@ -12,7 +13,7 @@ LDFLAGS := -X github.com/mgmtpipe/mgmt/internal/cli.Version=$(VERSION)
 SHARED  ?= ../shared
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: all build test bench install conformance clean fmt vet example $(TOOLS:%=bin/%)
+.PHONY: all build test bench install deb conformance clean fmt vet example $(TOOLS:%=bin/%)
 
 all: build
 
@@ -35,6 +36,9 @@ conformance: build
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(TOOLS:%=bin/%) $(DESTDIR)$(PREFIX)/bin/
+
+deb: build
+	VERSION=$(VERSION) dist/deb/build.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

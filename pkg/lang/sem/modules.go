@@ -54,11 +54,6 @@ func (l *loader) remote(url string) (string, error) {
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
-	if wd, err := os.Getwd(); err == nil { // pre-placed under ./path/ (tests)
-		if p := filepath.Join(wd, "path", u); isDir(p) {
-			return p, nil
-		}
-	}
 	if !l.download {
 		return "", fmt.Errorf("module %s is not in the cache %s (use --download)", url, dir)
 	}
@@ -74,11 +69,6 @@ func (l *loader) remote(url string) (string, error) {
 		return "", fmt.Errorf("git clone %s: %v: %s", src, err, strings.TrimSpace(string(out)))
 	}
 	return dir, nil
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }
 
 func freshOr(p *ast.Param) *types.Type {

@@ -3,10 +3,12 @@ package resources
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"syscall"
@@ -381,6 +383,39 @@ func TestValue(t *testing.T) {
 	v := setup(t, h, "value", "w", &ValueRes{Str: &s}).(*ValueRes)
 	startWatch(t, h, v)
 	expectEvent(t, h, "value written", func() { checkApply(t, v, true, false) })
+}
+
+// TestValueAny stores values of any type as JSON, sends what is stored
+// (decoded as parameters are), and refuses a second value or a null.
+func TestValueAny(t *testing.T) {
+	h := newHarness(t)
+	var st any = map[string]any{"a": "x", "b": []any{json.Number("1"), json.Number("2")}}
+	v := setup(t, h, "value", "k", &ValueRes{Any: &st}).(*ValueRes)
+	checkApply(t, v, false, false)
+	if h.sent != nil {
+		t.Fatalf("sent %v before anything was stored", h.sent)
+	}
+	checkApply(t, v, true, false)
+	if got := mustRead(t, ValuePath(h.prefix, "k")); got != `{"a":"x","b":[1,2]}` {
+		t.Fatalf("stored %q", got)
+	}
+	sent := h.sent.(*ValueSends).Any
+	if sent == nil || !reflect.DeepEqual(*sent, st) {
+		t.Fatalf("sent %v, want %v", sent, st)
+	}
+	checkApply(t, v, true, true)
+	mustWrite(t, ValuePath(h.prefix, "k"), `"edited"`)
+	checkApply(t, v, true, false)
+	if got := mustRead(t, ValuePath(h.prefix, "k")); got != `{"a":"x","b":[1,2]}` {
+		t.Fatalf("drift not repaired: %q", got)
+	}
+	i := int64(1)
+	var null any
+	for _, bad := range []*ValueRes{{Key: "k", Any: &st, Int: &i}, {Key: "k", Any: &null}} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
 }
 
 func TestMsgJournalLarge(t *testing.T) {

@@ -25,10 +25,13 @@ func init() {
 
 // ValueRes stores one key of the local value store that mcl's value.get*
 // functions read (see the package documentation for the layout). At most
-// one of str, int, float and bool is set; when none is, the key is removed.
+// one of any, str, int, float and bool is set; when none is, the key is
+// removed. It sends the value stored as "any", for a receiving
+// resource's parameter of that value's type.
 type ValueRes struct {
 	traits.Base
 	traits.Recvable
+	traits.Sendable
 
 	init *engine.Init
 
@@ -42,6 +45,9 @@ type ValueRes struct {
 	Float *float64 `lang:"float" yaml:"float"`
 	// Bool stores a bool value (value.get_bool reads it).
 	Bool *bool `lang:"bool" yaml:"bool"`
+	// Any stores a value of any type, as JSON (value.get with the type
+	// annotated reads it).
+	Any *any `lang:"any" yaml:"any"`
 
 	file string
 }
@@ -70,13 +76,16 @@ func (obj *ValueRes) Validate() error {
 		return fmt.Errorf("invalid key %q", obj.key())
 	}
 	n := 0
-	for _, set := range []bool{obj.Str != nil, obj.Int != nil, obj.Float != nil, obj.Bool != nil} {
+	if obj.Any != nil && *obj.Any == nil {
+		return fmt.Errorf("any must hold a value")
+	}
+	for _, set := range []bool{obj.Any != nil, obj.Str != nil, obj.Int != nil, obj.Float != nil, obj.Bool != nil} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return fmt.Errorf("set at most one of str, int, float and bool")
+		return fmt.Errorf("set at most one of any, str, int, float and bool")
 	}
 	if obj.Float != nil && (math.IsNaN(*obj.Float) || math.IsInf(*obj.Float, 0)) {
 		return fmt.Errorf("float %v cannot be stored", *obj.Float)
@@ -99,8 +108,41 @@ func (obj *ValueRes) encode() ([]byte, error) {
 		return []byte(s), nil
 	case obj.Bool != nil:
 		return json.Marshal(*obj.Bool)
+	case obj.Any != nil:
+		b, err := json.Marshal(*obj.Any)
+		if err != nil {
+			return nil, fmt.Errorf("any: %v", err)
+		}
+		return b, nil
 	}
 	return nil, nil
+}
+
+// ValueSends is what a value resource sends.
+type ValueSends struct {
+	// Any is the value stored (nil when none is), of its own type.
+	Any *any `lang:"any"`
+}
+
+// Sends returns the keys value sends.
+func (obj *ValueRes) Sends() any { return &ValueSends{} }
+
+// send sends the value stored, decoded from its JSON as parameters are.
+func (obj *ValueRes) send(b []byte) error {
+	if obj.init == nil || obj.init.Send == nil {
+		return nil
+	}
+	st := &ValueSends{}
+	if b != nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return err
+		}
+		st.Any = &v
+	}
+	return obj.init.Send(st)
 }
 
 // Init finds the file of the key.
@@ -144,15 +186,18 @@ func (obj *ValueRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	exists := err == nil
 	if want == nil {
 		if !exists {
-			return true, nil
+			return true, obj.send(nil)
 		}
 		if !apply {
 			return false, nil
 		}
-		return false, os.Remove(obj.file)
+		if err := os.Remove(obj.file); err != nil {
+			return false, err
+		}
+		return false, obj.send(nil)
 	}
 	if exists && bytes.Equal(have, want) {
-		return true, nil
+		return true, obj.send(want)
 	}
 	if !apply {
 		return false, nil
@@ -160,7 +205,10 @@ func (obj *ValueRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(obj.file), 0o755); err != nil {
 		return false, err
 	}
-	return false, writeAtomic(ctx, obj.file, want, 0o644, -1, -1)
+	if err := writeAtomic(ctx, obj.file, want, 0o644, -1, -1); err != nil {
+		return false, err
+	}
+	return false, obj.send(want)
 }
 
 // Cmp compares two value resources.

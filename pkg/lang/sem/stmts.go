@@ -173,7 +173,8 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 					names = append(names, k)
 				}
 				c.typeErrf(f.Pos, "resource kind %s has no parameter %q%s", st.Kind, f.Key, suggest(f.Key, names))
-			} else if t, err := types.Parse(ts); err == nil {
+			} else if t, err := types.Parse(ts); err == nil && t.Kind != types.KindVariant {
+				// a variant parameter takes a value of any (concrete) type
 				if !types.TryUnify(fn.val.typ(), t) {
 					s := types.StringAll(t, fn.val.typ().Resolve())
 					c.typeErrf(f.Pos, "parameter %s of %s wants %s, got %s (%s at %s)", f.Key, st.Kind, s[0], s[1], ast.PrintExpr(f.Value), f.Value.Position())

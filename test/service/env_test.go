@@ -132,3 +132,17 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version: %q, %v; want %s[-dirty]", out, err, want)
 	}
 }
+
+// TestReadfileNamesPath checks that os.readfile's error names the file,
+// whether the file or its directory is missing.
+func TestReadfileNamesPath(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{filepath.Join(dir, "nofile"), filepath.Join(dir, "nodir", "nofile")} {
+		prog := filepath.Join(dir, "rf.mcl")
+		os.WriteFile(prog, []byte("import \"os\"\nfile \"/tmp/never\" { content => os.readfile(\""+p+"\"), }\n"), 0o644)
+		r := testutil.Run(t, "", "mcl-compile", "--once", "--prefix", dir, prog)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "rf.mcl:2:32: runtime error: ") || !strings.Contains(r.Stderr, p+": no such file or directory") {
+			t.Errorf("os.readfile(%q): exit %d\n%s", p, r.Code, r.Stderr)
+		}
+	}
+}

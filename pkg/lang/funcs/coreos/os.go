@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +27,9 @@ func watchFile(ctx context.Context, path string, read func() error) error {
 		return err
 	}
 	defer w.Close()
+	// The watch's error names no path: the user's is named here.
 	if err := w.Add(filepath.Dir(path)); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := read(); err != nil {
 		return err

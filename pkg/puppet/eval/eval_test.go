@@ -85,3 +85,22 @@ func FuzzCompile(f *testing.F) {
 		Compile("fuzz.pp", src, Options{Certname: "n"}) // must not panic
 	})
 }
+
+// TestCollectByTag collects by tag across the main class, whose container
+// is itself.
+func TestCollectByTag(t *testing.T) {
+	c, err := compile(t, `
+file { "/x": }
+@file { "/v": tag => "a" }
+File <| tag == "a" |> { mode => "0600" }
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := find(c, "File[/v]"); f == nil || f.Params["mode"] != "0600" {
+		t.Errorf("File[/v] = %v", f)
+	}
+	if f := find(c, "File[/x]"); f == nil || f.Params["mode"] != nil {
+		t.Errorf("File[/x] = %v", f)
+	}
+}

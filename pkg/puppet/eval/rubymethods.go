@@ -308,6 +308,19 @@ func (r *rctx) method(p syntax.Pos, recv any, name string, args []any, blk *rblo
 		return r.hashMethod(p, x, name, args, blk, env, argc)
 	case int64, float64:
 		return r.numberMethod(p, recv, name, args, blk, env, argc)
+	case *regexp.Regexp:
+		if name == "match" || name == "match?" {
+			argc(1, 1)
+			switch v := args[0].(type) {
+			case nil: // Regexp#match(nil) is nil, match?(nil) false
+				if name == "match?" {
+					return false
+				}
+				return nil
+			case string, rsym:
+				return r.stringMethod(p, rubyToS(v), name, []any{x}, blk, env, argc)
+			}
+		}
 	case rrange:
 		switch name {
 		case "each", "map", "collect", "to_a", "select", "reject", "each_with_index":

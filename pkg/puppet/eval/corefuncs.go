@@ -164,7 +164,7 @@ func definedFn(x *fcall) any {
 	for _, a := range x.args {
 		switch v := a.(type) {
 		case ref:
-			if e.entries[v.String()] == nil {
+			if e.entries[v.String()] == nil && (v.Type != "File" || e.files[filePathKey(v.Title)] == nil) {
 				return false
 			}
 		case *ptype:

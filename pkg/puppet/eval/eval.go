@@ -125,6 +125,7 @@ type evaluator struct {
 	nodes            []*syntax.NodeDef
 	declared         map[string]*scope // class name -> its scope
 	entries          map[string]*entry // catalog ref -> entry (virtual ones included)
+	files            map[string]*entry // a file's path, trailing slashes removed -> entry
 	pending          []*defInst
 	relations        []relation
 	collects         []*collector
@@ -157,7 +158,7 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 		opts: opts, cat: &catalog.Catalog{Name: opts.Certname},
 		classes: map[string]*syntax.ClassDef{}, defines: map[string]*syntax.DefineDef{},
 		functions: map[string]*syntax.FunctionDef{}, aliases: map[string]*typeAlias{},
-		declared: map[string]*scope{}, entries: map[string]*entry{}, loaded: map[string]bool{},
+		declared: map[string]*scope{}, entries: map[string]*entry{}, files: map[string]*entry{}, loaded: map[string]bool{},
 		rubyTypes: map[string]bool{},
 	}
 	defer func() {
@@ -340,11 +341,13 @@ func (e *evaluator) finish() {
 		}
 		from, to := e.refsOf(rel.pos, rel.from), e.refsOf(rel.pos, rel.to)
 		for _, f := range from {
+			e.sameFileSpelling(rel.pos, f.String())
 			src := e.entries[f.String()]
 			if src == nil || src.virtual {
 				e.fail(rel.pos, "Could not find resource '%s' for relationship on '%s'", f, to)
 			}
 			for _, t := range to {
+				e.sameFileSpelling(rel.pos, t.String())
 				if en := e.entries[t.String()]; en == nil || en.virtual {
 					e.fail(rel.pos, "Could not find resource '%s' for relationship from '%s'", t, f)
 				}
@@ -355,6 +358,7 @@ func (e *evaluator) finish() {
 	for _, r := range e.cat.Resources {
 		for _, mp := range []string{"before", "require", "notify", "subscribe"} {
 			for _, t := range refStrings(r.Params[mp]) {
+				e.sameFileSpelling(posOf(r), t)
 				if en := e.entries[t]; (en == nil || en.virtual) && !e.aliasExists(t) {
 					e.fail(posOf(r), "Could not find resource '%s' in parameter '%s' of %s", t, mp, r.Ref())
 				}

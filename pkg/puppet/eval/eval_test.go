@@ -121,3 +121,21 @@ notify { "n": message => inline_template("<% if /^z/.match(@x) || /^y/.match(@no
 		t.Errorf("want a refusal of MatchData, got %v", err)
 	}
 }
+
+// TestFilePathSpelling checks that File["/a/"] is File["/a"], as in
+// Puppet: defined() finds it, a second declaration is a duplicate, and a
+// reference through the other spelling is refused.
+func TestFilePathSpelling(t *testing.T) {
+	c, err := compile(t, `file { "/a": } if defined(File["/a/"]) { notify { "yes": } }`)
+	if err != nil || find(c, "Notify[yes]") == nil {
+		t.Errorf("defined(File[/a/]): %v", err)
+	}
+	for src, want := range map[string]string{
+		`file { "/a": } file { "/a/": }`:                        `x.pp:1:23: Cannot alias File[/a/] to ["/a"]; resource ["File", "/a"] already declared`,
+		`file { "/a": } notify { "n": require => File["/a/"] }`: "unsupported by the native engine: a reference to File[/a] as File[/a/]",
+	} {
+		if _, err := compile(t, src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %s", src, err, want)
+		}
+	}
+}

@@ -42,6 +42,13 @@ func (e *evaluator) addResource(r *catalog.Resource, s *scope, p syntax.Pos, vir
 	}
 	en := &entry{res: r, scope: s, virtual: virtual, container: s.container}
 	e.entries[r.Ref()] = en
+	if r.Type == "File" {
+		k := filePathKey(r.Title)
+		if old := e.files[k]; old != nil {
+			e.fail(p, "Cannot alias %s to [%q]; resource [\"File\", %q] already declared", r.Ref(), k, old.res.Title)
+		}
+		e.files[k] = en
+	}
 	if !virtual {
 		e.cat.Resources = append(e.cat.Resources, r)
 	}
@@ -353,4 +360,26 @@ func (e *evaluator) namevar(typ string) string {
 	}
 	e.namevars[key] = nv
 	return nv
+}
+
+// filePathKey is what Puppet identifies a file by: its path without
+// trailing slashes, so that File["/a/"] is File["/a"].
+func filePathKey(title string) string {
+	if k := strings.TrimRight(title, "/"); k != "" {
+		return k
+	}
+	return title
+}
+
+// sameFileSpelling refuses a reference to a file declared under another
+// spelling of its path (File["/a/"] for File["/a"]): Puppet resolves it
+// through an alias the translation does not follow.
+func (e *evaluator) sameFileSpelling(p syntax.Pos, refStr string) {
+	typ, title, ok := catalog.ParseRef(refStr)
+	if !ok || typ != "File" || e.entries[refStr] != nil {
+		return
+	}
+	if en := e.files[filePathKey(title)]; en != nil {
+		panic(syntax.Unsupported(p, "a reference to "+en.res.Ref()+" as "+refStr))
+	}
 }

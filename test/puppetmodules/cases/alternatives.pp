@@ -1,0 +1,6 @@
+# puppet-alternatives, README
+# native: same
+# noop: clean
+alternatives { 'editor':
+  path => '/usr/bin/vim.basic',
+}

@@ -1,0 +1,13 @@
+# puppetlabs-apache, examples/vhost.pp
+# native: refused /usr/share/puppet/modules/apache/templates/httpd.conf.erb:45:15: unsupported by the native engine: Ruby in a template: the method Object#match
+# noop: svc[apache2]: error: watch: d-bus unix:path=/run/dbus/system_bus_socket
+class { '::apache': }
+apache::vhost { 'first.example.com':
+  port    => '80',
+  docroot => '/var/www/first',
+}
+apache::vhost { 'third.example.com':
+  port        => '80',
+  docroot     => '/var/www/third',
+  serveradmin => 'admin@example.com',
+}

@@ -1,0 +1,7 @@
+# puppetlabs-mailalias_core, README
+# native: same
+# noop: clean
+mailalias { 'ftp':
+  ensure    => present,
+  recipient => 'root',
+}

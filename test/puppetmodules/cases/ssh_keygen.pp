@@ -1,0 +1,4 @@
+# puppet-ssh_keygen, README
+# native: same
+# noop: clean
+ssh_keygen { 'john': }

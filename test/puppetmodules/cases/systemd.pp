@@ -1,0 +1,9 @@
+# camptocamp-systemd, README: a unit file and a tmpfile
+# native: same
+# noop: svc[systemd-journald]: error: watch: d-bus unix:path=/run/dbus/system_bus_socket
+systemd::unit_file { 'foo.service':
+  content => "[Unit]\nDescription=foo\n\n[Service]\nExecStart=/bin/true\n",
+}
+systemd::tmpfile { 'foo.conf':
+  content => "d /run/foo 0755 root root -\n",
+}

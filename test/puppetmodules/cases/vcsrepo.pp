@@ -1,0 +1,8 @@
+# puppetlabs-vcsrepo, examples/git/clone.pp
+# native: same
+# noop: clean
+vcsrepo { '/tmp/vcstest-git-clone':
+  ensure   => present,
+  provider => git,
+  source   => 'git://github.com/bruce/rtex.git',
+}

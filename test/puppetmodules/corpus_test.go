@@ -15,6 +15,10 @@
 //
 // With MGMT_PUPPET_CORPUS_REPORT=FILE the test also writes the table of
 // results (times included) as Markdown.
+//
+// The corpus takes minutes (Facter, real Puppet and a noop apply per
+// case), so `go test ./...` runs it only with MGMT_PUPPET_CORPUS=1; CI
+// runs it so in .ci/check.d/50-puppet-corpus.sh.
 package puppetmodules
 
 import (
@@ -142,6 +146,9 @@ func (rc *realCompiler) compile(t *testing.T, manifest string) ([]byte, time.Dur
 
 // TestModuleCorpus runs every case; see the package comment.
 func TestModuleCorpus(t *testing.T) {
+	if os.Getenv("MGMT_PUPPET_CORPUS") != "1" {
+		t.Skip("the module corpus is long: run it with MGMT_PUPPET_CORPUS=1 (CI: .ci/check.d/50-puppet-corpus.sh)")
+	}
 	testneed.Path(t, modulePath+"/stdlib", "puppet-module-puppetlabs-stdlib")
 	cases := loadCases(t)
 	rc := startReal(t)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"time"
@@ -14,9 +15,10 @@ func sprintf(format string, v ...any) string { return fmt.Sprintf(format, v...) 
 // values that flow to the successors.
 func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	vs.notesMu.Lock()
-	notes := vs.notes
-	vs.notes, vs.capture = nil, false
+	reports := vs.reports
+	vs.reports, vs.capture = nil, false
 	vs.notesMu.Unlock()
+	notes := notesOf(reports)
 	check := vs.checkRun
 	if (ok || err != nil) && !check {
 		for _, n := range notes {
@@ -42,14 +44,23 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 		s.finalize(vs)
 		return
 	}
+	s.debugDone(vs, ok, err, dur, apply && !check)
+	res := Result{Op: "checkapply", Noop: !apply, Recheck: check, Reason: vs.reasonNow,
+		Changed: !ok && err == nil, Err: err, Duration: dur, Changes: reports}
 	switch {
 	case check:
+		if err == nil && !apply {
+			s.setOutcome(vs, !ok, false)
+		}
 		s.checkDone(vs, ok, err, notes)
 	case err != nil:
-		s.applyError(vs, err)
+		s.setOutcome(vs, false, true)
+		res.Failed = s.applyError(vs, err)
 	default:
-		s.applyOK(vs, ok, apply, dur, notes)
+		s.setOutcome(vs, !ok && !apply, false)
+		s.applyOK(vs, ok, apply, dur, reports)
 	}
+	s.result(vs, res)
 	s.update(vs)
 	s.enqueue(vs)
 	for _, e := range vs.out {
@@ -57,18 +68,75 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	}
 }
 
-func (s *sched) applyError(vs *vstate, err error) {
+// debugDone logs, at debug level, how long a CheckApply took and what it
+// came to.
+func (s *sched) debugDone(vs *vstate, ok bool, err error, dur time.Duration, apply bool) {
+	if !s.e.debugOn() {
+		return
+	}
+	outcome := "in its state"
+	switch {
+	case err != nil:
+		outcome = "error"
+	case !ok && apply:
+		outcome = "changed"
+	case !ok:
+		outcome = "would change"
+	}
+	s.e.debugf("%s: CheckApply took %s: %s", vs.key, roundDur(dur), outcome)
+}
+
+// setOutcome records whether the last run of vs left a change pending
+// (found, not made) and whether it failed, for Status.
+func (s *sched) setOutcome(vs *vstate, pending, failing bool) {
+	n := 1 + len(vs.v.Members)
+	if pending != vs.pending {
+		vs.pending = pending
+		if pending {
+			s.pendingN += n
+		} else {
+			s.pendingN -= n
+		}
+	}
+	if failing != vs.failing {
+		vs.failing = failing
+		if failing {
+			s.failingN += n
+		} else {
+			s.failingN -= n
+		}
+	}
+}
+
+// result completes r with what identifies vs and hands it to
+// Config.Results.
+func (s *sched) result(vs *vstate, r Result) {
+	if s.e.cfg.Results == nil {
+		return
+	}
+	r.Time = time.Now()
+	r.Kind, r.Name, r.Pos = vs.v.Src.Kind, vs.v.Src.Name, vs.v.Src.Where()
+	for _, m := range vs.v.Members {
+		r.Members = append(r.Members, m.key)
+	}
+	s.e.cfg.Results(r)
+}
+
+// applyError retries a failed CheckApply or, when the retries are
+// exhausted, fails the resource for good, which it reports.
+func (s *sched) applyError(vs *vstate, err error) bool {
 	vs.refresh = vs.refresh || vs.refreshNow
 	if vs.retries != 0 {
 		if vs.retries > 0 {
 			vs.retries--
 		}
-		s.e.logf("%s", errorAt(vs, "error (retrying in %s): %v", time.Duration(vs.meta.Delay)*time.Millisecond, err))
+		s.e.warnf("%s", errorAt(vs, "error (retrying in %s): %v", time.Duration(vs.meta.Delay)*time.Millisecond, err))
 		vs.timer = true
 		s.after(time.Duration(vs.meta.Delay)*time.Millisecond, msg{kind: msgRetry, vs: vs})
-		return
+		return false
 	}
 	s.fail(vs, err)
+	return true
 }
 
 // fail marks vs failed for good and blocks its descendants.
@@ -78,7 +146,7 @@ func (s *sched) fail(vs *vstate, err error) {
 	}
 	vs.failed = err
 	s.failed++
-	s.e.logf("%s", errorAt(vs, "error: %v", err))
+	s.e.errorf("%s", errorAt(vs, "error: %v", err))
 	s.e.cfg.Metrics.failure(vs, 1)
 	s.update(vs)
 	s.block(vs)
@@ -111,7 +179,7 @@ func (s *sched) recover(vs *vstate) {
 	s.failed--
 	s.e.cfg.Metrics.failure(vs, -1)
 	vs.retries = vs.meta.Retry
-	vs.dirty = true
+	vs.mark(whyRecover, nil)
 	s.reblock()
 	s.update(vs)
 	s.enqueue(vs)
@@ -133,34 +201,29 @@ func (s *sched) block(vs *vstate) {
 	}
 }
 
-func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, notes []string) {
+func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports []Reported) {
 	vs.applied = true
 	vs.lastOK = ok
 	if vs.meta.RetryReset {
 		vs.retries = vs.meta.Retry
 	}
 	if !ok {
-		what := ""
-		if len(notes) > 0 {
-			for i, n := range notes {
-				notes[i] = strings.TrimPrefix(n, "changed: ")
-			}
-			what = ": " + strings.Join(notes, "; ")
-		}
-		if apply {
-			s.e.logf("%s: changed%s%s (%s)", vs.key, groupNote(vs), what, roundDur(dur))
-		} else {
-			s.e.logf("%s: would change%s%s (noop)", vs.key, groupNote(vs), what)
-		}
+		s.logChange(vs, apply, dur, reports)
 	}
 	if !ok && apply {
+		s.changedKeys[vs.key] = true
+		for _, m := range vs.v.Members {
+			s.changedKeys[m.key] = true
+		}
 		for _, e := range vs.out {
 			if e.to.meta.Hidden || e.to.removed {
 				continue
 			}
-			e.to.dirty = true
 			if e.notify {
+				e.to.mark(whyRefresh, vs)
 				e.to.refresh = true
+			} else {
+				e.to.mark(whyDep, vs)
 			}
 			s.recover(e.to)
 			s.update(e.to)
@@ -173,6 +236,29 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, notes []s
 	}
 	if apply && vs.meta.Reverse {
 		s.saveReversal(vs)
+	}
+}
+
+// logChange logs, at notice level, what a CheckApply changed or, in noop
+// mode, would change; with the diffs of its text changes in noop mode and
+// at debug level.
+func (s *sched) logChange(vs *vstate, apply bool, dur time.Duration, reports []Reported) {
+	what := ""
+	if len(reports) > 0 {
+		notes := notesOf(reports)
+		for i, n := range notes {
+			notes[i] = strings.TrimPrefix(n, "changed: ")
+		}
+		what = ": " + strings.Join(notes, "; ")
+	}
+	var attrs []slog.Attr
+	if d := diffText(reports); d != "" && (!apply || s.e.debugOn()) {
+		attrs = append(attrs, slog.String("diff", d))
+	}
+	if apply {
+		s.e.log(LevelNotice, sprintf("%s: changed%s%s (%s)", vs.key, groupNote(vs), what, roundDur(dur)), attrs...)
+	} else {
+		s.e.log(LevelNotice, sprintf("%s: would change%s%s (noop)", vs.key, groupNote(vs), what), attrs...)
 	}
 }
 
@@ -201,7 +287,7 @@ func (s *sched) sendValues(vs *vstate) {
 			continue
 		}
 		e.seen, e.last = true, val
-		e.to.dirty = true
+		e.to.mark(whyValue, vs)
 		s.recover(e.to)
 		s.update(e.to)
 	}

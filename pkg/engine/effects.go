@@ -54,12 +54,12 @@ func (e *Engine) finalize(vs *vstate, realize, apply bool) {
 		}
 		if realize && vs.initOK {
 			if _, err := safeCheckApply(e.runCtx, vs.res, apply); err != nil {
-				e.logf("%s", errorAt(vs, "realize: %v", err))
+				e.errorf("%s", errorAt(vs, "realize: %v", err))
 			}
 		}
 		if vs.initOK {
 			if err := safely(vs.res.Cleanup); err != nil {
-				e.logf("%s", errorAt(vs, "cleanup: %v", err))
+				e.errorf("%s", errorAt(vs, "cleanup: %v", err))
 			}
 		}
 		e.post(msg{kind: msgStopped, vs: vs})

@@ -3,11 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // Config configures an Engine.
@@ -43,10 +42,25 @@ type Config struct {
 	// resource asks the program to stop with an exit code.
 	Exit func(code int)
 
-	Debug   bool
-	World   World
-	Logf    func(format string, v ...any) // engine and resource log; nil discards
-	Metrics *Metrics                      // nil: no metrics
+	// Debug makes the engine log at debug level (why each CheckApply
+	// runs and how long it took) and sets Init.Debug.
+	Debug bool
+	World World
+	// Log receives the records of the engine and its resources, at the
+	// levels log.go describes. When it is nil, Logf receives the text of
+	// each record instead (debug ones only with Debug), and when both are
+	// nil the log is discarded.
+	Log  *slog.Logger
+	Logf func(format string, v ...any)
+	// DiffLines is how many lines of the unified diff of a text change
+	// (Change.Text) the log shows, in noop runs and at debug level; 0
+	// shows none.
+	DiffLines int
+	// Results, when set, receives the outcome of every CheckApply (and
+	// of every Init or Watch that failed for good), in order, from the
+	// engine's goroutine: it must return quickly.
+	Results func(Result)
+	Metrics *Metrics // nil: no metrics
 }
 
 // Status is a snapshot of the engine, for status lines.
@@ -56,9 +70,13 @@ type Status struct {
 	Running   int // CheckApply calls in progress, rechecks aside
 	Failed    int // vertices failed for good (retries exhausted)
 	Missed    int // drift found by a recheck that no watch event reported
-	Loaded    bool
-	Seq       int64     // seq of the graph loaded last
-	Since     time.Time // when the graph became converged; zero if it is not
+	// Resources are counted here with the members of their group.
+	Changed int // resources changed since the engine started
+	Pending int // resources whose last check found a change it did not make (noop)
+	Failing int // resources whose last CheckApply, Init or Watch failed
+	Loaded  bool
+	Seq     int64     // seq of the graph loaded last
+	Since   time.Time // when the graph became converged; zero if it is not
 }
 
 // An Engine runs resource graphs: one Watch per resource, CheckApply when a
@@ -66,7 +84,8 @@ type Status struct {
 // metaparameters and the converger. All its scheduling state belongs to the
 // goroutine of Run; other goroutines talk to it through messages.
 type Engine struct {
-	cfg Config
+	cfg    Config
+	logger *slog.Logger
 
 	mu    sync.Mutex
 	inbox []msg
@@ -94,14 +113,12 @@ func New(cfg Config) *Engine {
 	if cfg.LimitPoll <= 0 {
 		cfg.LimitPoll = DefaultLimitPoll
 	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
 	if cfg.Program == "" {
 		cfg.Program = "mgmt"
 	}
 	e := &Engine{
 		cfg:        cfg,
+		logger:     newLogger(cfg),
 		wake:       make(chan struct{}, 1),
 		converged:  make(chan struct{}),
 		runStarted: make(chan struct{}),
@@ -216,13 +233,6 @@ func (e *Engine) goTrack(f func()) {
 		defer e.wg.Done()
 		f()
 	}()
-}
-
-// logf logs one line through Config.Logf. The line is made Printable:
-// names and values from graph documents may hold NUL bytes, newlines or
-// terminal escapes, and none of them reaches the log raw.
-func (e *Engine) logf(format string, v ...any) {
-	e.cfg.Logf("%s", graph.Printable(fmt.Sprintf(format, v...)))
 }
 
 // errorAt formats an error about a vertex, with its position when known.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,13 +46,15 @@ func (e *Engine) newInit(vs *vstate) *Init {
 			line := fmt.Sprintf(format, v...)
 			vs.notesMu.Lock()
 			if vs.capture {
-				vs.notes = append(vs.notes, line)
+				vs.reports = append(vs.reports, Reported{What: line})
 				vs.notesMu.Unlock()
 				return
 			}
 			vs.notesMu.Unlock()
 			e.logf("%s: %s", vs.key, line)
 		},
+		Report: func(c Change) { e.report(vs, c) },
+		Log:    slog.New(&prefixHandler{inner: e.logger.Handler(), prefix: vs.key + ": "}),
 	}
 }
 

@@ -57,7 +57,7 @@ func (s *sched) pollingFor(vs *vstate, err error) {
 	if strings.HasPrefix(raise, "fs.") {
 		raise = "the sysctl " + raise
 	}
-	s.e.logf("%s", errorAt(vs, "watch cannot start: %v; polled every %s instead until it can (raise %s; further resources stopped by it are polled without a message)",
+	s.e.warnf("%s", errorAt(vs, "watch cannot start: %v; polled every %s instead until it can (raise %s; further resources stopped by it are polled without a message)",
 		err, s.e.cfg.LimitPoll, raise))
 }
 

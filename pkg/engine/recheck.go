@@ -69,7 +69,7 @@ func (s *sched) recheckTick() {
 func (s *sched) checkDone(vs *vstate, ok bool, err error, notes []string) {
 	switch {
 	case err != nil:
-		vs.dirty = true
+		vs.mark(whyDrift, nil)
 	case ok || vs.dirty:
 	case !vs.lastOK && (s.e.cfg.Noop || vs.meta.Noop):
 	default:
@@ -91,7 +91,7 @@ func (s *sched) driftFound(vs *vstate) {
 	if vs.dirty {
 		return // the Watch reported it after all
 	}
-	vs.dirty = true
+	vs.mark(whyDrift, nil)
 	if !vs.watched {
 		return // polled or not watched: nothing could have reported it
 	}
@@ -104,5 +104,5 @@ func (s *sched) driftFound(vs *vstate) {
 		}
 		what = " (" + strings.Join(notes, "; ") + ")"
 	}
-	s.e.logf("%s", errorAt(vs, "warning: the recheck found drift that no watch event reported%s; repairing", what))
+	s.e.warnf("%s", errorAt(vs, "warning: the recheck found drift that no watch event reported%s; repairing", what))
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
@@ -89,8 +90,26 @@ type Init struct {
 	// CheckApply. The slice is shared: it must not be changed.
 	Graph func() []Res
 
+	// Debug is set when the engine logs at debug level.
 	Debug bool
-	Logf  func(format string, v ...any)
+	// Logf logs a line. Inside CheckApply, the lines it logs say what
+	// the call changed (or, with apply false, would change): the engine
+	// writes them after "changed:" or "would change:". Elsewhere they
+	// are logged at info level, after the resource's kind[name].
+	Logf func(format string, v ...any)
+	// Report, inside CheckApply, says one thing the call changed or,
+	// with apply false, would change, in a structured way: the engine
+	// writes it like a line of Logf ("mode 0644 -> 0600"), shows the
+	// diff of a text change in noop runs, and hands it to tools that
+	// collect results (mgmt-apply --events). A kind that does without it
+	// keeps its Logf lines.
+	Report func(Change)
+	// Log is the resource's structured logger: its messages are written
+	// after the resource's kind[name], at their level, with their
+	// attributes (a value of several lines, such as a command's output,
+	// below the line in the text form). It does not say what changed:
+	// Logf and Report do.
+	Log *slog.Logger
 }
 
 // Send describes a received value: which resource and key it came from and

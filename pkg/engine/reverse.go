@@ -57,7 +57,7 @@ func (s *sched) saveReversal(vs *vstate) {
 	}
 	rev, err := rv.Reversed()
 	if err != nil {
-		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 		return
 	}
 	if rev == nil {
@@ -69,7 +69,7 @@ func (s *sched) saveReversal(vs *vstate) {
 	}
 	params, err := EncodeParams(rev)
 	if err != nil {
-		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 		return
 	}
 	rr := graph.Resource{Kind: rev.Kind(), Name: rev.Name(), Params: params, Pos: vs.v.Src.Pos}
@@ -81,14 +81,14 @@ func (s *sched) saveReversal(vs *vstate) {
 	}
 	b, err := json.Marshal(rr)
 	if err != nil {
-		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 		return
 	}
 	if bytes.Equal(b, vs.revSaved) {
 		return
 	}
 	if err := writeAtomic(path, b); err != nil {
-		s.e.logf("%s", errorAt(vs, "reverse: saving state: %v", err))
+		s.e.errorf("%s", errorAt(vs, "reverse: saving state: %v", err))
 		return
 	}
 	vs.revSaved = b
@@ -155,7 +155,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&rr); err != nil {
-		s.e.logf("reverse: %s: %v", path, err)
+		s.e.errorf("reverse: %s: %v", path, err)
 		return nil
 	}
 	key := rr.Kind + "[" + rr.Name + "]"
@@ -172,7 +172,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 	rr.Meta = nil
 	v, err := newVertex(&rr)
 	if err != nil {
-		s.e.logf("reverse: %s: %v", path, err)
+		s.e.errorf("reverse: %s: %v", path, err)
 		return nil
 	}
 	vs := s.newVState(v)
@@ -185,7 +185,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 // the state it used, and takes its vertex out of the running graph.
 func (s *sched) reversalDone(vs *vstate) {
 	if err := os.Remove(vs.reversal); err != nil && !os.IsNotExist(err) {
-		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 	}
 	s.forgetReverseState(vs)
 	s.e.logf("%s: reversal done", vs.key)
@@ -201,11 +201,11 @@ func (s *sched) forgetReverseState(vs *vstate) {
 	if vs.reversal == "" {
 		if p := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name); p != "" {
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-				s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+				s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 			}
 		}
 	}
 	if err := os.RemoveAll(s.e.varDirPath(vs, ReverseVarDir)); err != nil {
-		s.e.logf("%s", errorAt(vs, "reverse: %v", err))
+		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 	}
 }

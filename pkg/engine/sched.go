@@ -54,10 +54,11 @@ type vstate struct {
 
 	evPending atomic.Bool
 
-	// what the resource logs during a CheckApply joins the engine's line
+	// what the resource logs or reports during a CheckApply joins the
+	// engine's line
 	notesMu   sync.Mutex
 	capture   bool
-	notes     []string
+	reports   []Reported
 	watchDone chan struct{}
 	cancel    context.CancelFunc
 	initOK    bool // set by the watch goroutine before watchDone closes
@@ -65,6 +66,7 @@ type vstate struct {
 	// set by the loop before a CheckApply starts, read by it
 	refreshNow bool
 	recvNow    map[string]*Send
+	diffNow    bool // diff the text changes it reports
 
 	// loop-owned
 	in, out   []*redge
@@ -102,6 +104,14 @@ type vstate struct {
 	checkRun   bool     // the running CheckApply is a recheck
 	drift      bool     // a recheck found drift: waiting for a late event
 	driftNotes []string // what the recheck said
+
+	// loop-owned: why it runs, and how its last run ended
+	why       why       // reasons of the pending CheckApply
+	whyFrom   [3]string // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
+	reasonNow string    // reasons of the running CheckApply
+	startedAt time.Time
+	pending   bool // its last check found a change it did not make
+	failing   bool // its last CheckApply, Init or Watch failed
 }
 
 type redge struct {
@@ -165,6 +175,10 @@ type sched struct {
 	recheckVs    *vstate         // its state, while its recheck is not over
 	missed       int             // drift found by rechecks that no event reported
 	limitSeen    map[string]bool // kernel limits logged (and not cleared since)
+
+	changedKeys map[string]bool // resources changed since the start
+	pendingN    int             // resources of vertices with pending set
+	failingN    int             // resources of vertices with failing set
 }
 
 // effects are what the scheduler asks of the outside world: goroutines
@@ -188,13 +202,14 @@ func newSched(e *Engine, fx effects) *sched {
 		semas:    map[string]*semaphore{},
 		semWait:  map[*semaphore]bool{},
 
-		limitSeen: map[string]bool{},
+		limitSeen:   map[string]bool{},
+		changedKeys: map[string]bool{},
 	}
 }
 
 func (s *sched) snapshot() Status {
 	st := Status{Total: len(s.order), Running: s.running - s.checking, Failed: s.failed, Loaded: s.loaded, Seq: s.seq,
-		Missed: s.missed}
+		Missed: s.missed, Changed: len(s.changedKeys), Pending: s.pendingN, Failing: s.failingN}
 	st.Converged = st.Total - s.busy
 	if s.busy == 0 && st.Running == 0 && s.loaded {
 		if s.since.IsZero() {
@@ -255,14 +270,14 @@ func (s *sched) handle(m msg) {
 	switch m.kind {
 	case msgRunning:
 		vs.ready = true
-		vs.dirty = true
+		vs.mark(whyStart, nil)
 		if vs.polled && !m.ok {
 			s.watchingAgain(vs)
 		}
 		vs.watched = !m.ok // ok: polled or nothing to watch
 	case msgPolling:
 		vs.ready = true
-		vs.dirty = true
+		vs.mark(whyPoll, nil)
 		vs.watched = false
 		if !vs.polled {
 			s.pollingFor(vs, m.err)
@@ -271,7 +286,11 @@ func (s *sched) handle(m msg) {
 		s.driftFound(vs)
 	case msgEvent:
 		vs.evPending.Store(false)
-		vs.dirty = true
+		if vs.meta.Poll > 0 {
+			vs.mark(whyPoll, nil)
+		} else {
+			vs.mark(whyEvent, nil)
+		}
 		if vs.failed != nil {
 			if vs.holding {
 				vs.recoverOK = true
@@ -287,15 +306,17 @@ func (s *sched) handle(m msg) {
 		}
 	case msgRetry:
 		vs.timer = false
-		vs.dirty = true
+		vs.mark(whyRetry, nil)
 	case msgLimit:
 		vs.timer = false
 		vs.limitOK = true
 	case msgWatchError:
-		s.e.logf("%s", errorAt(vs, "watch error (retrying): %v", m.err))
+		s.e.warnf("%s", errorAt(vs, "watch error (retrying): %v", m.err))
 	case msgFailed:
 		vs.watchErr = true
+		s.setOutcome(vs, false, true)
 		s.fail(vs, m.err)
+		s.result(vs, Result{Op: "watch", Noop: s.e.cfg.Noop || vs.meta.Noop, Err: m.err, Failed: true})
 	}
 	s.update(vs)
 	s.enqueue(vs)
@@ -374,6 +395,7 @@ func (s *sched) tryStart(vs *vstate) {
 	if vs.lim != nil && !vs.limitOK {
 		r := vs.lim.Reserve()
 		if d := r.Delay(); d > 0 {
+			s.e.debugf("%s: rate limited (Meta:limit): next CheckApply in %s", vs.key, roundDur(d))
 			vs.timer = true
 			s.after(d, msg{kind: msgLimit, vs: vs})
 			s.update(vs)
@@ -418,13 +440,26 @@ func (s *sched) start(vs *vstate) {
 	vs.refreshNow = false
 	if vs.checkRun {
 		s.checking++
+		vs.reasonNow = "recheck"
 	} else {
 		vs.refreshNow = vs.refresh
 		vs.refresh = false
+		vs.reasonNow = vs.reason()
 	}
 	recvErr := s.receive(vs)
 	s.update(vs)
-	s.fx.checkApply(vs, !(s.e.cfg.Noop || vs.meta.Noop || vs.checkRun), recvErr)
+	apply := !(s.e.cfg.Noop || vs.meta.Noop || vs.checkRun)
+	debug := s.e.debugOn()
+	vs.diffNow = s.e.cfg.Results != nil || s.e.cfg.DiffLines > 0 && (debug || !apply && !vs.checkRun)
+	vs.startedAt = time.Now()
+	if debug {
+		mode := "apply"
+		if !apply {
+			mode = "check only"
+		}
+		s.e.debugf("%s: CheckApply (%s) for: %s", vs.key, mode, vs.reasonNow)
+	}
+	s.fx.checkApply(vs, apply, recvErr)
 }
 
 // receive sets the parameters vs receives over send/recv edges from the

@@ -175,7 +175,7 @@ func (s *sched) wire(g *Graph) {
 	}
 	for vs, sig := range oldIn {
 		if inSignature(vs) != sig && !vs.meta.Hidden {
-			vs.dirty = true
+			vs.mark(whyEdges, nil)
 			s.update(vs)
 			s.enqueue(vs)
 		}
@@ -227,6 +227,7 @@ func (s *sched) launch(vs *vstate) {
 func (s *sched) stop(vs *vstate) {
 	vs.removed = true
 	s.update(vs)
+	s.setOutcome(vs, false, false)
 	if vs.failed != nil {
 		s.failed--
 		s.e.cfg.Metrics.failure(vs, -1)
@@ -310,7 +311,7 @@ func (s *sched) shutdown() {
 			<-vs.watchDone
 			if vs.initOK {
 				if err := safely(vs.res.Cleanup); err != nil {
-					e.logf("%s", errorAt(vs, "cleanup: %v", err))
+					e.errorf("%s", errorAt(vs, "cleanup: %v", err))
 				}
 			}
 		}

@@ -254,6 +254,7 @@ func (obj *ExecRes) run(ctx context.Context) error {
 	if cut := both.cut(); cut > 0 {
 		obj.logf("the command printed %d bytes: only the last %d of stdout and stderr are kept", both.total, maxOutput)
 	}
+	obj.logOutput(both)
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("cmd timed out after %v", time.Since(start).Round(time.Millisecond))
 	}
@@ -274,6 +275,15 @@ func (obj *ExecRes) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// logOutput logs the end of the command's output (stdout and stderr as
+// they came) at info level, when there is some.
+func (obj *ExecRes) logOutput(out *tailBuffer) {
+	if out.total == 0 || obj.init == nil || obj.init.Log == nil {
+		return
+	}
+	obj.init.Log.Info("output of the command", "output", out.last(maxLogOutput))
 }
 
 // logf logs through the engine, when there is one.

@@ -12,6 +12,9 @@ import (
 // cut.
 const maxOutput = 1 << 20
 
+// maxLogOutput bounds what exec logs of a command's output: its end.
+const maxLogOutput = 8 << 10
+
 // maxOutputHead bounds the start of the output kept for error messages.
 const maxOutputHead = 4096
 
@@ -55,12 +58,25 @@ func (t *tailBuffer) cut() int64 { return t.total - int64(len(t.ring)) }
 // String returns the bytes kept, oldest first. When the start was cut, a
 // first line says how much, and the partial character the cut may have
 // left at the start is dropped.
-func (t *tailBuffer) String() string {
+func (t *tailBuffer) String() string { return t.last(len(t.ring)) }
+
+// last returns the last n of the bytes kept (at most), as String does.
+func (t *tailBuffer) last(n int) string {
 	var b strings.Builder
 	kept := t.ring[t.start:]
 	rest := t.ring[:t.start]
-	if cut := t.cut(); cut > 0 {
+	if skip := len(t.ring) - n; skip > 0 {
+		if skip < len(kept) {
+			kept = kept[skip:]
+		} else {
+			rest, kept = rest[skip-len(kept):], nil
+		}
+	}
+	if cut := t.total - int64(len(kept)+len(rest)); cut > 0 {
 		fmt.Fprintf(&b, "[output cut: the first %d of %d bytes are not kept]\n", cut, t.total)
+		if len(kept) == 0 {
+			kept, rest = rest, nil
+		}
 		for i := 0; i < utf8.UTFMax-1 && len(kept) > 0 && !utf8.RuneStart(kept[0]); i++ {
 			kept = kept[1:]
 		}

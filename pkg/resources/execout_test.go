@@ -3,6 +3,7 @@ package resources
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,26 @@ func TestExecOutputCut(t *testing.T) {
 	}
 	if !strings.Contains(h.logged(), "the command printed 3000008 bytes: only the last 1048576 of stdout and stderr are kept") {
 		t.Fatalf("log:\n%s", h.logged())
+	}
+}
+
+// TestTailLast: last returns the end of what is kept, saying how much of
+// the start is not shown, whether the ring wrapped or not.
+func TestTailLast(t *testing.T) {
+	tb := newTailBuffer(30)
+	io.WriteString(tb, strings.Repeat("0123456789", 10))
+	if got, want := tb.last(5), "[output cut: the first 95 of 100 bytes are not kept]\n56789"; got != want {
+		t.Errorf("wrapped: %q, want %q", got, want)
+	}
+	if got, want := tb.last(25), "[output cut: the first 75 of 100 bytes are not kept]\n5678901234567890123456789"; got != want {
+		t.Errorf("wrapped, across the ring's start: %q, want %q", got, want)
+	}
+	small := newTailBuffer(1000)
+	io.WriteString(small, "abcdef")
+	if got, want := small.last(3), "[output cut: the first 3 of 6 bytes are not kept]\ndef"; got != want {
+		t.Errorf("not wrapped: %q, want %q", got, want)
+	}
+	if got := small.last(100); got != "abcdef" {
+		t.Errorf("all: %q", got)
 	}
 }

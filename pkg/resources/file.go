@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -368,10 +369,14 @@ type fileCheck struct {
 	apply   bool
 	path    string
 	fi      os.FileInfo // nil when the path does not exist
-	changes []string
+	changes []engine.Change
 }
 
-func (c *fileCheck) change(what string) { c.changes = append(c.changes, what) }
+// change records a change described by a word or a phrase.
+func (c *fileCheck) change(what string) { c.changes = append(c.changes, engine.Change{What: what}) }
+
+// report records a change with its values or texts.
+func (c *fileCheck) report(ch engine.Change) { c.changes = append(c.changes, ch) }
 
 // CheckApply checks the file and, if apply is set, repairs it. An already
 // right file costs one lstat, plus one read when content is managed and
@@ -386,10 +391,8 @@ func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		c = &fileCheck{ctx: ctx, apply: apply, path: obj.cleanPath(), changes: c.changes}
 		err = obj.checkApply(c)
 	}
-	if len(c.changes) > 0 && obj.init != nil && obj.init.Logf != nil {
-		// The engine prefixes "changed" or "would change".
-		obj.init.Logf("%s", strings.Join(c.changes, ", "))
-	}
+	// The engine prefixes "changed" or "would change".
+	reportChanges(obj.init, c.changes...)
 	if err != nil {
 		return false, err
 	}
@@ -574,6 +577,18 @@ func (obj *FileRes) replaceKind(c *fileCheck) error {
 // create makes the missing file (with its content) or directory.
 func (obj *FileRes) create(c *fileCheck) error {
 	c.change("created")
+	var data []byte
+	if !obj.isDir() {
+		d, err := obj.wantContent()
+		if err != nil && c.apply {
+			return err
+		}
+		// In noop mode a source that is not there yet (another resource
+		// would make it first) leaves only the diff out.
+		if data = d; err == nil && data != nil && len(data) <= engine.MaxDiffInput {
+			c.report(textChange("content", c.path, nil, data))
+		}
+	}
 	if !c.apply {
 		return nil
 	}
@@ -599,10 +614,6 @@ func (obj *FileRes) create(c *fileCheck) error {
 			return err
 		}
 	} else {
-		data, err := obj.wantContent()
-		if err != nil {
-			return err
-		}
 		if err := writeAtomic(c.ctx, c.path, data, perm, uid, gid); err != nil {
 			return missingParent(c.path, err)
 		}
@@ -659,7 +670,7 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 	if err != nil || same {
 		return err
 	}
-	c.change("content")
+	c.report(contentChange(c.path, c.fi.Size(), want))
 	if !c.apply {
 		return nil
 	}
@@ -679,6 +690,27 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 	fi, err := os.Lstat(c.path)
 	c.fi = fi
 	return err
+}
+
+// contentChange returns the change of the content of the regular file
+// at path, of size bytes, to want: with the current content for a diff
+// when the two are small enough to compare and it can be read.
+func contentChange(path string, size int64, want []byte) engine.Change {
+	c := engine.Change{What: "content"}
+	if size+int64(len(want)) > engine.MaxDiffInput {
+		return c
+	}
+	fd, err := openNoFollow(path, syscall.O_RDONLY)
+	if err != nil {
+		return c
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	old, err := io.ReadAll(io.LimitReader(f, engine.MaxDiffInput))
+	if err != nil {
+		return c
+	}
+	return textChange("content", path, old, want)
 }
 
 // owner resolves the wanted uid and gid (-1 when not managed), once.
@@ -767,14 +799,14 @@ func (obj *FileRes) attrChanges(c *fileCheck, perm uint32, uid, gid int, isDir b
 		if want := obj.mode.apply(perm, isDir); want != perm {
 			changed = true
 			if c != nil {
-				c.change(fmt.Sprintf("mode %04o -> %04o", perm, want))
+				c.report(engine.Change{What: "mode", From: fmt.Sprintf("%04o", perm), To: fmt.Sprintf("%04o", want)})
 			}
 		}
 	}
 	if (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
 		changed = true
 		if c != nil {
-			c.change(fmt.Sprintf("owner %d:%d -> %d:%d", uid, gid, pick(wu, uid), pick(wg, gid)))
+			c.report(engine.Change{What: "owner", From: fmt.Sprintf("%d:%d", uid, gid), To: fmt.Sprintf("%d:%d", pick(wu, uid), pick(wg, gid))})
 		}
 	}
 	return changed

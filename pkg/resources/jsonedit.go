@@ -157,21 +157,23 @@ func (j *JSONEditRes) Watch(ctx context.Context) error {
 // CheckApply applies the edits to the stored object and writes it back
 // when they changed its value.
 func (j *JSONEditRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	var changed bool
-	var err error
 	if j.key == "" {
 		// editFile serialises the edits of one file.
-		changed, err = editFile(ctx, j.file, apply, nil, func(old []byte, _ bool) ([]byte, error) {
+		ed, err := editFile(ctx, j.file, apply, nil, func(old []byte, _ bool) ([]byte, error) {
 			return j.edit(old, j.file)
 		})
-	} else {
-		changed, err = j.checkApplyWorld(ctx, apply)
+		if err != nil || !ed.changed {
+			return err == nil, err
+		}
+		reportChanges(j.init, ed.change("edited "+j.store()))
+		return false, nil
 	}
+	changed, err := j.checkApplyWorld(ctx, apply)
 	if err != nil {
 		return false, err
 	}
-	if changed && j.init != nil && j.init.Logf != nil {
-		j.init.Logf("edited %s", j.store())
+	if changed {
+		reportChanges(j.init, engine.Change{What: "edited " + j.store()})
 	}
 	return !changed, nil
 }

@@ -111,18 +111,18 @@ func (l *LineRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		}
 		return nil
 	}
-	changed, err := editFile(ctx, p, apply, create, linesEdit(edit))
+	ed, err := editFile(ctx, p, apply, create, linesEdit(edit))
 	if err != nil {
 		return false, err
 	}
-	if changed && l.init != nil && l.init.Logf != nil {
-		if l.State == LineStateExists {
-			l.init.Logf("added %d line(s) to %s", len(block), p)
-		} else {
-			l.init.Logf("removed %d line(s) from %s", len(block), p)
+	if ed.changed {
+		what := fmt.Sprintf("added %d line(s) to %s", len(block), p)
+		if l.State != LineStateExists {
+			what = fmt.Sprintf("removed %d line(s) from %s", len(block), p)
 		}
+		reportChanges(l.init, ed.change(what))
 	}
-	return !changed, nil
+	return !ed.changed, nil
 }
 
 // UIDs returns the line's UID.

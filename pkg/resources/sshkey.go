@@ -201,41 +201,35 @@ func (s *SSHAuthorizedKeyRes) CheckApply(ctx context.Context, apply bool) (bool,
 	if err != nil {
 		return false, err
 	}
-	var changes []string
+	var changes []engine.Change
 	if s.State == LineStateExists && s.Mkdir && filepath.Base(filepath.Dir(p)) == ".ssh" {
 		made, err := mkdirOwned(filepath.Dir(p), apply, uid, gid)
 		if err != nil {
 			return false, err
 		}
 		if made {
-			changes = append(changes, "created "+filepath.Dir(p))
+			changes = append(changes, engine.Change{What: "created " + filepath.Dir(p)})
 		}
 		if made && !apply {
 			// The file cannot be read in a directory that is not there.
-			s.log(changes)
+			reportChanges(s.init, changes...)
 			return false, nil
 		}
 	}
 	create := &newFileAttrs{perm: 0o600, uid: uid, gid: gid}
-	changed, err := editFile(ctx, p, apply, create, linesEdit(s.edit))
+	ed, err := editFile(ctx, p, apply, create, linesEdit(s.edit))
 	if err != nil {
 		return false, err
 	}
-	if changed {
-		if s.State == LineStateExists {
-			changes = append(changes, "authorized the key in "+p)
-		} else {
-			changes = append(changes, "removed the key from "+p)
+	if ed.changed {
+		what := "authorized the key in " + p
+		if s.State != LineStateExists {
+			what = "removed the key from " + p
 		}
+		changes = append(changes, ed.change(what))
 	}
-	s.log(changes)
+	reportChanges(s.init, changes...)
 	return len(changes) == 0, nil
-}
-
-func (s *SSHAuthorizedKeyRes) log(changes []string) {
-	if len(changes) > 0 && s.init != nil && s.init.Logf != nil {
-		s.init.Logf("%s", strings.Join(changes, ", "))
-	}
 }
 
 // edit makes the entry the only line of the file with this key (in place

@@ -149,60 +149,60 @@ func (s *SysctlRes) Watch(ctx context.Context) error {
 
 // CheckApply checks and sets the live value, then the conf file.
 func (s *SysctlRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	var changes []string
+	var changes []engine.Change
 	if s.Runtime {
-		changed, err := s.runtime(apply)
+		old, changed, err := s.runtime(apply)
 		if err != nil {
 			return false, err
 		}
 		if changed {
-			changes = append(changes, "live value")
+			changes = append(changes, engine.Change{What: "live value", From: old, To: s.Value})
 		}
 	}
 	if s.Persist {
 		create := &newFileAttrs{perm: 0o644, uid: -1, gid: -1}
-		changed, err := editFile(ctx, s.path(), apply, create, linesEdit(s.persistEdit))
+		ed, err := editFile(ctx, s.path(), apply, create, linesEdit(s.persistEdit))
 		if err != nil {
 			return false, err
 		}
-		if changed {
-			changes = append(changes, s.path())
+		if ed.changed {
+			changes = append(changes, ed.change(s.path()))
 		}
 	}
-	if len(changes) > 0 && s.init != nil && s.init.Logf != nil {
-		s.init.Logf("%s = %s: %s", s.Name(), s.Value, strings.Join(changes, ", "))
-	}
+	reportChanges(s.init, changes...)
 	return len(changes) == 0, nil
 }
 
-// runtime compares and writes the live value.
-func (s *SysctlRes) runtime(apply bool) (bool, error) {
+// runtime compares and writes the live value; it returns the value it
+// found when it differs.
+func (s *SysctlRes) runtime(apply bool) (string, bool, error) {
 	p := s.procFile()
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("no sysctl %s: %s does not exist", s.Name(), p)
+		return "", false, fmt.Errorf("no sysctl %s: %s does not exist", s.Name(), p)
 	}
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
-	if sameSysctl(strings.TrimSuffix(string(b), "\n"), s.Value) {
-		return false, nil
+	old := strings.TrimSuffix(string(b), "\n")
+	if sameSysctl(old, s.Value) {
+		return "", false, nil
 	}
 	if !apply {
-		return true, nil
+		return old, true, nil
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return true, err
+		return old, true, err
 	}
 	_, err = f.WriteString(s.Value + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return true, fmt.Errorf("setting %s to %q: %v", s.Name(), s.Value, bareErr(err))
+		return old, true, fmt.Errorf("setting %s to %q: %v", s.Name(), s.Value, bareErr(err))
 	}
-	return true, nil
+	return old, true, nil
 }
 
 // sameSysctl reports whether the live value have is the wanted value

@@ -43,7 +43,7 @@ func TestSysctlRuntimeAndPersist(t *testing.T) {
 		t.Fatalf("conf mode %04o", perm)
 	}
 	checkApply(t, s, true, true)
-	if !strings.Contains(h.logged(), "net.ipv4.ip_forward = 1: live value, "+conf) {
+	if !strings.Contains(h.logged(), "live value 0 -> 1, "+conf) {
 		t.Fatalf("log %q", h.logged())
 	}
 }

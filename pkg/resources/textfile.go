@@ -223,6 +223,19 @@ type newFileAttrs struct {
 // returning nil means there is nothing to create.
 type fileEdit func(old []byte, exists bool) ([]byte, error)
 
+// An edited is what editFile found: whether the file's content differs
+// from the wanted one, and both contents (old nil: no file).
+type edited struct {
+	changed  bool
+	path     string // the resolved path
+	old, new []byte
+}
+
+// change returns the change, described by what, for reportChanges.
+func (e edited) change(what string) engine.Change {
+	return textChange(what, e.path, e.old, e.new)
+}
+
 // editFile applies edit to the file at path (resolved through trusted
 // links) and reports whether the content differs from the wanted one; when
 // it does and apply is set, the file is replaced atomically (temporary
@@ -234,39 +247,43 @@ type fileEdit func(old []byte, exists bool) ([]byte, error)
 // changes while it is edited (another program writing it in place, whose
 // first event woke us between its truncation and its write) is read again
 // before it is replaced, a few times at most.
-func editFile(ctx context.Context, path string, apply bool, create *newFileAttrs, edit fileEdit) (bool, error) {
+func editFile(ctx context.Context, path string, apply bool, create *newFileAttrs, edit fileEdit) (edited, error) {
 	r, err := resolveTrusted(path)
 	if err != nil {
-		return false, missingDir(path, err)
+		return edited{}, missingDir(path, err)
 	}
 	defer r.close()
 	defer lockPath(r.path)()
 	for try := 0; ; try++ {
 		old, fi, err := readEditable(r)
 		if err != nil {
-			return false, err
+			return edited{}, err
 		}
 		if fi == nil && create == nil {
-			return false, fmt.Errorf("%s does not exist", path)
+			return edited{}, fmt.Errorf("%s does not exist", path)
 		}
 		want, err := edit(old, fi != nil)
 		if err != nil {
-			return false, err
+			return edited{}, err
 		}
 		if fi == nil && want == nil || fi != nil && bytes.Equal(old, want) {
-			return false, nil
+			return edited{}, nil
 		}
+		if fi != nil && old == nil {
+			old = []byte{} // an empty file, not a missing one
+		}
+		e := edited{changed: true, path: r.path, old: old, new: want}
 		if !apply {
-			return true, nil
+			return e, nil
 		}
 		if try < 3 && changedSince(r, fi) {
 			continue
 		}
 		perm, uid, gid := keptAttrs(fi, create)
 		if err := writeAtomic(ctx, r.at(), want, perm, uid, gid); err != nil {
-			return true, fmt.Errorf("writing %s: %v", r.path, bareErr(err))
+			return e, fmt.Errorf("writing %s: %v", r.path, bareErr(err))
 		}
-		return true, nil
+		return e, nil
 	}
 }
 

@@ -174,7 +174,7 @@ func TestNoopChangesNothing(t *testing.T) {
 			t.Fatalf("--noop created %s", p)
 		}
 	}
-	for _, want := range []string{"file[" + f + "]: would change: content, mode 0600 -> 0644", "file[" + dir + "/new]: would change: created", "exec[x]: would change"} {
+	for _, want := range []string{"file[" + f + "]: would change: content; mode 0600 -> 0644", "file[" + dir + "/new]: would change: created", "exec[x]: would change"} {
 		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 		}

@@ -1,0 +1,35 @@
+package resources
+
+import (
+	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+)
+
+// reportChanges says what a CheckApply changed, or with apply false would
+// change, through the engine's Init.Report; with an engine (or a test)
+// that takes no reports, as one Logf line.
+func reportChanges(init *engine.Init, cs ...engine.Change) {
+	if init == nil || len(cs) == 0 {
+		return
+	}
+	if init.Report != nil {
+		for _, c := range cs {
+			init.Report(c)
+		}
+		return
+	}
+	if init.Logf != nil {
+		words := make([]string, len(cs))
+		for i, c := range cs {
+			words[i] = c.String()
+		}
+		init.Logf("%s", strings.Join(words, ", "))
+	}
+}
+
+// textChange returns the change of a file's text content from old to new
+// (nil: no file), described by what.
+func textChange(what, path string, old, new []byte) engine.Change {
+	return engine.Change{What: what, Text: true, Old: old, New: new, Path: path}
+}

@@ -225,12 +225,12 @@ func TestBadInputKeepsLastGraph(t *testing.T) {
 	p.Write(`{"mgmt":"graph/v1","graph":"test","seq":2,"error":{"message":"upstream broke","pos":"m.mcl:2:3"}}` + "\n")
 	p.Write(`{"mgmt":"graph/v1","graph":"test","seq":3,"resources":[{"kind":"file","name":"rel","pos":"m.mcl:9:1"}]}` + "\n")
 	p.CloseStdin()
-	p.WaitLines(`end of input`, 1)
+	p.WaitLines(`input closed; enforcing graph seq 1 until stopped`, 1)
 	// The first graph is still enforced.
 	os.Remove(d + "/f")
 	p.WaitLines(`file\[.*/f\]: changed`, 2)
 	p.Terminate()
-	for _, want := range []string{"m.mcl:2:3: upstream broke", "m.mcl:9:1: runtime error: file[rel]"} {
+	for _, want := range []string{"error from upstream: m.mcl:2:3: upstream broke (keeping the last good graph, seq 1)", "m.mcl:9:1: runtime error: file[rel]"} {
 		if !strings.Contains(p.Log(), want) {
 			t.Errorf("log lacks %q:\n%s", want, p.Log())
 		}

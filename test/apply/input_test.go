@@ -17,11 +17,11 @@ func TestInputNeverRewritten(t *testing.T) {
 	d := t.TempDir()
 	for _, tc := range []struct{ what, doc, want string }{
 		{"invalid UTF-8", `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"file","name":"` + d + "/a\xff\xfeb" + `","params":{"state":"exists"}}]}`,
-			`^mgmt-apply: -:1:\d+: invalid UTF-8 byte 0xff in string literal`},
+			`^` + testutil.LogPrefix + `mgmt-apply: -:1:\d+: invalid UTF-8 byte 0xff in string literal`},
 		{"lone surrogate", `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"file","name":"` + d + `/a\udc00","params":{"state":"exists"}}]}`,
-			`^mgmt-apply: -:1:\d+: invalid \\u escape in string literal: lone surrogate \\udc00`},
+			`^` + testutil.LogPrefix + `mgmt-apply: -:1:\d+: invalid \\u escape in string literal: lone surrogate \\udc00`},
 		{"NUL", `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"file","name":"` + d + `/a\u0000b\n\u001b[31mforged","params":{"state":"exists"}}]}`,
-			`^mgmt-apply: -:1:53: runtime error: file\[.*/a\\x00b\\n\\x1b\[31mforged\]: invalid: path ".*/a\\x00b\\n\\x1b\[31mforged" holds a NUL byte`},
+			`^` + testutil.LogPrefix + `mgmt-apply: -:1:53: runtime error: file\[.*/a\\x00b\\n\\x1b\[31mforged\]: invalid: path ".*/a\\x00b\\n\\x1b\[31mforged" holds a NUL byte`},
 	} {
 		r := testutil.Run(t, tc.doc+"\n", "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
 		if r.Code != 1 {

@@ -93,6 +93,11 @@ func Bin(t testing.TB, tool string) string {
 	return filepath.Join(Tools(t), tool)
 }
 
+// LogPrefix matches the time and level that start each line of a tool's
+// log in the default text form ("2025-06-01T12:00:00.123Z ERROR  "), for
+// patterns anchored at the start of a line: `^` + LogPrefix + `mgmt-apply: `.
+const LogPrefix = `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|[+-]\d\d:\d\d) (DEBUG|INFO|NOTICE|WARN|ERROR) +`
+
 // Result is what a finished tool run left behind.
 type Result struct {
 	Stdout, Stderr string

@@ -3,6 +3,8 @@ package mgmtapply
 import (
 	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/internal/cli"
 )
 
 // TestLoadGateShutsOutTheReader: once the tool starts to stop, the input
@@ -19,7 +21,7 @@ func TestLoadGateShutsOutTheReader(t *testing.T) {
 	}
 	doc := `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"noop","name":"a"}]}` + "\n"
 	done := make(chan readResult, 1)
-	readGraphs(strings.NewReader(doc+doc), "in", g, nil, nil, newLogger(&strings.Builder{}), "", done)
+	readGraphs(strings.NewReader(doc+doc), "in", g, nil, nil, cli.NewLogger(name, &strings.Builder{}, cli.LogFlags{}), "", done)
 	if r := <-done; r.anyValid {
 		t.Fatal("the reader loaded a graph through a closed gate")
 	}

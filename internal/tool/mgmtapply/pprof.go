@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
@@ -66,7 +67,7 @@ func releaseWhenConverged(e *engine.Engine) func() {
 // goroutines, CPU profile, ...) on addr, which must be a loopback address:
 // a profile shows the tool's internals (stacks, the command line) to
 // whoever reaches the port. It returns the function that stops the server.
-func servePprof(addr string, lg *logger) (func(), error) {
+func servePprof(addr string, lg *cli.Logger) (func(), error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--pprof %q: %v", addr, err)
@@ -86,6 +87,6 @@ func servePprof(addr string, lg *logger) (func(), error) {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	lg.logf("profiling endpoints on http://%s/debug/pprof/", ln.Addr())
+	lg.Infof("profiling endpoints on http://%s/debug/pprof/", ln.Addr())
 	return func() { srv.Close() }, nil
 }

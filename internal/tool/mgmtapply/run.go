@@ -50,12 +50,16 @@ type flags struct {
 	File             string  `help:"Read graph documents from this file (JSON lines or graph.yaml) instead of stdin ('-')." default:"-" placeholder:"PATH"`
 	ConvergedTimeout float64 `help:"Exit once everything has been converged this many seconds: 0, or 1 if a resource failed (-1 disables)." default:"-1" placeholder:"SECONDS"`
 	MaxRuntime       float64 `help:"Exit after this many seconds (0 means no limit)." default:"0" placeholder:"SECONDS"`
-	Noop             bool    `help:"Check every resource but change nothing; report what would change."`
-	Sema             int     `help:"Run at most N CheckApply calls at once across the graph (0 means no limit)." default:"0" placeholder:"N"`
-	Prefix           string  `help:"State directory (vardirs, saved reversals, the private world); default ${default_prefix}; not with --tmp-prefix." placeholder:"DIR" xor:"prefix"`
-	TmpPrefix        bool    `help:"Use a fresh temporary state directory, removed at exit." xor:"prefix"`
-	AllowTmpPrefix   bool    `help:"Fall back to a temporary state directory when --prefix cannot be used."`
-	Seeds            string  `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
+	Noop             bool    `help:"Check every resource but change nothing; report what would change, with a diff of text content."`
+	// Puppet's convention, for scripts and CI.
+	DetailedExitcodes bool   `name:"detailed-exitcodes" help:"At the end of a run (--converged-timeout, --max-runtime): exit 0 when nothing changed, 2 when something changed (with --noop: would change), 4 when some resource failed, 6 for both."`
+	DiffMax           int    `name:"diff-max" help:"Show at most N lines of the diff of each text change (in noop runs, and with --debug; each line at most 512 bytes); 0 shows none." default:"200" placeholder:"N"`
+	Events            string `help:"Write one JSON object per CheckApply result to FILE ('-': stdout), and a summary at exit." placeholder:"FILE"`
+	Sema              int    `help:"Run at most N CheckApply calls at once across the graph (0 means no limit)." default:"0" placeholder:"N"`
+	Prefix            string `help:"State directory (vardirs, saved reversals, the private world); default ${default_prefix}; not with --tmp-prefix." placeholder:"DIR" xor:"prefix"`
+	TmpPrefix         bool   `help:"Use a fresh temporary state directory, removed at exit." xor:"prefix"`
+	AllowTmpPrefix    bool   `help:"Fall back to a temporary state directory when --prefix cannot be used."`
+	Seeds             string `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
 	cli.TLSFlags
 	Hostname         string `help:"This host's name in the world (default: the system hostname)."`
 	Prometheus       bool   `help:"Serve Prometheus metrics."`
@@ -63,7 +67,7 @@ type flags struct {
 	Pprof            string `help:"Serve Go's profiling endpoints (/debug/pprof/) on this loopback address, to measure the tool itself." placeholder:"ADDR"`
 	Graphviz         string `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
 	PrintGraph       bool   `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
-	Debug            bool   `help:"Log more."`
+	cli.LogFlags
 
 	// The safety net under the watches: a missed event costs at most this.
 	Recheck time.Duration `help:"Check every resource once per DURATION, spread over it, one at a time, and repair drift no watch reported (0 disables)." default:"30m" placeholder:"DURATION"`
@@ -82,11 +86,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.ListKinds || len(f.Kinds) > 0 {
 		return listKinds(f.ListKinds, f.Kinds, stdout, stderr)
 	}
-	lg := newLogger(stderr)
+	if f.PrintGraph && f.Events != "" {
+		fmt.Fprintf(stderr, "%s: --events cannot be used with --print-graph, which checks nothing\nrun '%s --help' for usage\n", name, name)
+		return cli.ExitUsage
+	}
+	lg := cli.NewLogger(name, stderr, f.LogFlags)
 	tuneGC()
 	in, inName, closeIn, err := openInput(f.File, stdin)
 	if err != nil {
-		lg.errorf("%v", err)
+		lg.Errorf("%v", err)
 		return cli.ExitFail
 	}
 	defer closeIn()
@@ -102,7 +110,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return stopped(ctx, nil, lg)
 		}
 	}
-	return apply(ctx, &f, in, inName, lg)
+	return apply(ctx, &f, in, inName, stdout, lg)
 }
 
 func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) {
@@ -118,7 +126,7 @@ func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) 
 
 // printGraphs prepares every document and prints it (or an error document).
 // It exits 1 when the last document was not a valid graph.
-func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *logger, dot string) int {
+func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *cli.Logger, dot string) int {
 	dec := graph.NewDecoder(in, inName)
 	ok, seen := false, false
 	for {
@@ -127,25 +135,25 @@ func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *logger, dot 
 			break
 		}
 		if err != nil {
-			lg.errorf("reading %s: %v", inName, err)
+			lg.Errorf("reading %s: %v", inName, err)
 			return cli.ExitFail
 		}
 		seen = true
 		if o.g == nil {
-			lg.errorf("%s", o.msg)
+			lg.Errorf("%s", o.msg)
 			graph.Encode(stdout, o.errDoc, graph.JSON)
 			ok = false
 			continue
 		}
 		if err := graph.Encode(stdout, o.g.Document(), graph.JSON); err != nil {
-			lg.errorf("writing: %v", err)
+			lg.Errorf("writing: %v", err)
 			return cli.ExitFail
 		}
 		writeDot(dot, o.g, lg)
 		ok = true
 	}
 	if !seen {
-		lg.errorf("no graph document in the input")
+		lg.Errorf("no graph document in the input")
 	}
 	if !ok {
 		return cli.ExitFail
@@ -197,7 +205,7 @@ func refused(doc *graph.Document, err error) outcome {
 	return outcome{doc: doc, errDoc: out, msg: err.Error()}
 }
 
-func writeDot(path string, g *engine.Graph, lg *logger) {
+func writeDot(path string, g *engine.Graph, lg *cli.Logger) {
 	if path == "" {
 		return
 	}
@@ -209,13 +217,13 @@ func writeDot(path string, g *engine.Graph, lg *logger) {
 		}
 	}
 	if err != nil {
-		lg.errorf("graphviz: %v", err)
+		lg.Errorf("graphviz: %v", err)
 	}
 }
 
 // setupPrefix returns the state directory to use and a function removing
 // it at exit when it is temporary.
-func setupPrefix(f *flags, lg *logger) (string, func(), error) {
+func setupPrefix(f *flags, lg *cli.Logger) (string, func(), error) {
 	tmp := func() (string, func(), error) {
 		d, err := os.MkdirTemp("", "mgmt-prefix-")
 		if err != nil {
@@ -240,7 +248,7 @@ func setupPrefix(f *flags, lg *logger) (string, func(), error) {
 		if !f.AllowTmpPrefix {
 			return "", nil, fmt.Errorf("%v (use --tmp-prefix or --allow-tmp-prefix)", err)
 		}
-		lg.logf("%v: using a temporary state directory", err)
+		lg.Infof("%v: using a temporary state directory", err)
 		return tmp()
 	}
 	return prefix, func() {}, nil
@@ -248,15 +256,16 @@ func setupPrefix(f *flags, lg *logger) (string, func(), error) {
 
 type readResult struct {
 	anyValid bool
+	seq      int64 // of the last graph loaded
 }
 
 // apply runs the engine on the input until a signal, the converged
 // timeout, the maximum run time, or an input that ends without a valid
 // graph.
-func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logger) int {
+func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io.Writer, lg *cli.Logger) int {
 	prefix, cleanup, err := setupPrefix(f, lg)
 	if err != nil {
-		lg.errorf("%v", err)
+		lg.Errorf("%v", err)
 		return cli.ExitFail
 	}
 	defer cleanup()
@@ -269,7 +278,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		metrics = engine.NewMetrics()
 		stop, err := serveMetrics(f.PrometheusListen, metrics, lg)
 		if err != nil {
-			lg.errorf("prometheus: %v", err)
+			lg.Errorf("prometheus: %v", err)
 			return cli.ExitFail
 		}
 		defer stop()
@@ -277,14 +286,14 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 	if f.Pprof != "" {
 		stop, err := servePprof(f.Pprof, lg)
 		if err != nil {
-			lg.errorf("pprof: %v", err)
+			lg.Errorf("pprof: %v", err)
 			return cli.ExitFail
 		}
 		defer stop()
 	}
 	wld, err := openWorld(f, hostname, prefix)
 	if err != nil {
-		lg.errorf("world: %v", err)
+		lg.Errorf("world: %v", err)
 		return cli.ExitFail
 	}
 	expCtx, expCancel := context.WithCancel(context.Background())
@@ -302,17 +311,31 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		localCT = -1
 	}
 	exitReq := make(chan int, 1) // the first exit code a resource asked for
-	eng := engine.New(engine.Config{
+	cfg := engine.Config{
 		Program: name, Version: cli.BuildVersion(), Hostname: hostname, Prefix: prefix,
 		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug,
-		Logf: lg.logf, Metrics: metrics, World: wld,
+		Log: lg.Logger, DiffLines: f.DiffMax, Metrics: metrics, World: wld,
 		Exit: func(code int) {
 			select {
 			case exitReq <- code:
 			default:
 			}
 		},
-	})
+	}
+	var events *eventLog
+	if f.Events != "" {
+		if events, err = openEvents(f.Events, stdout, lg, f.Noop); err != nil {
+			lg.Errorf("%v", err)
+			return cli.ExitFail
+		}
+		cfg.Results = events.add
+	}
+	eng := engine.New(cfg)
+	var sum summaryCounts
+	if events != nil {
+		// Deferred first, so run last: once the engine has stopped.
+		defer func() { events.close(sum) }()
+	}
 	stopEngine := runEngine(eng, lg)
 	defer stopEngine()
 	defer releaseWhenConverged(eng)()
@@ -323,7 +346,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		defer ccCancel()
 		local := func() bool { st := eng.Status(); return st.Loaded && !st.Since.IsZero() }
 		converged = world.ClusterConverged(ccCtx, wld, local, ct, 50*time.Millisecond, func(format string, v ...any) {
-			lg.errorf("world: "+format, v...)
+			lg.Errorf("world: "+format, v...)
 		})
 	}
 	readDone := make(chan readResult, 1)
@@ -336,7 +359,9 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, lg *logge
 		readGraphs(in, in.Name(), gate, eng, exp, lg, f.Graphviz, make(chan readResult, 1))
 	}, lg)
 	defer stopReload()
-	return waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
+	code := waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
+	sum = summarize(f, eng.Status(), code, lg)
+	return code
 }
 
 // A loadGate lets the input reader load graphs into the engine and export
@@ -370,14 +395,14 @@ func (g *loadGate) close() {
 
 // runEngine runs eng (and the status line) until the returned function is
 // called; that function returns once the engine has stopped.
-func runEngine(eng *engine.Engine, lg *logger) func() {
+func runEngine(eng *engine.Engine, lg *cli.Logger) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		eng.Run(ctx)
 		close(done)
 	}()
-	stopStatus := lg.statusLoop(eng)
+	stopStatus := statusLoop(lg, eng)
 	return func() {
 		stopStatus()
 		cancel()
@@ -388,7 +413,7 @@ func runEngine(eng *engine.Engine, lg *logger) func() {
 // waitEnd waits for the reason to stop and returns the exit code. The
 // caller's deferred calls then stop the engine cleanly before the code is
 // returned.
-func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan struct{}, readDone <-chan readResult, exitReq <-chan int, lg *logger) int {
+func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan struct{}, readDone <-chan readResult, exitReq <-chan int, lg *cli.Logger) int {
 	var maxRT <-chan time.Time
 	if f.MaxRuntime > 0 {
 		t := time.NewTimer(time.Duration(f.MaxRuntime * float64(time.Second)))
@@ -398,36 +423,83 @@ func waitEnd(ctx context.Context, f *flags, eng *engine.Engine, converged <-chan
 	for {
 		select {
 		case <-ctx.Done():
-			return stopped(ctx, eng, lg)
+			if code := stopped(ctx, eng, lg); code != cli.ExitOK {
+				return code
+			}
+			return endCode(f, eng.Status(), cli.ExitOK)
 		case <-maxRT:
-			lg.logf("maximum run time reached: stopping")
-			return cli.ExitOK
+			lg.Infof("maximum run time reached: stopping")
+			return endCode(f, eng.Status(), cli.ExitOK)
 		case code := <-exitReq:
-			lg.logf("an exit resource asked for exit code %d: stopping", code)
+			lg.Infof("an exit resource asked for exit code %d: stopping", code)
 			return code
 		case <-converged:
 			if f.Seeds != "" {
-				lg.logf("the cluster converged for %gs", f.ConvergedTimeout)
+				lg.Infof("the cluster converged for %gs", f.ConvergedTimeout)
 			}
-			if st := eng.Status(); st.Failed > 0 {
-				lg.errorf("converged with %d failed resource(s)", st.Failed)
+			st := eng.Status()
+			if st.Failed > 0 && !f.DetailedExitcodes {
+				lg.Errorf("converged with %d failed resource(s)", st.Failed)
 				return cli.ExitFail
 			}
-			return cli.ExitOK
+			return endCode(f, st, cli.ExitOK)
 		case r := <-readDone:
 			readDone = nil
 			if !r.anyValid {
-				lg.errorf("the input ended before any valid graph")
+				lg.Errorf("the input ended before any valid graph")
 				return cli.ExitFail
 			}
-			lg.debugf(f.Debug, "end of input: the last graph stays enforced")
+			lg.Infof("input closed; enforcing graph seq %d until stopped", r.seq)
 		}
 	}
 }
 
+// endCode returns the exit code of a run that ended normally: code, or
+// with --detailed-exitcodes 2 when something changed (with --noop: would
+// change), plus 4 when some resource failed.
+func endCode(f *flags, st engine.Status, code int) int {
+	if !f.DetailedExitcodes {
+		return code
+	}
+	code = 0
+	if f.Noop && st.Pending > 0 || !f.Noop && st.Changed > 0 {
+		code |= 2
+	}
+	if st.Failing > 0 || st.Failed > 0 {
+		code |= 4
+	}
+	return code
+}
+
+// summarize logs the summary line of a run that applied a graph and
+// returns its counts.
+func summarize(f *flags, st engine.Status, code int, lg *cli.Logger) summaryCounts {
+	s := summaryCounts{Changed: st.Changed, Pending: st.Pending, Failed: st.Failing, Exit: code}
+	if !st.Loaded {
+		return s
+	}
+	if f.Noop {
+		lg.Infof("summary: %s would change, %d failed", resources(st.Pending), st.Failing)
+		return s
+	}
+	noop := ""
+	if st.Pending > 0 {
+		noop = fmt.Sprintf(", %d would change (Meta:noop)", st.Pending)
+	}
+	lg.Infof("summary: %s changed, %d failed%s", resources(st.Changed), st.Failing, noop)
+	return s
+}
+
+func resources(n int) string {
+	if n == 1 {
+		return "1 resource"
+	}
+	return fmt.Sprintf("%d resources", n)
+}
+
 // readGraphs decodes the input and loads each valid graph into eng, through
 // gate.
-func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine, exp *exporter, lg *logger, dot string, done chan<- readResult) {
+func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine, exp *exporter, lg *cli.Logger, dot string, done chan<- readResult) {
 	dec := graph.NewDecoder(in, inName)
 	var r readResult
 	defer func() { done <- r }()
@@ -437,11 +509,11 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 			return
 		}
 		if err != nil {
-			lg.errorf("reading %s: %v", inName, err)
+			lg.Errorf("reading %s: %v", inName, err)
 			return
 		}
 		if o.g == nil {
-			lg.errorf("%s (keeping the last good graph)", o.msg)
+			lg.Errorf("%s (%s)", o.msg, keeping(r))
 			continue
 		}
 		loaded := gate.do(func() {
@@ -453,11 +525,20 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 		if !loaded {
 			return
 		}
-		r.anyValid = true
+		r.anyValid, r.seq = true, o.doc.Seq
 	}
 }
 
-func serveMetrics(addr string, m *engine.Metrics, lg *logger) (func(), error) {
+// keeping says what runs after a bad document: the last good graph, or
+// nothing yet.
+func keeping(r readResult) string {
+	if !r.anyValid {
+		return "no graph yet"
+	}
+	return fmt.Sprintf("keeping the last good graph, seq %d", r.seq)
+}
+
+func serveMetrics(addr string, m *engine.Metrics, lg *cli.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -466,6 +547,6 @@ func serveMetrics(addr string, m *engine.Metrics, lg *logger) (func(), error) {
 	mux.Handle("/metrics", m.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	lg.logf("prometheus metrics on http://%s/metrics", ln.Addr())
+	lg.Infof("prometheus metrics on http://%s/metrics", ln.Addr())
 	return func() { srv.Close() }, nil
 }

@@ -21,20 +21,20 @@ func notifyLoaded(g *engine.Graph) {
 // holds, as at start; from stdin there is nothing to read again (a
 // producer that reloads, such as mcl-compile, sends its new graph down the
 // same pipe), which it logs.
-func reloadOnHangup(path string, read func(in *os.File), lg *logger) func() {
+func reloadOnHangup(path string, read func(in *os.File), lg *cli.Logger) func() {
 	return cli.OnHangup(func() {
 		if path == "" || path == "-" {
-			lg.logf("SIGHUP: the input is stdin: nothing to read again")
+			lg.Infof("SIGHUP: the input is stdin: nothing to read again")
 			return
 		}
 		fh, err := os.Open(path)
 		if err != nil {
-			lg.errorf("SIGHUP: %v (keeping the last good graph)", err)
+			lg.Errorf("SIGHUP: %v (keeping the last good graph)", err)
 			return
 		}
 		defer fh.Close()
 		cli.Notify("RELOADING=1")
-		lg.logf("SIGHUP: reading %s again", path)
+		lg.Infof("SIGHUP: reading %s again", path)
 		read(fh)
 		cli.Notify("READY=1")
 	})

@@ -23,19 +23,19 @@ progress) or with a failed resource.`
 // signal that interrupts changes in progress (or a graph that never got
 // valid, or one with failed resources) gives 128 plus the signal's number,
 // so that scripts and service managers see that the run did not finish.
-func stopped(ctx context.Context, eng *engine.Engine, lg *logger) int {
+func stopped(ctx context.Context, eng *engine.Engine, lg *cli.Logger) int {
 	sig, ok := cli.Signaled(ctx)
 	if !ok {
-		lg.logf("interrupted: stopping")
+		lg.Infof("interrupted: stopping")
 		return cli.ExitFail
 	}
 	if eng != nil {
 		if st := eng.Status(); st.Loaded && !st.Since.IsZero() && st.Failed == 0 {
-			lg.logf("%v: stopping (everything was converged)", sig)
+			lg.Infof("%v: stopping (everything was converged)", sig)
 			return cli.ExitOK
 		}
 	}
 	code := cli.ExitSignal(sig)
-	lg.logf("%v: stopping before convergence (exit %d)", sig, code)
+	lg.Infof("%v: stopping before convergence (exit %d)", sig, code)
 	return code
 }

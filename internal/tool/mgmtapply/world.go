@@ -25,7 +25,7 @@ func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
 // not touch the daemon's exports): it logs what it would have exported.
 type exporter struct {
 	w    *world.Lazy
-	lg   *logger
+	lg   *cli.Logger
 	noop bool
 	mu   sync.Mutex
 	next []*graph.Resource
@@ -34,7 +34,7 @@ type exporter struct {
 	done chan struct{}
 }
 
-func newExporter(ctx context.Context, w *world.Lazy, lg *logger, noop bool) *exporter {
+func newExporter(ctx context.Context, w *world.Lazy, lg *cli.Logger, noop bool) *exporter {
 	x := &exporter{w: w, lg: lg, noop: noop, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if noop {
 		close(x.done)
@@ -53,7 +53,7 @@ func (x *exporter) publish(rs []*graph.Resource) {
 			}
 		}
 		if n > 0 {
-			x.lg.logf("noop: not exporting %d resource(s) to the world", n)
+			x.lg.Infof("noop: not exporting %d resource(s) to the world", n)
 		}
 		return
 	}
@@ -96,13 +96,13 @@ func (x *exporter) loop(ctx context.Context) {
 			return
 		case err == nil:
 			if failing {
-				x.lg.logf("world: exporting resources: the world answers again")
+				x.lg.Infof("world: exporting resources: the world answers again")
 			}
 			failing = false
 			b.Reset()
 		case world.Transient(err):
 			d := b.Next()
-			x.lg.errorf("world: exporting resources: %v (retrying in %v)", err, d.Round(time.Millisecond))
+			x.lg.Errorf("world: exporting resources: %v (retrying in %v)", err, d.Round(time.Millisecond))
 			failing = true
 			x.mu.Lock()
 			if !x.set {
@@ -111,7 +111,7 @@ func (x *exporter) loop(ctx context.Context) {
 			x.mu.Unlock()
 			retry = time.After(d)
 		default:
-			x.lg.errorf("world: exporting resources: %v", err)
+			x.lg.Errorf("world: exporting resources: %v", err)
 		}
 	}
 }

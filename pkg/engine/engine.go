@@ -71,12 +71,13 @@ type Status struct {
 	Failed    int // vertices failed for good (retries exhausted)
 	Missed    int // drift found by a recheck that no watch event reported
 	// Resources are counted here with the members of their group.
-	Changed int // resources changed since the engine started
-	Pending int // resources whose last check found a change it did not make (noop)
-	Failing int // resources whose last CheckApply, Init or Watch failed
-	Loaded  bool
-	Seq     int64     // seq of the graph loaded last
-	Since   time.Time // when the graph became converged; zero if it is not
+	Resources int // resources of the graph
+	Changed   int // resources changed since the engine started
+	Pending   int // resources whose last check found a change it did not make (noop)
+	Failing   int // resources whose last CheckApply, Init or Watch failed
+	Loaded    bool
+	Seq       int64     // seq of the graph loaded last
+	Since     time.Time // when the graph became converged; zero if it is not
 }
 
 // An Engine runs resource graphs: one Watch per resource, CheckApply when a

@@ -157,7 +157,11 @@ func (vs *vstate) reason() string {
 // CheckApply, with the diff of a text change when it is wanted.
 func (e *Engine) report(vs *vstate, c Change) {
 	r := Reported{What: c.What, From: c.From, To: c.To}
-	if c.Text && vs.diffNow {
+	if c.Text && vs.diffNow && vs.secret {
+		if e.cfg.DiffLines > 0 {
+			r.Diff = "not shown: the content holds a secret that " + vs.key + " receives (from a password resource)\n"
+		}
+	} else if c.Text && vs.diffNow {
 		name := c.Path
 		if name == "" {
 			name = vs.v.Src.Name
@@ -205,4 +209,28 @@ func diffText(rs []Reported) string {
 		}
 	}
 	return b.String()
+}
+
+// A SecretSender is a kind whose sent values are secrets (password): the
+// engine never shows the texts of a resource that receives one, directly
+// or through other resources that pass it on, in diffs, events or
+// results.
+type SecretSender interface {
+	SendsSecrets() bool
+}
+
+// receivesSecret reports whether vs receives a value over a send/recv
+// edge from a SecretSender, or from a resource that receives one. Its
+// senders started before it (they are its dependencies), so their secret
+// is known.
+func (s *sched) receivesSecret(vs *vstate) bool {
+	for _, e := range vs.in {
+		if e.send == "" {
+			continue
+		}
+		if ss, ok := e.from.res.(SecretSender); ok && ss.SendsSecrets() || e.from.secret {
+			return true
+		}
+	}
+	return false
 }

@@ -112,6 +112,7 @@ type vstate struct {
 	startedAt time.Time
 	pending   bool // its last check found a change it did not make
 	failing   bool // its last CheckApply, Init or Watch failed
+	secret    bool // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
 }
 
 type redge struct {
@@ -209,7 +210,7 @@ func newSched(e *Engine, fx effects) *sched {
 
 func (s *sched) snapshot() Status {
 	st := Status{Total: len(s.order), Running: s.running - s.checking, Failed: s.failed, Loaded: s.loaded, Seq: s.seq,
-		Missed: s.missed, Changed: len(s.changedKeys), Pending: s.pendingN, Failing: s.failingN}
+		Missed: s.missed, Resources: s.nres, Changed: len(s.changedKeys), Pending: s.pendingN, Failing: s.failingN}
 	st.Converged = st.Total - s.busy
 	if s.busy == 0 && st.Running == 0 && s.loaded {
 		if s.since.IsZero() {
@@ -451,6 +452,7 @@ func (s *sched) start(vs *vstate) {
 	apply := !(s.e.cfg.Noop || vs.meta.Noop || vs.checkRun)
 	debug := s.e.debugOn()
 	vs.diffNow = s.e.cfg.Results != nil || s.e.cfg.DiffLines > 0 && (debug || !apply && !vs.checkRun)
+	vs.secret = s.receivesSecret(vs)
 	vs.startedAt = time.Now()
 	if debug {
 		mode := "apply"

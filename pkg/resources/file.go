@@ -576,18 +576,18 @@ func (obj *FileRes) replaceKind(c *fileCheck) error {
 
 // create makes the missing file (with its content) or directory.
 func (obj *FileRes) create(c *fileCheck) error {
-	c.change("created")
 	var data []byte
+	var dataErr error
 	if !obj.isDir() {
-		d, err := obj.wantContent()
-		if err != nil && c.apply {
-			return err
+		if data, dataErr = obj.wantContent(); dataErr != nil && c.apply {
+			return dataErr
 		}
-		// In noop mode a source that is not there yet (another resource
-		// would make it first) leaves only the diff out.
-		if data = d; err == nil && data != nil && len(data) <= engine.MaxDiffInput {
-			c.report(textChange("content", c.path, nil, data))
-		}
+	}
+	c.change("created")
+	// In noop mode a source that is not there yet (another resource
+	// would make it first) leaves only the diff out.
+	if dataErr == nil && data != nil && len(data) <= engine.MaxDiffInput {
+		c.report(textChange("content", c.path, nil, data))
 	}
 	if !c.apply {
 		return nil

@@ -89,6 +89,10 @@ func (obj *PasswordRes) Init(init *engine.Init) error {
 // Cleanup does nothing: the password stays saved.
 func (obj *PasswordRes) Cleanup() error { return nil }
 
+// SendsSecrets tells the engine never to show the texts of the
+// resources that receive the password.
+func (obj *PasswordRes) SendsSecrets() bool { return true }
+
 // Sends returns the keys password sends.
 func (obj *PasswordRes) Sends() any { return &PasswordSends{} }
 

@@ -53,10 +53,12 @@ type eventChange struct {
 
 // summaryCounts are the counts of the summary line.
 type summaryCounts struct {
-	Changed int `json:"changed"` // resources changed since the start
-	Pending int `json:"pending"` // resources that would change (noop)
-	Failed  int `json:"failed"`  // resources whose last run failed
-	Exit    int `json:"exit"`    // the exit code
+	Resources int `json:"resources"` // resources of the graph
+	Changed   int `json:"changed"`   // resources changed since the start
+	Pending   int `json:"pending"`   // resources that would change (noop)
+	InSync    int `json:"in_sync"`   // resources with nothing to change
+	Failed    int `json:"failed"`    // resources whose last run failed
+	Exit      int `json:"exit"`      // the exit code
 }
 
 // An eventLog writes the results of the engine as JSON lines, from its own

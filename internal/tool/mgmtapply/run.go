@@ -519,7 +519,7 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 			return
 		}
 		if o.g == nil {
-			lg.Errorf("%s (%s)", o.msg, keeping(r))
+			lg.Errorf("%s (%s)", o.msg, keeping(r, eng))
 			continue
 		}
 		loaded := gate.do(func() {
@@ -536,12 +536,16 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 }
 
 // keeping says what runs after a bad document: the last good graph, or
-// nothing yet.
-func keeping(r readResult) string {
-	if !r.anyValid {
-		return "no graph yet"
+// nothing yet. A reader of a file read again on SIGHUP has loaded nothing
+// itself: the engine says whether an earlier reader did.
+func keeping(r readResult, eng *engine.Engine) string {
+	switch {
+	case r.anyValid:
+		return fmt.Sprintf("keeping the last good graph, seq %d", r.seq)
+	case eng != nil && eng.Status().Loaded:
+		return "keeping the last good graph"
 	}
-	return fmt.Sprintf("keeping the last good graph, seq %d", r.seq)
+	return "no graph yet"
 }
 
 func serveMetrics(addr string, m *engine.Metrics, lg *cli.Logger) (func(), error) {

@@ -15,7 +15,9 @@ and nothing had failed. 1 when a resource failed for good (--converged-timeout),
 when the input ended without any valid graph, or on another error; 2 for a
 usage error. 130 for SIGINT and 143 for SIGTERM (128 plus the signal's number,
 as shells report it) when the signal stopped a graph not converged (changes in
-progress) or with a failed resource.`
+progress) or with a failed resource. With --detailed-exitcodes, a run that
+ends normally exits as Puppet's do instead: 0 nothing changed (with --noop:
+nothing would change), 2 changes, 4 failures, 6 both.`
 
 // stopped logs why the run stops on a signal and returns its exit code.
 // A signal that finds the graph converged, nothing failed, stops a run

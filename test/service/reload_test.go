@@ -87,7 +87,7 @@ func TestApplyReadyAndReload(t *testing.T) {
 	p.Signal(syscall.SIGHUP)
 	p.WaitLines(`keeping the last good graph`, 1)
 	os.WriteFile(out, []byte("drift"), 0o644)
-	p.WaitLines(`graph seq 1 converged in|changed`, 3)
+	p.WaitLines(`file\[.*/out\]: changed`, 3) // created, "two", then the drift repaired
 	p.Terminate()
 	if b, _ := os.ReadFile(out); string(b) != "two" {
 		t.Errorf("after a bad reload and drift: %q\n%s", b, p.Log())

@@ -50,3 +50,19 @@ func FuzzParse(f *testing.F) {
 		Parse("fuzz.pp", src) // must not panic
 	})
 }
+
+// FuzzParseDepth repeats an opening construct up to 20,000 times: the
+// parser ends with an error past its limits, never with a stack overflow
+// (TestNativeDeepInput in test/puppet checks the errors).
+func FuzzParseDepth(f *testing.F) {
+	for _, s := range []string{"[", "(", "{a => ", "if true { ", "1 + ", "notify { 'a': } -> ", "-", "!", "$y ? { default => "} {
+		f.Add(s, uint16(5000))
+	}
+	f.Fuzz(func(t *testing.T, open string, n uint16) {
+		if open == "" || len(open) > 32 {
+			return
+		}
+		src := "$x = " + strings.Repeat(open, int(n)%20000) + "1"
+		Parse("fuzz.pp", src) // must not panic or overflow the stack
+	})
+}

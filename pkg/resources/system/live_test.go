@@ -214,7 +214,10 @@ func TestLivePkgPackageKit(t *testing.T) { testLivePkg(t, "packagekit") }
 // package is downgraded, with either backend.
 func TestLivePkgDowngrade(t *testing.T) {
 	systemtest.Live(t)
-	for _, backend := range []string{"apt", "packagekit"} {
+	// apt only: PackageKit resolves the newest version of a package, so
+	// an older version is "not available" there, whatever allowdowngrade
+	// says (the kind's doc says so)
+	for _, backend := range []string{"apt"} {
 		id := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 		name := "mgmt-down-" + backend + "-" + id
 		systemtest.Repo(t, "", systemtest.Deb{Name: name, Version: "1.0"}, systemtest.Deb{Name: name, Version: "1.1"})

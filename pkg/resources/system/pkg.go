@@ -40,6 +40,9 @@ type PkgRes struct {
 	AllowNonFree bool `lang:"allownonfree" yaml:"allownonfree"`
 	// AllowDowngrade allows a version state older than the installed
 	// version to downgrade the package; without it that is an error.
+	// Through PackageKit, which resolves only the newest version of a
+	// package, an older version is reported not available: downgrade
+	// with the apt backend.
 	AllowDowngrade bool `lang:"allowdowngrade" yaml:"allowdowngrade"`
 	// AllowUnsupported allows installing packages that PackageKit does not
 	// report as supported by the distribution (packages of local or

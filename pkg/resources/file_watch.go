@@ -1,0 +1,147 @@
+package resources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
+)
+
+// A follow is one path a file resource's watch follows.
+type follow struct {
+	path string
+	opts fswatch.Options
+}
+
+// follows returns what the watch of the resource follows: the path (with
+// the tree below it when it is a directory managed recursively), its
+// source, its fragments, and a link's target.
+func (obj *FileRes) follows() []follow {
+	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
+	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
+	if !obj.Symlink && (obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.Purge)) {
+		list[0].opts = dirTree
+	}
+	if obj.Source != "" && !obj.Symlink {
+		list = append(list, follow{filepath.Clean(obj.Source), dirTree})
+	}
+	for _, f := range obj.Fragments {
+		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
+	}
+	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 && !obj.Symlink {
+		// The path is a link when the watch starts: follow its target
+		// too. A link changed later is seen on the path itself.
+		if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil {
+			list = append(list, follow{target, list[0].opts})
+		}
+	}
+	return list
+}
+
+// subscribeAll subscribes to every path of list with the shared watcher,
+// each with notify when it is not nil, and returns the subscriptions.
+func subscribeAll(list []follow, notify func(error)) ([]*fswatch.Sub, error) {
+	w, err := fswatch.Default()
+	if err != nil {
+		return nil, err
+	}
+	var subs []*fswatch.Sub
+	for _, f := range list {
+		f.opts.Notify = notify
+		s, err := w.Subscribe(f.path, f.opts)
+		if err != nil {
+			closeAll(subs)
+			return nil, err
+		}
+		subs = append(subs, s)
+	}
+	return subs, nil
+}
+
+func closeAll(subs []*fswatch.Sub) {
+	for _, s := range subs {
+		s.Close()
+	}
+}
+
+// Watch follows the path, its source and its fragments through the shared
+// watcher until ctx is done.
+func (obj *FileRes) Watch(ctx context.Context) error {
+	subs, err := subscribeAll(obj.follows(), nil)
+	if err != nil {
+		return err
+	}
+	defer closeAll(subs)
+	obj.init.Running()
+	return forwardEvents(ctx, subs, obj.init.Event)
+}
+
+// Subscribe follows what Watch follows without a goroutine of its own (the
+// engine's Subscriber): the shared watcher's dispatcher calls Event, or
+// fail once a moved path met a kernel limit.
+func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
+	var failed atomic.Bool
+	subs, err := subscribeAll(obj.follows(), func(err error) {
+		switch {
+		case err == nil:
+			obj.init.Event()
+		case !failed.Swap(true):
+			fail(err)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() { closeAll(subs) }, nil
+}
+
+// forwardEvents calls event for every signal of the subscriptions until
+// ctx is done. It returns a subscription's error (a kernel limit met while
+// following a moved path), so that the engine polls the resource instead.
+func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error {
+	if len(subs) == 1 {
+		for {
+			select {
+			case <-subs[0].C:
+				if err := subs[0].Err(); err != nil {
+					return err
+				}
+				event()
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+	merged := make(chan struct{}, 1)
+	for _, s := range subs[1:] {
+		go func(s *fswatch.Sub) {
+			for {
+				select {
+				case <-s.C:
+					select {
+					case merged <- struct{}{}:
+					default:
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}(s)
+	}
+	for {
+		select {
+		case <-subs[0].C:
+		case <-merged:
+		case <-ctx.Done():
+			return nil
+		}
+		for _, s := range subs {
+			if err := s.Err(); err != nil {
+				return err
+			}
+		}
+		event()
+	}
+}

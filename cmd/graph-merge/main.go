@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mgmtpipe/mgmt/internal/tool/graphmerge"
+	"github.com/mgmtpipe/mgmt/pkg/tool/graphmerge"
 )
 
 func main() {

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mgmtpipe/mgmt/internal/tool/mclcompile"
+	"github.com/mgmtpipe/mgmt/pkg/tool/mclcompile"
 )
 
 func main() {

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
-	"github.com/mgmtpipe/mgmt/internal/tool/mgmtapply"
+	"github.com/mgmtpipe/mgmt/pkg/tool/mgmtapply"
 )
 
 func main() {

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mgmtpipe/mgmt/internal/tool/mgmtcluster"
+	"github.com/mgmtpipe/mgmt/pkg/tool/mgmtcluster"
 )
 
 func main() {

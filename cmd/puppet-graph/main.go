@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mgmtpipe/mgmt/internal/tool/puppetgraph"
+	"github.com/mgmtpipe/mgmt/pkg/tool/puppetgraph"
 )
 
 func main() {

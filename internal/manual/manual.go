@@ -15,11 +15,11 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
-	"github.com/mgmtpipe/mgmt/internal/tool/graphmerge"
-	"github.com/mgmtpipe/mgmt/internal/tool/mclcompile"
-	"github.com/mgmtpipe/mgmt/internal/tool/mgmtapply"
-	"github.com/mgmtpipe/mgmt/internal/tool/mgmtcluster"
-	"github.com/mgmtpipe/mgmt/internal/tool/puppetgraph"
+	"github.com/mgmtpipe/mgmt/pkg/tool/graphmerge"
+	"github.com/mgmtpipe/mgmt/pkg/tool/mclcompile"
+	"github.com/mgmtpipe/mgmt/pkg/tool/mgmtapply"
+	"github.com/mgmtpipe/mgmt/pkg/tool/mgmtcluster"
+	"github.com/mgmtpipe/mgmt/pkg/tool/puppetgraph"
 )
 
 // Tools returns the command lines of the five tools.

@@ -18,7 +18,7 @@ import (
 )
 
 // requireLibrary fails when mcl-compile is built without the library
-// modules (internal/tool/mclcompile imports pkg/lang/funcs/library).
+// modules (pkg/tool/mclcompile imports pkg/lang/funcs/library).
 func requireLibrary(t *testing.T) {
 	t.Helper()
 	dir := t.TempDir()

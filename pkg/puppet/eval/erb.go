@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,21 +18,55 @@ import (
 // renderERB renders an ERB template in scope s.
 func (e *evaluator) renderERB(s *scope, p syntax.Pos, file, src string) string {
 	r := &rctx{e: e, s: s, file: file}
-	code, err := r.translate(file, src)
+	code, marks, err := r.translate(file, src)
 	if err != nil {
 		panic(err)
 	}
-	stmts := rubyParse(syntax.Pos{File: file, Line: 1, Col: 1}, code)
+	stmts := rubyParseMapped(syntax.Pos{File: file, Line: 1, Col: 1}, code, marks)
 	env := &renv{vars: map[string]any{}}
 	r.breakable(func() any { return r.block(env, stmts) })
 	return r.out.String()
 }
 
-func (r *rctx) translate(file, src string) (string, error) {
+// A srcMark says that the Ruby code from offset off on comes from the
+// template at pos: the rewritten code is longer or shorter than the text
+// it stands for, so each piece of template code carries its own position.
+type srcMark struct {
+	off int
+	pos syntax.Pos
+}
+
+// erbSource finds the line and column of offsets of a template.
+type erbSource struct {
+	file       string
+	lineStarts []int
+}
+
+func newERBSource(file, src string) *erbSource {
+	es := &erbSource{file: file, lineStarts: []int{0}}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			es.lineStarts = append(es.lineStarts, i+1)
+		}
+	}
+	return es
+}
+
+// at returns the position of offset off (columns count bytes from 1).
+func (es *erbSource) at(off int) syntax.Pos {
+	l := sort.Search(len(es.lineStarts), func(i int) bool { return es.lineStarts[i] > off }) - 1
+	return syntax.Pos{File: es.file, Line: l + 1, Col: off - es.lineStarts[l] + 1}
+}
+
+// translate rewrites the template into Ruby and returns the marks that
+// map the Ruby back to the template.
+func (r *rctx) translate(file, src string) (string, []srcMark, error) {
 	var code strings.Builder
-	line := 1
+	es := newERBSource(file, src)
+	var marks []srcMark
+	mark := func(off int) { marks = append(marks, srcMark{off: code.Len(), pos: es.at(off)}) }
 	trimNext := false
-	text := func(t string) {
+	text := func(off int, t string) {
 		if trimNext {
 			t = strings.TrimPrefix(t, "\n")
 			trimNext = false
@@ -39,50 +74,59 @@ func (r *rctx) translate(file, src string) (string, error) {
 		if t == "" {
 			return
 		}
+		mark(off)
 		r.texts = append(r.texts, t)
 		code.WriteString(" __erb_text(" + strconv.Itoa(len(r.texts)-1) + ");" + strings.Repeat("\n", strings.Count(t, "\n")))
 	}
-	for len(src) > 0 {
-		i := strings.Index(src, "<%")
+	for at := 0; at < len(src); {
+		i := strings.Index(src[at:], "<%")
 		if i < 0 {
-			text(src)
+			text(at, src[at:])
 			break
 		}
-		t, rest := src[:i], src[i+2:]
-		if strings.HasPrefix(rest, "%") {
-			text(t + "<%")
-			line += strings.Count(t, "\n")
-			src = rest[1:]
+		tag := at + i
+		t, rest := src[at:tag], tag+2
+		if strings.HasPrefix(src[rest:], "%") {
+			text(at, t+"<%")
+			at = rest + 1
 			continue
 		}
-		if strings.HasPrefix(rest, "-") {
-			rest = rest[1:]
+		if strings.HasPrefix(src[rest:], "-") {
+			rest++
 			t = trimLineSpace(t)
 		}
-		text(t)
-		line += strings.Count(t, "\n")
-		end := strings.Index(rest, "%>")
+		text(at, t)
+		end := strings.Index(src[rest:], "%>")
 		if end < 0 {
-			return "", &syntax.Error{Pos: syntax.Pos{File: file, Line: line, Col: 1}, Msg: "unterminated erb tag"}
+			return "", nil, &syntax.Error{Pos: es.at(tag), Msg: "unterminated erb tag"}
 		}
-		body, after := rest[:end], rest[end+2:]
+		body := src[rest : rest+end]
+		at = rest + end + 2
 		trimNext = strings.HasSuffix(body, "-")
 		body = strings.TrimSuffix(body, "-")
+		mark(tag)
 		switch {
 		case strings.HasPrefix(body, "#"):
 			code.WriteString(strings.Repeat("\n", strings.Count(body, "\n")))
 		case strings.HasPrefix(body, "="):
-			code.WriteString(" __erb_out((" + body[1:] + "));")
-		case strings.Contains(body, "#"):
-			// a comment would swallow what follows on its line
-			code.WriteString(" " + body + "\n;")
+			code.WriteString(" __erb_out((")
+			mark(rest + 1)
+			code.WriteString(body[1:])
+			mark(rest + end)
+			code.WriteString("));")
 		default:
-			code.WriteString(" " + body + ";")
+			code.WriteString(" ")
+			mark(rest)
+			code.WriteString(body)
+			mark(rest + end)
+			if strings.Contains(body, "#") {
+				// a comment would swallow what follows on its line
+				code.WriteString("\n")
+			}
+			code.WriteString(";")
 		}
-		line += strings.Count(body, "\n")
-		src = after
 	}
-	return code.String(), nil
+	return code.String(), marks, nil
 }
 
 // erbCall handles the calls the rewritten template makes.

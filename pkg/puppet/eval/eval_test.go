@@ -30,6 +30,10 @@ func TestErrors(t *testing.T) {
 		{`class { "a": } class a {} class { "a": }`, "Duplicate declaration: Class[A] is already declared"},
 		{`notice(inline_template("<%= foo %>"))`, "unsupported by the native engine: Ruby in a template: the method foo"},
 		{`define d() { d { "${title}x": } } d { "a": }`, "endless recursion?"},
+		// the template's own line and column, past multi-line comments, tags and text of any length
+		{`notice(inline_template("a\nbb <%= 1 %> <%# c\nd %>\n <%- z = 1 -%>\n  <% if true %>x<% end; x = \$y %>"))`,
+			"inline_template:5:29: unsupported by the native engine: Ruby in a template: global variables"},
+		{`notice(inline_template("<%= [1].map { |i| i } %> <%= \$x %>"))`, "inline_template:1:30: unsupported by the native engine: Ruby in a template: global variables"},
 		{`notice(inline_epp('<% if $x { %>'))`, "inline_epp:1:12: syntax error: unexpected end of file"},
 	} {
 		_, err := compile(t, tc.src)

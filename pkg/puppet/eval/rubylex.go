@@ -39,10 +39,11 @@ var rubyOps = []string{"**=", "||=", "&&=", "<=>", "===", "...", "**", "==", "!=
 	",", "(", ")", "[", "]", "{", "}", "|", "?", ":", ";", "&", "^", "~"}
 
 type rlexer struct {
-	src  string
-	i    int
-	pos  syntax.Pos
-	toks []rtok
+	src   string
+	i     int
+	pos   syntax.Pos
+	toks  []rtok
+	marks []srcMark // where positions jump (see rubyParseMapped)
 }
 
 func (l *rlexer) fail(msg string) {
@@ -58,12 +59,22 @@ func (l *rlexer) advance(n int) {
 			l.pos.Col++
 		}
 		l.i++
+		l.jump()
+	}
+}
+
+// jump moves the position to the mark at the current offset, if any.
+func (l *rlexer) jump() {
+	for len(l.marks) > 0 && l.marks[0].off <= l.i {
+		l.pos = l.marks[0].pos
+		l.marks = l.marks[1:]
 	}
 }
 
 // rubyLex splits Ruby source into tokens.
-func rubyLex(pos syntax.Pos, src string) []rtok {
-	l := &rlexer{src: src, pos: pos}
+func rubyLex(pos syntax.Pos, src string, marks []srcMark) []rtok {
+	l := &rlexer{src: src, pos: pos, marks: marks}
+	l.jump()
 	for {
 		sp := l.skip()
 		p := l.pos

@@ -41,7 +41,13 @@ type rparser struct {
 
 // rubyParse parses Ruby source into statements.
 func rubyParse(pos syntax.Pos, src string) []*rnode {
-	p := &rparser{toks: rubyLex(pos, src)}
+	return rubyParseMapped(pos, src, nil)
+}
+
+// rubyParseMapped is rubyParse of code rewritten from a template: from
+// each mark's offset on, positions count from the mark's position.
+func rubyParseMapped(pos syntax.Pos, src string, marks []srcMark) []*rnode {
+	p := &rparser{toks: rubyLex(pos, src, marks)}
 	stmts := p.stmts(map[string]bool{"eof": true})
 	if !p.at("eof", "") {
 		p.fail("unexpected " + p.tok().text)

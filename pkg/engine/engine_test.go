@@ -336,6 +336,7 @@ func TestBuildErrors(t *testing.T) {
 		{[]string{"a sleep=x"}, nil, `parameter "sleep": got str, want int`},
 		{[]string{"a wnat=x"}, nil, `unknown parameter "wnat" (did you mean "want"?)`},
 		{[]string{"nope:a"}, nil, `unknown resource kind "nope"`},
+		{[]string{"tvla:a"}, nil, `t.mcl:1:1: tvla[a]: unknown resource kind "tvla" (did you mean "tval"?)`},
 		{[]string{"a want=invalid"}, nil, `tval[a]: invalid: want is invalid`},
 		{[]string{"$a"}, nil, `starts with a $`},
 		{[]string{"a meta.limit=1"}, nil, `burst must be non-zero`},

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -41,7 +42,7 @@ func NewResource(kind string) (Res, error) {
 	fn, ok := registry[kind]
 	registryMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown resource kind %q", kind)
+		return nil, errors.New(graph.UnknownKind(kind, RegisteredKinds()))
 	}
 	r := fn().Default()
 	r.SetKind(kind)

@@ -54,3 +54,9 @@ func Kinds() []string {
 	sort.Strings(out)
 	return out
 }
+
+// UnknownKind returns the message for a resource of a kind that is not
+// among kinds (the registered ones), with the closest one suggested.
+func UnknownKind(kind string, kinds []string) string {
+	return fmt.Sprintf("unknown resource kind %q%s", kind, Suggest(kind, kinds))
+}

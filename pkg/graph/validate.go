@@ -306,7 +306,7 @@ func checkSendRecv(e *Edge, from, to *Resource, errs *ErrorList) {
 			return
 		}
 		if st = fs.Sends[e.Send]; st == "" {
-			errs.Add(pos, "edge %s: kind %s sends no key %q%s", e, from.Kind, e.Send, suggest(e.Send, keysOf(fs.Sends)))
+			errs.Add(pos, "edge %s: kind %s sends no key %q%s", e, from.Kind, e.Send, Suggest(e.Send, keysOf(fs.Sends)))
 			return
 		}
 	}
@@ -316,7 +316,7 @@ func checkSendRecv(e *Edge, from, to *Resource, errs *ErrorList) {
 			return
 		}
 		if rt = ts.Params[e.Recv]; rt == "" {
-			errs.Add(pos, "edge %s: kind %s has no parameter %q%s", e, to.Kind, e.Recv, suggest(e.Recv, keysOf(ts.Params)))
+			errs.Add(pos, "edge %s: kind %s has no parameter %q%s", e, to.Kind, e.Recv, Suggest(e.Recv, keysOf(ts.Params)))
 			return
 		}
 	}
@@ -394,7 +394,7 @@ func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
 		v := r.Params[k]
 		typ, known := s.Params[k]
 		if !known {
-			errs.Add(pos, "%s: unknown parameter %q%s", r.Ref(), k, suggest(k, keysOf(s.Params)))
+			errs.Add(pos, "%s: unknown parameter %q%s", r.Ref(), k, Suggest(k, keysOf(s.Params)))
 			continue
 		}
 		t, _ := parseMclType(typ)
@@ -561,9 +561,9 @@ func keysOf(m map[string]string) []string {
 	return out
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest candidate, if one
-// is close enough.
-func suggest(name string, candidates []string) string {
+// Suggest returns ` (did you mean "x"?)` for the candidate closest to name
+// (ignoring case), if one is close enough, or "".
+func Suggest(name string, candidates []string) string {
 	best, bestD := "", len(name)/2+1
 	for _, c := range candidates {
 		if d := EditDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {

@@ -35,3 +35,22 @@ func TestManyErrorsThenGoodGraph(t *testing.T) {
 		t.Fatal("a resource of the bad graph was applied")
 	}
 }
+
+// TestUnknownKindSuggested: a resource of an unknown kind is refused with
+// its position and the closest kind, nothing of its graph is applied, and
+// the next good graph is.
+func TestUnknownKindSuggested(t *testing.T) {
+	d := t.TempDir()
+	typo := file(d+"/typo", P{"content": "x"})
+	typo.Kind = "fiel"
+	p := startApply(t, "--tmp-prefix")
+	p.Write(gdoc(1, []res{file(d+"/other", nil), typo}))
+	p.Write(gdoc(2, []res{file(d+"/good", P{"content": "applied\n"})}))
+	p.WaitLines(`file\[.*/good\]: changed`, 1)
+	if n := p.Count(`mgmt-apply: -:1:\d+: runtime error: fiel\[.*/typo\]: unknown resource kind "fiel" \(did you mean "file"\?\)`); n != 1 {
+		t.Fatalf("the unknown kind was not reported with its position and a suggestion:\n%.3000s", p.Log())
+	}
+	if _, err := os.Stat(d + "/other"); err == nil {
+		t.Fatal("a resource of the bad graph was applied")
+	}
+}

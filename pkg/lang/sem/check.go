@@ -37,6 +37,9 @@ type checker struct {
 	finals  []func() error
 	typeErr *graph.PosError
 	nextID  int
+	// kindErrs are the resource statements of an unknown kind, by
+	// position (a class included twice is checked twice).
+	kindErrs map[ast.Pos]*graph.PosError
 }
 
 func (c *checker) scopeErr(pos ast.Pos, format string, args ...any) {

@@ -146,8 +146,8 @@ type resIR struct {
 	fields  []*resFieldIR
 	metas   []*resMetaIR
 	edges   []*resEdgeIR
-	collect node // collect statement: the _collect call
-	unknown bool
+	collect node   // collect statement: the _collect call
+	unknown string // an unknown kind: why it cannot be created
 	pos     ast.Pos
 }
 

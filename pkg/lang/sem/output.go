@@ -115,8 +115,8 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 	if len(ns) == 0 {
 		return nil
 	}
-	if n.unknown {
-		return at(n.pos, fmt.Errorf("cannot create resource kind `%s` with name `%s`: no resource kind `%s` available", n.kind, ns[0], n.kind))
+	if n.unknown != "" {
+		return at(n.pos, fmt.Errorf("cannot create resource kind `%s` with name `%s`: %s", n.kind, ns[0], n.unknown))
 	}
 	params, err := n.params(p, rs)
 	if err != nil {

@@ -18,9 +18,12 @@
 package sem
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,6 +61,8 @@ type Program struct {
 	envs   map[*module]*funcs.Env
 	opts   Options
 	root   string
+	// kindErrs are the statements of unknown kinds (see KindErrors).
+	kindErrs []*graph.PosError
 }
 
 // Check loads the program at path (a .mcl file, a module directory, or "-"
@@ -105,7 +110,31 @@ func Check(path string, src []byte, opts Options) (prog *Program, err error) {
 		return nil, c.typeErr
 	}
 	p := &Program{main: main, global: global, envs: map[*module]*funcs.Env{}, opts: opts, root: main.dir}
+	for _, pos := range slices.SortedFunc(maps.Keys(c.kindErrs), comparePos) {
+		p.kindErrs = append(p.kindErrs, c.kindErrs[pos])
+	}
 	return p, nil
+}
+
+// comparePos orders positions by file, line and column.
+func comparePos(a, b ast.Pos) int {
+	return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
+// KindErrors returns an error (a graph.ErrorList, in source order) for
+// each resource statement of an unknown kind, or nil. Check accepts them,
+// since a statement in a branch never taken creates nothing, and running
+// the program fails at the first one evaluated; mcl-compile --check
+// reports them all.
+func (p *Program) KindErrors() error {
+	if len(p.kindErrs) == 0 {
+		return nil
+	}
+	var l graph.ErrorList
+	for _, e := range p.kindErrs {
+		l = append(l, e)
+	}
+	return l
 }
 
 func (p *Program) envOf(m *module) *funcs.Env {

@@ -28,6 +28,12 @@ var MetaStructType = types.MustParse("struct{noop bool; retry int; retryreset bo
 // pkg/graph that the resource packages fill.
 func lookupKind(kind string) (*graph.KindSchema, bool) { return graph.LookupKind(kind) }
 
+// noKind says that kind is not one of kinds (the registered ones), with
+// the closest suggested.
+func noKind(kind string, kinds []string) string {
+	return fmt.Sprintf("no resource kind `%s` available%s", kind, suggest(kind, kinds))
+}
+
 func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 	switch st := st.(type) {
 	case *ast.Bind:
@@ -158,7 +164,13 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 	schema, known := lookupKind(st.Kind)
 	// Unknown kinds are an error when resources are registered at all
 	// (without any, the compiler accepts every kind untyped).
-	n.unknown = !known && len(graph.Kinds()) > 0
+	if kinds := graph.Kinds(); !known && len(kinds) > 0 {
+		n.unknown = noKind(st.Kind, kinds)
+		if c.kindErrs == nil {
+			c.kindErrs = map[ast.Pos]*graph.PosError{}
+		}
+		c.kindErrs[st.Pos] = errAt(st.Pos, StageRuntime, "%s", n.unknown)
+	}
 	for _, f := range st.Fields {
 		fn := &resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
 		if f.Cond != nil {

@@ -51,7 +51,7 @@ type flags struct {
 	// KeepRunning is for a service, whose reload (SIGHUP) reads the
 	// program again.
 	KeepRunning bool              `name:"keep-running" help:"Keep running once every stream has ended, until stopped, so that SIGHUP can read the program again (for a service)." xor:"once"`
-	Check       bool              `help:"Stop after type checking; write nothing."`
+	Check       bool              `help:"Stop after checking the program (syntax, scopes, types, and the kind of every resource statement, even in a branch not taken); write nothing."`
 	PrintAST    bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
 	Var         map[string]string `help:"Set a str variable of the default scope (name=value); repeatable. Without it, $MGMT_VAR sets variables, separated by commas: a comma followed by NAME= starts the next one (a=1,b=x,y sets a to 1 and b to x,y)." mapsep:"none" env:"-"`
 	Prefix      string            `help:"State directory (module cache, value store, local.* state, the private world); default ${default_prefix}." type:"path"`
@@ -146,6 +146,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.ExitFail
 	}
 	if f.Check {
+		// Stricter than a run: a statement of an unknown kind is an
+		// error even in a branch not taken.
+		if err := prog.KindErrors(); err != nil {
+			report(stderr, err)
+			return cli.ExitFail
+		}
 		return cli.ExitOK
 	}
 	source := name + " " + f.Path

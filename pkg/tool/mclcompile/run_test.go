@@ -9,6 +9,22 @@ import (
 	"testing"
 )
 
+// unknownKinds is a program with resources of unknown kinds in branches
+// not taken, one in a class included twice.
+const unknownKinds = `if false {
+	fiel "/x" {
+		content => "hi",
+	}
+}
+class c($n) {
+	if $n == "" {
+		pkgg $n {}
+	}
+}
+include c("a")
+include c("b")
+`
+
 // TestRun runs the tool in-process on small programs.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -33,6 +49,13 @@ func TestRun(t *testing.T) {
 		{name: "runtime", args: []string{"-"}, stdin: "panic(\"boom\")\n", code: 1, errs: "<stdin>:1:1: runtime error: panic: boom", out: `"error":{"message":"runtime error: panic: boom","pos":"<stdin>:1:1"}`},
 		{name: "usage", args: []string{}, code: 2, errs: "expected"},
 		{name: "unknown-kind", args: []string{"-"}, stdin: "nosuchkind \"x\" {}\n", code: 1, errs: "<stdin>:1:1: runtime error: cannot create resource kind `nosuchkind`"},
+		{name: "unknown-kind-suggest", args: []string{"-"}, stdin: "fiel \"/x\" {}\n", code: 1, errs: "<stdin>:1:1: runtime error: cannot create resource kind `fiel` with name `/x`: no resource kind `fiel` available (did you mean \"file\"?)"},
+		// A branch not taken creates nothing: a run accepts it, --check
+		// does not, and reports every statement of an unknown kind.
+		{name: "unknown-kind-dead", args: []string{"--once", "-"}, stdin: unknownKinds, out: `"seq":1,"source":"mcl-compile -"}`},
+		{name: "unknown-kind-check", args: []string{"--check", "-"}, stdin: unknownKinds, code: 1,
+			errs: "<stdin>:2:2: runtime error: no resource kind `fiel` available (did you mean \"file\"?)\n" +
+				"mcl-compile: <stdin>:8:3: runtime error: no resource kind `pkgg` available (did you mean \"pkg\"?)\n"},
 		{name: "schema-type", args: []string{"-"}, stdin: "file \"/x\" {\n\tmode => 644,\n}\n", code: 1, errs: "<stdin>:2:2: type error: parameter mode of file wants str, got int (644 at <stdin>:2:10)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/refdoc"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // listKinds prints the kind reference (docs/reference/kinds.md, from the
@@ -30,13 +31,15 @@ func listKinds(list bool, names []string, stdout, stderr io.Writer) int {
 		return cli.ExitOK
 	}
 	by := map[string]*refdoc.Kind{}
+	var known []string
 	for _, k := range kinds {
 		by[k.Name] = k
+		known = append(known, k.Name)
 	}
 	for i, n := range names {
 		k, ok := by[n]
 		if !ok {
-			fmt.Fprintf(stderr, "%s: unknown resource kind %q (--list-kinds lists them)\n", name, n)
+			fmt.Fprintf(stderr, "%s: %s (--list-kinds lists them)\n", name, graph.UnknownKind(n, known))
 			return cli.ExitFail
 		}
 		if i > 0 {

@@ -21,7 +21,9 @@
 // it keeps numbers as json.Number, names the failing field by its path
 // (resources[3].meta.retry) and gives every resource and edge the position
 // of its opening brace. YAML frames go through yaml.v3's node tree, whose
-// lines are shifted to count in the whole stream.
+// lines are shifted to count in the whole stream. A graph.yaml's exported
+// resources ("@@name") and its collect list stay within the document, as
+// upstream's do (yamlcollect.go).
 //
 // # Checking
 //

@@ -255,6 +255,8 @@ func (c *yconv) document(n *yaml.Node) *Document {
 	if n == nil || !c.mapping(n, "document") {
 		return doc
 	}
+	collected := map[string]bool{}
+	defer func() { c.collectExported(doc.Resources, collected) }()
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], deref(n.Content[i+1])
 		switch key := k.Value; key {
@@ -273,6 +275,8 @@ func (c *yconv) document(n *yaml.Node) *Document {
 			doc.Resources = c.resources(v)
 		case "edges":
 			doc.Edges = c.edges(v)
+		case "collect":
+			collected = c.collectKinds(v)
 		case "error":
 			doc.Error = c.errorDoc(v)
 		default:

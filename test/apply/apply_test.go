@@ -467,6 +467,33 @@ edges:
 	}
 }
 
+// TestFileYAMLCollect applies a graph.yaml that exports a file ("@@")
+// and collects its kind, as upstream's examples do: the file is written
+// under its path, and the exported name loses its "@@".
+func TestFileYAMLCollect(t *testing.T) {
+	d := t.TempDir()
+	yml := d + "/g.yaml"
+	os.WriteFile(yml, []byte(fmt.Sprintf(`graph: g
+resources:
+  file:
+  - name: "@@shared"
+    path: %s/shared.txt
+    state: exists
+    content: exported
+collect:
+- kind: file
+  pattern: %s/
+`, d, d)), 0o644)
+	r := testutil.Run(t, "", "mgmt-apply", "--file", yml, "--tmp-prefix", "--converged-timeout", "0.3")
+	if r.Code != 0 || readFile(t, d+"/shared.txt") != "exported" {
+		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+	p := testutil.Run(t, "", "mgmt-apply", "--file", yml, "--print-graph")
+	if p.Code != 0 || !strings.Contains(p.Stdout, `"name":"shared"`) {
+		t.Fatalf("exit %d: %s\n%s", p.Code, p.Stdout, p.Stderr)
+	}
+}
+
 func TestEnvironmentFlags(t *testing.T) {
 	d := t.TempDir()
 	cmd := exec.Command(testutil.Bin(t, "mgmt-apply"), "--tmp-prefix")

@@ -39,10 +39,34 @@ type Expr interface {
 	expr()
 }
 
+// Before reports whether p comes before q in the same file. A position
+// naming no line comes before nothing and nothing comes before it.
+func (p Pos) Before(q Pos) bool {
+	if p.Line == 0 || q.Line == 0 {
+		return false
+	}
+	return p.Line < q.Line || p.Line == q.Line && p.Col < q.Col
+}
+
 // Prog is a list of statements: a file, or the body of an if, for, class.
 type Prog struct {
 	Pos   Pos
 	Stmts []Stmt
+	// End is the position of the closing brace of a block, or of the end
+	// of a file (zero for a block the parser made, an else if).
+	End Pos
+	// Comments are the comments of a file, in source order, on the Prog
+	// of the file only: the printer puts each back before the first
+	// node that followed it.
+	Comments []*Comment
+}
+
+// A Comment is a comment, from its # to the end of its line.
+type Comment struct {
+	Pos  Pos
+	Text string // with the #, without trailing blanks
+	// Trailing is set when code precedes the comment on its line.
+	Trailing bool
 }
 
 // Bind is `$name = value` or `$name T = value`.
@@ -64,6 +88,7 @@ type Res struct {
 	Metas   []*ResMeta
 	// Order lists the body entries in source order, for printing.
 	Order []Node
+	End   Pos // of the closing brace
 }
 
 // ResField is `key => value,` or `key => cond ?: value,`.

@@ -7,9 +7,24 @@ import (
 
 // Print returns prog as mcl source in a canonical layout (tabs, one
 // statement per line). Parsing the result gives the same tree.
+//
+// The comments of a file's Prog are kept: each is printed before the first
+// statement or resource entry that followed it in the source (or the
+// closing brace of its block), at the end of the line before it when code
+// preceded it on its own line. A comment inside an expression, which is
+// printed on one line, moves to the end of its statement's line.
 func Print(prog *Prog) string {
-	var p printer
-	p.stmts(prog.Stmts)
+	p := printer{comments: prog.Comments}
+	p.stmts(prog.Stmts, prog.End)
+	if p.pending() {
+		if len(prog.Stmts) > 0 {
+			p.nl()
+		}
+		p.commentLines(Pos{})
+	}
+	if p.b.Len() > 0 {
+		p.b.WriteByte('\n')
+	}
 	return p.b.String()
 }
 
@@ -21,8 +36,43 @@ func PrintExpr(e Expr) string {
 }
 
 type printer struct {
-	b      strings.Builder
-	indent int
+	b        strings.Builder
+	indent   int
+	comments []*Comment // not printed yet
+}
+
+// pending reports whether a comment is left to print.
+func (p *printer) pending() bool { return len(p.comments) > 0 }
+
+// before reports whether the next comment comes before pos (a zero pos:
+// whether there is one).
+func (p *printer) before(pos Pos) bool {
+	return len(p.comments) > 0 && (pos.Line == 0 || p.comments[0].Pos.Before(pos))
+}
+
+// trail prints the trailing comments before pos at the end of the
+// current line.
+func (p *printer) trail(pos Pos) {
+	for p.before(pos) && p.comments[0].Trailing {
+		p.w(" ", p.comments[0].Text)
+		p.comments = p.comments[1:]
+	}
+}
+
+// commentLines prints the comments before pos (a zero pos: all), one a
+// line, with no newline after the last, and reports whether it printed
+// any.
+func (p *printer) commentLines(pos Pos) bool {
+	any := false
+	for p.before(pos) {
+		if any {
+			p.nl()
+		}
+		p.w(p.comments[0].Text)
+		p.comments = p.comments[1:]
+		any = true
+	}
+	return any
 }
 
 func (p *printer) w(s ...string) {
@@ -38,24 +88,40 @@ func (p *printer) nl() {
 	}
 }
 
-func (p *printer) stmts(ss []Stmt) {
+// stmts prints the statements of a block that ends at end, with the
+// comments before end.
+func (p *printer) stmts(ss []Stmt, end Pos) {
 	for i, s := range ss {
+		pos := s.Position()
 		if i > 0 {
+			p.trail(pos)
+			p.nl()
+		}
+		if p.commentLines(pos) {
 			p.nl()
 		}
 		p.stmt(s)
 	}
-	if p.indent == 0 && len(ss) > 0 {
-		p.b.WriteByte('\n')
+	if len(ss) > 0 {
+		p.trail(end)
+		if p.before(end) {
+			p.nl()
+		}
 	}
+	p.commentLines(end)
 }
 
 func (p *printer) block(prog *Prog) {
 	p.w("{")
+	first := prog.End
 	if len(prog.Stmts) > 0 {
+		first = prog.Stmts[0].Position()
+	}
+	p.trail(first)
+	if len(prog.Stmts) > 0 || p.before(prog.End) {
 		p.indent++
 		p.nl()
-		p.stmts(prog.Stmts)
+		p.stmts(prog.Stmts, prog.End)
 		p.indent--
 		p.nl()
 	}
@@ -92,16 +158,7 @@ func (p *printer) stmt(s Stmt) {
 		p.w(s.Kind, " ")
 		p.expr(s.Name)
 		p.w(" {")
-		p.indent++
-		for _, n := range s.Order {
-			p.nl()
-			p.resEntry(n)
-			p.w(",")
-		}
-		p.indent--
-		if len(s.Order) > 0 {
-			p.nl()
-		}
+		p.resBody(s)
 		p.w("}")
 	case *Edge:
 		for i, h := range s.Halves {
@@ -179,6 +236,32 @@ func (p *printer) cond(c Expr) {
 	if c != nil {
 		p.expr(c)
 		p.w(" ?: ")
+	}
+}
+
+// resBody prints the entries of a resource, one a line, with the
+// comments before its closing brace.
+func (p *printer) resBody(s *Res) {
+	p.indent++
+	for _, n := range s.Order {
+		pos := n.Position()
+		p.trail(pos)
+		p.nl()
+		if p.commentLines(pos) {
+			p.nl()
+		}
+		p.resEntry(n)
+		p.w(",")
+	}
+	p.trail(s.End)
+	inner := p.before(s.End)
+	if inner {
+		p.nl()
+		p.commentLines(s.End)
+	}
+	p.indent--
+	if len(s.Order) > 0 || inner {
+		p.nl()
 	}
 }
 

@@ -66,6 +66,10 @@ type lexer struct {
 	i    int
 	line int
 	col  int
+	// comments are the comments read so far; code is set once a token
+	// other than a newline was read on the current line.
+	comments []*ast.Comment
+	code     bool
 }
 
 func (l *lexer) pos() ast.Pos { return ast.Pos{File: l.file, Line: l.line, Col: l.col} }
@@ -114,9 +118,12 @@ func (l *lexer) next() token {
 			continue
 		}
 		if c == '#' {
+			p, start := l.pos(), l.i
 			for l.i < len(l.src) && l.src[l.i] != '\n' {
 				l.adv(1)
 			}
+			text := strings.TrimRight(l.src[start:l.i], " \t\r")
+			l.comments = append(l.comments, &ast.Comment{Pos: p, Text: text, Trailing: l.code})
 			continue
 		}
 		break
@@ -126,6 +133,7 @@ func (l *lexer) next() token {
 		return token{kind: tEOF, pos: p}
 	}
 	c := l.src[l.i]
+	l.code = c != '\n'
 	switch {
 	case c == '\n':
 		l.adv(1)

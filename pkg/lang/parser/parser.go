@@ -31,6 +31,7 @@ func Parse(file, src string) (prog *ast.Prog, err error) {
 	}()
 	p := newParser(file, src)
 	prog = p.prog(true)
+	prog.Comments = p.lx.comments
 	return prog, nil
 }
 
@@ -141,9 +142,11 @@ func (p *parser) prog(top bool) *ast.Prog {
 			if !top {
 				p.unexpected(`"}"`)
 			}
+			prog.End = t.pos
 			return prog
 		}
 		if !top && p.isPunct("}") {
+			prog.End = t.pos
 			return prog
 		}
 		prog.Stmts = append(prog.Stmts, p.stmt())
@@ -266,7 +269,7 @@ func (p *parser) res() *ast.Res {
 	for {
 		p.skipNL()
 		if p.isPunct("}") {
-			p.adv()
+			r.End = p.adv().pos
 			return r
 		}
 		p.resEntry(r)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func corpus(t *testing.T) map[string]corpusFile {
 // TestRoundTrip parses every corpus file that parses, prints it, parses
 // the print and checks that printing again gives the same text.
 func TestRoundTrip(t *testing.T) {
-	n, bad := 0, 0
+	n, bad, comments := 0, 0, 0
 	for name, f := range corpus(t) {
 		prog, err := Parse(name, f.src)
 		if err != nil {
@@ -84,11 +85,24 @@ func TestRoundTrip(t *testing.T) {
 		if out2 := ast.Print(prog2); out2 != out {
 			t.Errorf("%s: print not stable:\n%s\n---\n%s", name, out, out2)
 		}
+		if a, b := commentTexts(prog), commentTexts(prog2); !slices.Equal(a, b) {
+			t.Errorf("%s: the print lost or reordered comments: got %q, want %q\n%s", name, b, a, out)
+		}
+		comments += len(prog.Comments)
 	}
-	t.Logf("%d files round-tripped, %d did not parse", n, bad)
+	t.Logf("%d files round-tripped with %d comments, %d did not parse", n, comments, bad)
 	if n == 0 {
 		t.Fatal("no corpus file parsed: nothing was round-tripped")
 	}
+}
+
+// commentTexts returns the texts of the comments of prog, in order.
+func commentTexts(prog *ast.Prog) []string {
+	var out []string
+	for _, c := range prog.Comments {
+		out = append(out, c.Text)
+	}
+	return out
 }
 
 // corpusPos matches the position upstream reports: /FILE @ LINE:COL.

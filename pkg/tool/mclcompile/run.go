@@ -52,7 +52,7 @@ type flags struct {
 	// program again.
 	KeepRunning bool              `name:"keep-running" help:"Keep running once every stream has ended, until stopped, so that SIGHUP can read the program again (for a service)." xor:"once"`
 	Check       bool              `help:"Stop after checking the program (syntax, scopes, types, and the kind of every resource statement, even in a branch not taken); write nothing."`
-	PrintAST    bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl and exit."`
+	PrintAST    bool              `name:"print-ast" help:"Print the parsed program back as canonical mcl, with its comments, and exit."`
 	Var         map[string]string `help:"Set a str variable of the default scope (name=value); repeatable. Without it, $MGMT_VAR sets variables, separated by commas: a comma followed by NAME= starts the next one (a=1,b=x,y sets a to 1 and b to x,y)." mapsep:"none" env:"-"`
 	Prefix      string            `help:"State directory (module cache, value store, local.* state, the private world); default ${default_prefix}." type:"path"`
 	Hostname    string            `help:"Host name the program sees (default: the system's)."`

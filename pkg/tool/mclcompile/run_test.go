@@ -43,6 +43,7 @@ func TestRun(t *testing.T) {
 		{name: "var-hostname", args: []string{"--once", "--hostname", "h1", "--var", "hostname=", "-"}, stdin: "test [\"<${hostname}>\"] {}\n", out: `"name":"<>"`},
 		{name: "check", args: []string{"--check", "-"}, stdin: "test \"a\" {}\n", outNotHave: "mgmt"},
 		{name: "print-ast", args: []string{"--print-ast", "-"}, stdin: "$a=1+2*3\n", out: "$a = 1 + (2 * 3)\n"},
+		{name: "print-ast-comments", args: []string{"--print-ast", "-"}, stdin: "# the sum\n$a=1+2 # three\n", out: "# the sum\n$a = 1 + 2 # three\n"},
 		{name: "syntax", args: []string{"-"}, stdin: "test \"a\" {\n", code: 1, errs: "<stdin>:2:1: syntax error:"},
 		{name: "scope", args: []string{"-"}, stdin: "test [$nope] {}\n", code: 1, errs: "<stdin>:1:7: scope error: variable $nope does not exist"},
 		{name: "type", args: []string{"-"}, stdin: "$x = 1 + \"a\"\n", code: 1, errs: "type error: operands of +"},

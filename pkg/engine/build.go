@@ -15,7 +15,8 @@ type Vertex struct {
 
 	in, out []*Edge
 	key     string
-	grouped bool // merged into another vertex
+	params  paramsDigest // of Src.Params, which Compact may let go of
+	grouped bool         // merged into another vertex
 }
 
 // An Edge orders From before To; Notify also sends a refresh and Send/Recv
@@ -102,7 +103,26 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		}
 	}
 	g.Edges = dedupeEdges(g.Vertices)
+	g.linked = nil
 	return g, nil
+}
+
+// Compact lets go of what the graph keeps only for Document: the
+// parameters and metaparameters of each resource as the document gave them
+// (each resource holds its own decoded values) and the edges as the
+// document spelled them. Document then returns the resources by kind, name
+// and position only, without edges. A program that runs the graph without
+// printing it calls Compact before Engine.Load, so that the parameter
+// trees, most of what a decoded document holds, are not kept for as long
+// as the graph runs. The resources of the document are not changed.
+func (g *Graph) Compact() {
+	srcs := make([]graph.Resource, len(g.all))
+	for i, v := range g.all {
+		r := v.Src
+		srcs[i] = graph.Resource{Kind: r.Kind, Name: r.Name, Pos: r.Pos, Origin: r.Origin, At: r.At}
+		v.Src = &srcs[i]
+	}
+	g.docEdges = nil
 }
 
 // newVertex creates the resource of rr, which Validate checked: its
@@ -123,7 +143,9 @@ func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 		return nil, graph.Errorf(rr.Where(), "", "%s: %v", key, err)
 	}
 	res.SetName(rr.Name)
-	meta := DefaultMeta()
+	// Resources without metaparameters share one set of defaults: the
+	// engine and the resources read them and never change them.
+	meta := defaultMeta
 	if rr.Meta != nil {
 		m := *rr.Meta
 		meta = &m
@@ -134,7 +156,7 @@ func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 			return nil, graph.Errorf(rr.Where(), "", "%s: invalid: %v", key, err)
 		}
 	}
-	return &Vertex{Res: res, Src: rr, key: key}, nil
+	return &Vertex{Res: res, Src: rr, key: key, params: digestParams(rr.Params)}, nil
 }
 
 // addDocEdge adds the edge e of the document, from from to to.

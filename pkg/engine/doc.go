@@ -32,9 +32,10 @@
 // Event calls become messages. A Subscriber (the file kind) is followed
 // through Subscribe instead: the goroutine ends once the subscription is
 // in place, the resource's events come from whoever watches for it (the
-// shared file watcher), and a context.AfterFunc stops the subscription, so
-// an idle graph of 100,000 files holds no goroutine per file. A
-// subscription that breaks goes on in a new goroutine as a failed Watch. CheckApply calls run in their own
+// shared file watcher), and cancelling the vertex's watch (a swap, the
+// end of Run) stops the subscription, so an idle graph of 100,000 files
+// holds no goroutine per file. A subscription that breaks goes on in a new
+// goroutine as a failed Watch. CheckApply calls run in their own
 // goroutines and report back with a message. The rules, applied by the Run
 // goroutine after each batch of messages:
 //
@@ -109,7 +110,10 @@
 // Load hands over a new graph. Each new vertex is compared with the running
 // vertex of the same kind and name (parameters, metaparameters, group
 // members; Cmp decides when the parameters are spelt differently): equal
-// ones keep running untouched. Removed and changed vertices are stopped:
+// ones keep running untouched. The parameters are compared through a
+// digest taken by Build, so a graph compacted before it is loaded
+// (Graph.Compact: the document's parameter trees let go of, each resource
+// holding its decoded values) swaps as the full one would. Removed and changed vertices are stopped:
 // their Watch is cancelled, a running CheckApply is waited for, a
 // Meta:realize resource that never ran gets one CheckApply, and Cleanup
 // runs. A changed vertex's replacement starts only once its predecessor has

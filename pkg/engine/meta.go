@@ -13,6 +13,10 @@ import (
 // DefaultMeta returns the default metaparameters.
 func DefaultMeta() *MetaParams { return &MetaParams{} }
 
+// defaultMeta is the set of default metaparameters shared by the resources
+// of a graph that give none; it is never changed.
+var defaultMeta = DefaultMeta()
+
 // ValidateMeta reports the first problem of the metaparameters m (see
 // graph.Meta.Check, which it is).
 func ValidateMeta(m *MetaParams) error { return m.Check() }

@@ -61,7 +61,8 @@ type vstate struct {
 	reports   []Reported
 	watchDone chan struct{}
 	cancel    context.CancelFunc
-	initOK    bool // set by the watch goroutine before watchDone closes
+	sub       atomic.Pointer[subscription] // the last subscription of its watch
+	initOK    bool                         // set by the watch goroutine before watchDone closes
 
 	// set by the loop before a CheckApply starts, read by it
 	refreshNow bool

@@ -6,11 +6,12 @@ import (
 )
 
 // A subscription is the watch of a Subscriber vertex while it waits for
-// events: no goroutine of the engine runs for it. It ends in one of two
-// ways, whichever comes first: the vertex's context ends (a
-// context.AfterFunc stops it and closes watchDone), or the resource
-// reports a broken watch (fail: a new goroutine stops it and goes on as
-// after a failed Watch).
+// events: no goroutine of the engine runs for it, and nothing but the
+// subscription itself is kept for it (a context.AfterFunc would cost
+// several objects per vertex). It ends in one of two ways, whichever
+// comes first: the vertex's watch is cancelled (cancelWatch stops it and
+// closes watchDone), or the resource reports a broken watch (fail: a new
+// goroutine stops it and goes on as after a failed Watch).
 type subscription struct {
 	mu    sync.Mutex
 	stop  func() // nil until Subscribe returned
@@ -48,13 +49,37 @@ func (e *Engine) subscribe(ctx context.Context, vs *vstate, retries int16) (park
 	}
 	s.mu.Unlock()
 	e.post(msg{kind: msgRunning, vs: vs})
-	context.AfterFunc(ctx, func() {
-		if s.take() {
-			s.stop()
-			close(vs.watchDone)
-		}
-	})
+	// Either cancelWatch finds the subscription, or the subscription
+	// finds the context already cancelled: one of the two ends it.
+	vs.sub.Store(s)
+	if ctx.Err() != nil {
+		e.endSubscription(vs)
+	}
 	return true, nil
+}
+
+// cancelWatch cancels the watch of vs: its context, and its subscription
+// when it has one.
+func (e *Engine) cancelWatch(vs *vstate) {
+	if vs.cancel == nil {
+		return
+	}
+	vs.cancel()
+	e.endSubscription(vs)
+}
+
+// endSubscription stops the subscription of vs, if it has one that has not
+// ended, in a new goroutine (stopping may wait for the resource's locks),
+// and then closes watchDone.
+func (e *Engine) endSubscription(vs *vstate) {
+	s := vs.sub.Load()
+	if s == nil || !s.take() {
+		return
+	}
+	e.goTrack(func() {
+		s.stop()
+		close(vs.watchDone)
+	})
 }
 
 // take reports whether the caller is the first to end s.

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"time"
 )
@@ -112,8 +111,8 @@ func sameRes(a, b *Vertex) bool {
 	if a.key != b.key {
 		return false
 	}
-	if a.Src != nil && b.Src != nil && reflect.DeepEqual(a.Src.Params, b.Src.Params) {
-		return true
+	if a.params.ok && a.params == b.params {
+		return true // the same parameters, as reflect.DeepEqual finds them
 	}
 	return a.Res.Cmp(b.Res) == nil
 }
@@ -236,9 +235,7 @@ func (s *sched) stop(vs *vstate) {
 		delete(s.pending, vs.key)
 		return
 	}
-	if vs.cancel != nil {
-		vs.cancel()
-	}
+	s.e.cancelWatch(vs)
 	s.stopping[vs.key] = vs
 	if !vs.running {
 		s.finalize(vs)
@@ -305,6 +302,9 @@ func (s *sched) shutdown() {
 		}
 	}
 	e := s.e
+	for _, vs := range s.order {
+		e.cancelWatch(vs)
+	}
 	e.goTrack(func() {
 		e.applyWG.Wait()
 		for _, vs := range vss {

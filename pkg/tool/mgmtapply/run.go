@@ -524,6 +524,7 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 		}
 		loaded := gate.do(func() {
 			writeDot(dot, o.g, lg)
+			o.g.Compact()
 			eng.Load(o.g)
 			notifyLoaded(o.g)
 			exp.publish(o.doc.Resources)

@@ -44,16 +44,18 @@ func newExporter(ctx context.Context, w *world.Lazy, lg *cli.Logger, noop bool) 
 	return x
 }
 
-func (x *exporter) publish(rs []*graph.Resource) {
-	if x.noop {
-		n := 0
-		for _, r := range rs {
-			if r.Meta != nil && len(r.Meta.Export) > 0 {
-				n++
-			}
+func (x *exporter) publish(all []*graph.Resource) {
+	// Only the exported resources are kept: the graph's others may be
+	// let go of while the exporter waits.
+	var rs []*graph.Resource
+	for _, r := range all {
+		if r.Meta != nil && len(r.Meta.Export) > 0 {
+			rs = append(rs, r)
 		}
-		if n > 0 {
-			x.lg.Infof("noop: not exporting %d resource(s) to the world", n)
+	}
+	if x.noop {
+		if len(rs) > 0 {
+			x.lg.Infof("noop: not exporting %d resource(s) to the world", len(rs))
 		}
 		return
 	}
@@ -84,7 +86,7 @@ func (x *exporter) loop(ctx context.Context) {
 		}
 		x.mu.Lock()
 		rs, set := x.next, x.set
-		x.set = false
+		x.next, x.set = nil, false
 		x.mu.Unlock()
 		if !set {
 			continue

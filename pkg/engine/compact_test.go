@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+)
+
+// TestSwapOfCompactedGraphs checks that graphs compacted before they are
+// loaded swap as the full ones do: a resource whose parameters are the
+// same stays running untouched, a changed one is replaced.
+func TestSwapOfCompactedGraphs(t *testing.T) {
+	h := start(t, engine.Config{})
+	load := func(d *graph.Document) {
+		t.Helper()
+		g, err := engine.Build(d, engine.BuildOptions{})
+		if err != nil {
+			t.Fatalf("build: %v", err)
+		}
+		g.Compact()
+		h.e.Load(g)
+	}
+	load(doc(1, []string{"ca want=1 rate=#2", "cb want=2", "cgone want=3"}, "ca -> cb"))
+	h.converge(1)
+	load(doc(2, []string{"ca want=1 rate=#2", "cb want=22", "cnew want=4"}, "ca -> cb"))
+	h.converge(2)
+	if sys.count("ca") != 1 {
+		t.Errorf("unchanged ca ran %d times, want 1", sys.count("ca"))
+	}
+	if sys.get("cb") != "22" || sys.get("cnew") != "4" {
+		t.Errorf("cb=%q cnew=%q", sys.get("cb"), sys.get("cnew"))
+	}
+	if !strings.Contains(h.logs.String(), "1 added, 1 removed, 1 changed, 1 unchanged") {
+		t.Errorf("swap log missing:\n%s", h.logs)
+	}
+}
+
+// TestCompactKeepsTheDocument checks that Compact changes neither the
+// document the graph was built from nor the identity of its resources,
+// and that Document then gives the resources without their parameters.
+func TestCompactKeepsTheDocument(t *testing.T) {
+	d := doc(1, []string{"a want=1 meta.noop=true", "b want=2"}, "a -> b")
+	g, err := engine.Build(d, engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Compact()
+	if d.Resources[0].Params["want"] != "1" || d.Resources[0].Meta == nil || len(d.Edges) != 1 {
+		t.Errorf("the document changed: %+v", d.Resources[0])
+	}
+	out := g.Document()
+	if len(out.Resources) != 2 || len(out.Edges) != 0 {
+		t.Fatalf("got %d resources and %d edges, want 2 and 0", len(out.Resources), len(out.Edges))
+	}
+	for i, r := range out.Resources {
+		if r.Ref() != d.Resources[i].Ref() || r.Pos != d.Resources[i].Pos || r.Params != nil || r.Meta != nil {
+			t.Errorf("resource %d: got %+v", i, r)
+		}
+	}
+	if !g.Vertices[0].Res.MetaParams().Noop {
+		t.Errorf("the resource lost its metaparameters")
+	}
+}

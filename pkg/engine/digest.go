@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"hash"
+	"math"
+	"slices"
+)
+
+// A paramsDigest identifies the parameters of a resource as its document
+// gave them, so that a graph swap can tell an unchanged resource without
+// keeping the parameters themselves (Graph.Compact lets go of them).
+type paramsDigest struct {
+	sum [sha256.Size]byte
+	ok  bool // false: some value is of a type digestParams does not know
+}
+
+// digestParams returns the SHA-256 of an encoding of params that differs
+// whenever reflect.DeepEqual would find two parameter sets different:
+// every value is written with its type and every length is written, so no
+// two values write the same bytes. Values of other types than a decoder
+// gives leave the digest unusable (ok false), and the swap then asks the
+// resource's Cmp.
+func digestParams(params map[string]any) paramsDigest {
+	h := sha256.New()
+	d := digester{h: h}
+	if !d.value(params) {
+		return paramsDigest{}
+	}
+	var out paramsDigest
+	h.Sum(out.sum[:0])
+	out.ok = true
+	return out
+}
+
+type digester struct {
+	h   hash.Hash
+	buf [9]byte
+}
+
+func (d *digester) tag(t byte, n uint64) {
+	d.buf[0] = t
+	binary.LittleEndian.PutUint64(d.buf[1:], n)
+	d.h.Write(d.buf[:])
+}
+
+func (d *digester) str(t byte, s string) {
+	d.tag(t, uint64(len(s)))
+	d.h.Write([]byte(s))
+}
+
+func (d *digester) value(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		d.tag('z', 0)
+	case string:
+		d.str('s', v)
+	case json.Number:
+		d.str('n', string(v))
+	case bool:
+		n := uint64(0)
+		if v {
+			n = 1
+		}
+		d.tag('b', n)
+	case int:
+		d.tag('i', uint64(v))
+	case int64:
+		d.tag('I', uint64(v))
+	case uint64:
+		d.tag('u', v)
+	case float64:
+		if math.IsNaN(v) {
+			return false // DeepEqual finds NaN unequal to itself
+		}
+		d.tag('f', math.Float64bits(v))
+	case []any:
+		if v == nil {
+			d.tag('A', 0)
+			return true
+		}
+		d.tag('a', uint64(len(v)))
+		for _, e := range v {
+			if !d.value(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		if v == nil {
+			d.tag('M', 0)
+			return true
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		d.tag('m', uint64(len(v)))
+		for _, k := range keys {
+			d.str('k', k)
+			if !d.value(v[k]) {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}

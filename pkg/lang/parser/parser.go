@@ -365,16 +365,14 @@ func (p *parser) edge() ast.Stmt {
 		p.skipNL()
 		e.Halves = append(e.Halves, p.edgeHalf())
 	}
-	if len(e.Halves) < 2 {
-		p.unexpected(`"->"`)
-	}
+	// A lone half (no "->") parses: it is a type error, found by the checker.
 	sr := false
 	for _, h := range e.Halves {
 		if h.Field != "" {
 			sr = true
 		}
 	}
-	if sr && (len(e.Halves) != 2 || e.Halves[0].Field == "" || e.Halves[1].Field == "") {
+	if sr && len(e.Halves) > 1 && (len(e.Halves) != 2 || e.Halves[0].Field == "" || e.Halves[1].Field == "") {
 		p.failAt(e.Pos, "a send/recv edge joins exactly two fields: Kind[a].send -> Kind[b].recv")
 	}
 	return e

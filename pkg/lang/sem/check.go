@@ -314,21 +314,8 @@ func (c *checker) checkExprIn(e ast.Expr, s *Scope) node {
 			c.unify(e.Vals[i].Position(), n.vals[i].typ(), n.t.Val, "map value")
 		}
 		c.needConcrete(e.Pos, "map", n.t, &n.rt)
-		for i := range n.keys {
-			ki, ok := n.keys[i].(*constIR)
-			for j := 0; ok && j < i; j++ {
-				if kj, ok := n.keys[j].(*constIR); ok && values.Equal(ki.v, kj.v) {
-					n.dup = ki.v
-				}
-			}
-		}
-		c.finals = append(c.finals, func() error {
-			switch kindOf(n.t.Key) {
-			case types.KindList, types.KindMap, types.KindFunc:
-				return errAt(e.Pos, StageRuntime, "map key type %s is not hashable", n.t.Key.Resolve())
-			}
-			return nil
-		})
+		c.dupMapKeys(e.Pos, n.keys)
+		c.finals = append(c.finals, func() error { return mapKeyHashable(e.Pos, n.t.Key) })
 		return n
 	case *ast.Struct:
 		n := &structIR{vals: c.checkExprs(e.Values, s), names: e.Names, pos: e.Pos}
@@ -336,7 +323,9 @@ func (c *checker) checkExprIn(e ast.Expr, s *Scope) node {
 		seen := map[string]bool{}
 		for i, name := range e.Names {
 			if seen[name] {
-				n.dup = name
+				c.finals = append(c.finals, func() error {
+					return errAt(e.Pos, StageRuntime, "duplicate struct field name of: `%s`", name)
+				})
 				continue
 			}
 			seen[name] = true
@@ -375,6 +364,28 @@ func (c *checker) checkExprIn(e ast.Expr, s *Scope) node {
 		return c.checkField(e, s)
 	}
 	panic(fmt.Sprintf("sem: unknown expression %T", e))
+}
+
+// dupMapKeys refuses a map literal with a key written twice as the same
+// constant, as the reference does when it sets the literal up (a run-time
+// error, reported whether or not the map is used). Keys computed by
+// expressions may repeat: the last one wins.
+func (c *checker) dupMapKeys(pos ast.Pos, keys []node) {
+	seen := map[string]bool{}
+	for _, k := range keys {
+		kc, ok := k.(*constIR)
+		if !ok {
+			continue
+		}
+		s := kc.v.String()
+		if seen[s] {
+			c.finals = append(c.finals, func() error {
+				return errAt(pos, StageRuntime, "duplicate map key: %s", s)
+			})
+			return
+		}
+		seen[s] = true
+	}
 }
 
 func (c *checker) checkVar(e *ast.Var, s *Scope) node {

@@ -88,6 +88,42 @@ func (c *checker) needConcrete(pos ast.Pos, what string, t *types.Type, dst **ty
 
 func kindOf(t *types.Type) types.Kind { return t.Prune().Kind }
 
+// mapKeyHashable checks the key type of the map literal at pos: a list, map
+// or function key is refused at run time, as the reference refuses it when
+// the literal is set up; a struct holding one of them (at any depth) is a
+// type error. The key type is concrete here and no deeper than
+// types.MaxDepth (needConcrete checked it first).
+func mapKeyHashable(pos ast.Pos, key *types.Type) error {
+	switch kindOf(key) {
+	case types.KindList, types.KindMap, types.KindFunc:
+		return errAt(pos, StageRuntime, "map key type %s is not hashable", key.Resolve())
+	case types.KindStruct:
+		if bad := unhashablePart(key.Prune(), 0); bad != nil {
+			return errAt(pos, StageType, "map key type %s is not hashable: it holds %s", key.Resolve(), bad.Resolve())
+		}
+	}
+	return nil
+}
+
+// unhashablePart returns the first list, map or function type inside the
+// struct type t, nil if there is none.
+func unhashablePart(t *types.Type, depth int) *types.Type {
+	if depth > types.MaxDepth {
+		return nil
+	}
+	for _, f := range t.Fields {
+		switch ft := f.Type.Prune(); ft.Kind {
+		case types.KindList, types.KindMap, types.KindFunc:
+			return ft
+		case types.KindStruct:
+			if bad := unhashablePart(ft, depth+1); bad != nil {
+				return bad
+			}
+		}
+	}
+	return nil
+}
+
 func (c *checker) checkBinary(e *ast.Binary, s *Scope) node {
 	n := &binIR{op: e.Op, a: c.checkExpr(e.A, s), b: c.checkExpr(e.B, s), pos: e.Pos}
 	ta, tb := n.a.typ(), n.b.typ()

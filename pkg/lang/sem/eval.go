@@ -207,9 +207,6 @@ func (n *listIR) eval(p *pass, rs *rscope) (values.Value, error) {
 }
 
 func (n *mapIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	if n.dup != nil {
-		return nil, at(n.pos, fmt.Errorf("duplicate map key: %s", n.dup))
-	}
 	m := values.NewMap(n.rt)
 	for i := range n.keys {
 		k, err := p.eval(n.keys[i], rs)
@@ -226,9 +223,6 @@ func (n *mapIR) eval(p *pass, rs *rscope) (values.Value, error) {
 }
 
 func (n *structIR) eval(p *pass, rs *rscope) (values.Value, error) {
-	if n.dup != "" {
-		return nil, at(n.pos, fmt.Errorf("duplicate struct field name of: `%s`", n.dup))
-	}
 	s := &values.Struct{T: n.rt, V: make([]values.Value, len(n.vals))}
 	for i, e := range n.vals {
 		v, err := p.eval(e, rs)

@@ -39,7 +39,6 @@ type listIR struct {
 type mapIR struct {
 	t, rt      *types.Type
 	keys, vals []node
-	dup        values.Value // a key written twice as a constant
 	pos        ast.Pos
 }
 
@@ -47,7 +46,6 @@ type structIR struct {
 	t, rt *types.Type
 	names []string
 	vals  []node
-	dup   string // a field written twice
 	pos   ast.Pos
 }
 

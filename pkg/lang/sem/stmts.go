@@ -50,6 +50,9 @@ func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 		return c.checkRes(st, s)
 	case *ast.Edge:
 		n := &edgeIR{pos: st.Pos}
+		if len(st.Halves) < 2 {
+			c.typeErrf(st.Pos, "an edge needs two sides, got only %s: write Kind1[name1] -> Kind2[name2]", strings.TrimSpace(ast.Print(&ast.Prog{Stmts: []ast.Stmt{st}})))
+		}
 		for _, h := range st.Halves {
 			hn := &edgeHalfIR{kind: h.Kind, name: c.checkExpr(h.Name, s), field: h.Field, pos: h.Pos}
 			c.strOrList(h.Pos, hn.name.typ(), "an edge's resource name")

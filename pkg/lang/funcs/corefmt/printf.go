@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	funcs.RegisterPoly("fmt", "printf", inferPrintf, buildPrintf, funcs.Doc("Formats its arguments as Go's fmt.Sprintf does, with the verbs %s %q %d %f %t %v and %T; the format must be a constant so the argument types can be checked.", `fmt.printf("%s has %d cpus", "web1", 4)`), funcs.Shape("func(format str, args ...) str"))
+	funcs.RegisterPoly("fmt", "printf", inferPrintf, buildPrintf, funcs.Doc("Formats its arguments as Go's fmt.Sprintf does, with the verbs %s %q %d %f %t %v and %T; a constant format is checked against the argument types when the program is compiled, a variable one when the call runs (a mismatch is an error, never a guess).", `fmt.printf("%s has %d cpus", "web1", 4)`), funcs.Shape("func(format str, args ...) str"))
 }
 
 // verbs returns the verb letters of format in order ("%%" is no verb).
@@ -100,12 +100,27 @@ func buildPrintf(sig *types.Type) (funcs.Impl, error) {
 	}, nil
 }
 
-// Sprintf formats args following format with the printf verbs of mcl.
+// Sprintf formats args following format with the printf verbs of mcl. A
+// format that does not fit the arguments (a variable one, which the type
+// checker could not see) is an error: the wrong number of arguments, or an
+// argument whose type is not the one its verb wants.
 func Sprintf(format string, args []values.Value) (values.Value, error) {
+	vs, err := verbs(format)
+	if err != nil {
+		return nil, fmt.Errorf("format %q: %v", format, err)
+	}
+	if len(vs) != len(args) {
+		return nil, fmt.Errorf("format %q: number of args (%d) doesn't match format string verb count (%d)", format, len(args), len(vs))
+	}
+	for i, v := range vs {
+		if t := verbType(v); t != nil && !types.Equal(args[i].Type(), t) {
+			return nil, fmt.Errorf("format %q: arg %d for %%%c: got %s, want %s", format, i+1, v, args[i].Type(), t)
+		}
+	}
 	var b strings.Builder
 	n := 0
 	for i := 0; i < len(format); i++ {
-		if format[i] != '%' || i+1 >= len(format) {
+		if format[i] != '%' {
 			b.WriteByte(format[i])
 			continue
 		}
@@ -114,9 +129,6 @@ func Sprintf(format string, args []values.Value) (values.Value, error) {
 		if c == '%' {
 			b.WriteByte('%')
 			continue
-		}
-		if n >= len(args) {
-			return nil, fmt.Errorf("printf: missing argument for %%%c", c)
 		}
 		a := args[n]
 		n++

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"text/template"
 
@@ -38,20 +39,58 @@ func ToTemplate(v values.Value) any {
 		}
 		return out
 	case *values.Map:
-		if x.T.Key.Prune().Kind == types.KindStr {
-			m := make(map[string]any, len(x.Keys))
-			for i, k := range x.Keys {
-				m[string(k.(values.Str))] = ToTemplate(x.Vals[i])
-			}
-			return m
-		}
-		m := make(map[any]any, len(x.Keys))
-		for i, k := range x.Keys {
-			m[values.ToGo(k)] = ToTemplate(x.Vals[i])
-		}
-		return m
+		return templateMap(x)
 	}
 	return values.ToGo(v)
+}
+
+// templateMap converts a map to a Go map whose key and value types follow
+// the mcl ones where they are scalars (map{int: str} is map[int64]string),
+// so that index finds an int key given as a template constant (text/template
+// converts 2 to int64 for such a map) and a missing key gives the zero value
+// of the value type. Other values become any; other keys (structs), which Go
+// cannot hash as maps, are written as their mcl literal.
+func templateMap(x *values.Map) any {
+	kt, vt := goScalar(x.T.Key), goScalar(x.T.Val)
+	scalarKeys := kt != nil
+	if !scalarKeys {
+		kt = reflect.TypeFor[string]()
+	}
+	if vt == nil {
+		vt = reflect.TypeFor[any]()
+	}
+	m := reflect.MakeMapWithSize(reflect.MapOf(kt, vt), len(x.Keys))
+	for i, k := range x.Keys {
+		var key any = k.String()
+		if scalarKeys {
+			key = values.ToGo(k)
+		}
+		m.SetMapIndex(goValue(key, kt), goValue(ToTemplate(x.Vals[i]), vt))
+	}
+	return m.Interface()
+}
+
+// goScalar returns the Go type of a scalar mcl type, nil for the others.
+func goScalar(t *types.Type) reflect.Type {
+	switch t.Prune().Kind {
+	case types.KindBool:
+		return reflect.TypeFor[bool]()
+	case types.KindStr:
+		return reflect.TypeFor[string]()
+	case types.KindInt:
+		return reflect.TypeFor[int64]()
+	case types.KindFloat:
+		return reflect.TypeFor[float64]()
+	}
+	return nil
+}
+
+// goValue returns v as a reflect.Value of type t (the zero value for nil).
+func goValue(v any, t reflect.Type) reflect.Value {
+	if v == nil {
+		return reflect.Zero(t)
+	}
+	return reflect.ValueOf(v).Convert(t)
 }
 
 // templateBuiltins are the functions text/template defines itself; a

@@ -134,6 +134,26 @@ func (l *ErrorList) Add(pos string, format string, args ...any) {
 	*l = append(*l, &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
+// MaxStageErrors is the number of errors a compiler stage (parsing, type
+// checking) reports before it stops: one mistake often causes others, and
+// the first ones are those worth reading.
+const MaxStageErrors = 10
+
+// Append adds e to l and reports whether the stage that found it may look
+// for more. Once l holds MaxStageErrors errors, the next one is replaced by
+// "too many errors" at its position, and Append returns false (then and
+// after, adding nothing).
+func (l *ErrorList) Append(e *PosError) bool {
+	switch n := len(*l); {
+	case n < MaxStageErrors:
+		*l = append(*l, e)
+		return true
+	case n == MaxStageErrors:
+		*l = append(*l, &PosError{Pos: e.Pos, Stage: e.Stage, Msg: "too many errors"})
+	}
+	return false
+}
+
 // MaxListed is the number of errors of a list that are printed; the
 // others are only counted, so that a document with a million bad edges is
 // reported in a moment and in a screenful.

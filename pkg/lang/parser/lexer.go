@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
@@ -24,9 +25,10 @@ const (
 	tPunct   // { } ( ) [ ] , : ; = => .
 	tOp      // + - * / == != < > <= >= ?: <|> ->
 	tKeyword // if else for forkv func class include import as panic collect and or not in
+	tInvalid // input the lexer refused; err says why
 )
 
-var tokNames = [...]string{"EOF", "NEWLINE", "IDENTIFIER", "CAPITALIZED_IDENTIFIER", "VARIABLE", "STRING", "INTEGER", "FLOAT", "BOOL", "", "", ""}
+var tokNames = [...]string{"EOF", "NEWLINE", "IDENTIFIER", "CAPITALIZED_IDENTIFIER", "VARIABLE", "STRING", "INTEGER", "FLOAT", "BOOL", "", "", "", "INVALID"}
 
 type token struct {
 	kind tokKind
@@ -34,6 +36,7 @@ type token struct {
 	pos  ast.Pos
 	ival int64
 	fval float64
+	err  *graph.PosError // of a tInvalid token
 }
 
 func (t token) String() string {
@@ -61,11 +64,13 @@ func syntaxErr(pos ast.Pos, format string, args ...any) *graph.PosError {
 }
 
 type lexer struct {
-	file string
-	src  string
-	i    int
-	line int
-	col  int
+	file  string
+	src   string
+	i     int
+	line  int
+	col   int
+	start int     // offset of the token being read
+	at    ast.Pos // and its position
 	// comments are the comments read so far; code is set once a token
 	// other than a newline was read on the current line.
 	comments []*ast.Comment
@@ -74,8 +79,32 @@ type lexer struct {
 
 func (l *lexer) pos() ast.Pos { return ast.Pos{File: l.file, Line: l.line, Col: l.col} }
 
+// fail aborts the token being read with an error at p; next turns it into
+// a tInvalid token.
 func (l *lexer) fail(p ast.Pos, format string, args ...any) {
 	panic(syntaxErr(p, format, args...))
+}
+
+// next returns the next token. Input it refuses becomes a tInvalid token
+// holding the error, and the lexer moves past it (at least one character),
+// so that the parser can report it and go on.
+func (l *lexer) next() (t token) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		e, ok := r.(*graph.PosError)
+		if !ok {
+			panic(r)
+		}
+		if l.i == l.start && l.i < len(l.src) {
+			_, n := utf8.DecodeRuneInString(l.src[l.i:])
+			l.adv(n)
+		}
+		t = token{kind: tInvalid, pos: l.at, err: e}
+	}()
+	return l.scan()
 }
 
 func (l *lexer) adv(n int) {
@@ -110,7 +139,7 @@ func (l *lexer) dotted(j int) int {
 	return j
 }
 
-func (l *lexer) next() token {
+func (l *lexer) scan() token {
 	for l.i < len(l.src) {
 		c := l.src[l.i]
 		if c == ' ' || c == '\t' {
@@ -129,6 +158,7 @@ func (l *lexer) next() token {
 		break
 	}
 	p := l.pos()
+	l.start, l.at = l.i, p
 	if l.i >= len(l.src) {
 		return token{kind: tEOF, pos: p}
 	}
@@ -168,6 +198,7 @@ func (l *lexer) next() token {
 		if l.i+1 < len(l.src) && isLower(l.src[l.i+1]) {
 			first := l.word(l.i + 1)
 			if w := l.src[l.i+1 : first]; keywords[w] {
+				l.adv(first - l.i)
 				l.fail(p, "unexpected %s: %q is a keyword, not a variable name", strings.ToUpper(w), w)
 			}
 			j := l.dotted(first)
@@ -208,6 +239,7 @@ func (l *lexer) str(p ast.Pos) token {
 		j++
 	}
 	if j >= len(l.src) {
+		l.adv(len(l.src) - l.i)
 		l.fail(p, "unterminated string")
 	}
 	raw := l.src[l.i+1 : j]

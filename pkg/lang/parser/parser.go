@@ -3,8 +3,10 @@
 // The lexer turns the whole file into tokens first (newlines are tokens:
 // they end statements). The parser is recursive descent with precedence
 // climbing for the binary operators (lowest first: <|>, or, and,
-// comparisons and in, + -, * /, not, ->, [ ]). It panics with a
-// *graph.PosError on the first error; Parse recovers it at the boundary.
+// comparisons and in, + -, * /, not, ->, [ ]). An error panics with a
+// *graph.PosError, which the statement loop recovers: it records the
+// error, skips to the end of the statement and goes on, so that Parse
+// reports every error of a file (up to graph.MaxStageErrors).
 // String literals are decoded and interpolated (`${name}` becomes an
 // ast.Interp) while parsing.
 package parser
@@ -18,18 +20,24 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 )
 
-// Parse parses the source of one file.
+// Parse parses the source of one file. Its error is a graph.ErrorList of
+// the syntax errors found, in the order of the source.
 func Parse(file, src string) (prog *ast.Prog, err error) {
+	p := newParser(file, src)
 	defer func() {
 		if r := recover(); r != nil {
-			se, ok := r.(*graph.PosError)
-			if !ok {
+			switch r := r.(type) {
+			case stopParse:
+			case *graph.PosError:
+				p.errs.Append(r)
+			default:
 				panic(r)
 			}
-			prog, err = nil, se
+		}
+		if len(p.errs) > 0 {
+			prog, err = nil, p.errs
 		}
 	}()
-	p := newParser(file, src)
 	prog = p.prog(true)
 	prog.Comments = p.lx.comments
 	return prog, nil
@@ -70,10 +78,19 @@ type parser struct {
 	// h is the height of the expression the last expression parser
 	// returned (a literal is 1 high); see built.
 	h int
+	// brackets are the brackets read and not yet closed, so that
+	// recovery finds the end of a statement (see brackets.go).
+	brackets
+	errs graph.ErrorList
 }
 
+// stopParse is the panic that ends parsing after too many errors.
+type stopParse struct{}
+
 func newParser(file, src string) *parser {
-	return &parser{lx: &lexer{file: file, src: src, line: 1, col: 1}}
+	p := &parser{lx: &lexer{file: file, src: src, line: 1, col: 1}}
+	p.init()
+	return p
 }
 
 func (p *parser) peek() token { return p.peekN(0) }
@@ -98,6 +115,9 @@ func (p *parser) adv() token {
 	if t.kind != tEOF {
 		p.i++
 	}
+	if t.kind == tPunct {
+		p.bracket(t.text)
+	}
 	return t
 }
 
@@ -107,6 +127,9 @@ func (p *parser) failAt(pos ast.Pos, format string, args ...any) {
 
 func (p *parser) unexpected(want string) {
 	t := p.peek()
+	if t.kind == tInvalid {
+		panic(t.err)
+	}
 	p.failAt(t.pos, "unexpected %s, expecting %s", t, want)
 }
 
@@ -149,14 +172,50 @@ func (p *parser) prog(top bool) *ast.Prog {
 			prog.End = t.pos
 			return prog
 		}
-		prog.Stmts = append(prog.Stmts, p.stmt())
-		t = p.peek()
-		switch {
-		case t.kind == tNewline || t.kind == tEOF:
-		case !top && p.isPunct("}"):
-		default:
-			p.unexpected("NEWLINE")
+		if st := p.stmtOrSkip(top); st != nil {
+			prog.Stmts = append(prog.Stmts, st)
 		}
+	}
+}
+
+// stmtOrSkip parses a statement and checks what follows it ends it. On an
+// error it records the error, skips the rest of the statement and returns
+// nil.
+func (p *parser) stmtOrSkip(top bool) (st ast.Stmt) {
+	depth, blocks, typeDepth, open := p.depth, p.blocks, p.typeDepth, len(p.stack)
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		e, ok := r.(*graph.PosError)
+		if !ok {
+			panic(r)
+		}
+		p.depth, p.blocks, p.typeDepth = depth, blocks, typeDepth
+		p.report(e)
+		p.skipStmt(top, open)
+		st = nil
+	}()
+	st = p.stmt()
+	switch t := p.peek(); {
+	case t.kind == tNewline || t.kind == tEOF:
+	case !top && p.isPunct("}"):
+	default:
+		p.unexpected("NEWLINE")
+	}
+	return st
+}
+
+// report records e, unless an error was reported at the same place (one
+// mistake seen again by an enclosing block); it stops the parse after too
+// many errors.
+func (p *parser) report(e *graph.PosError) {
+	if n := len(p.errs); n > 0 && p.errs[n-1].Pos == e.Pos {
+		return
+	}
+	if !p.errs.Append(e) {
+		panic(stopParse{})
 	}
 }
 

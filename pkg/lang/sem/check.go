@@ -14,8 +14,9 @@ import (
 
 // checker resolves names and types a program, building its IR. Scope
 // errors abort at once (panic with *graph.PosError, recovered in Check); type
-// errors are recorded (the first is reported) so that scope errors found
-// later in the walk still win, as the stages run in that order.
+// errors are recorded (all of them, up to graph.MaxStageErrors) so that
+// scope errors found later in the walk still win, as the stages run in
+// that order.
 // maxCopies bounds the copies of func statements and classes (each use
 // site checks its own copy, so nesting multiplies them).
 const maxCopies = 100000
@@ -35,7 +36,7 @@ type checker struct {
 	loader  *loader
 	cons    []*constraint
 	finals  []func() error
-	typeErr *graph.PosError
+	typeErrs graph.ErrorList
 	nextID  int
 	// kindErrs are the resource statements of an unknown kind, by
 	// position (a class included twice is checked twice).
@@ -46,10 +47,14 @@ func (c *checker) scopeErr(pos ast.Pos, format string, args ...any) {
 	panic(errAt(pos, StageScope, format, args...))
 }
 
+// typeErrf records a type error; one at the same position as the last is
+// left out (a mistake seen again by an enclosing expression).
 func (c *checker) typeErrf(pos ast.Pos, format string, args ...any) {
-	if c.typeErr == nil {
-		c.typeErr = errAt(pos, StageType, format, args...)
+	e := errAt(pos, StageType, format, args...)
+	if n := len(c.typeErrs); n > 0 && c.typeErrs[n-1].Pos == e.Pos {
+		return
 	}
+	c.typeErrs.Append(e)
 }
 
 func (c *checker) unify(pos ast.Pos, a, b *types.Type, what string) {

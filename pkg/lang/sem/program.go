@@ -96,18 +96,12 @@ func Check(path string, src []byte, opts Options) (prog *Program, err error) {
 		return nil, err
 	}
 	c.checkUnused()
-	if c.typeErr == nil {
-		c.solve()
+	c.solve()
+	if len(c.typeErrs) == 0 {
+		c.runFinals()
 	}
-	if c.typeErr == nil {
-		for _, f := range c.finals {
-			if err := f(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if c.typeErr != nil {
-		return nil, c.typeErr
+	if len(c.typeErrs) > 0 {
+		return nil, c.typeErrs
 	}
 	p := &Program{main: main, global: global, envs: map[*module]*funcs.Env{}, opts: opts, root: main.dir}
 	for _, pos := range slices.SortedFunc(maps.Keys(c.kindErrs), comparePos) {
@@ -135,6 +129,23 @@ func (p *Program) KindErrors() error {
 		l = append(l, e)
 	}
 	return l
+}
+
+// runFinals runs the checks that need the solved types, recording their
+// errors with the type errors.
+func (c *checker) runFinals() {
+	for _, f := range c.finals {
+		err := f()
+		if err == nil {
+			continue
+		}
+		l, _ := graph.AsList(graph.WithStage(err, StageType))
+		for _, e := range l {
+			if !c.typeErrs.Append(e) {
+				return
+			}
+		}
+	}
 }
 
 func (p *Program) envOf(m *module) *funcs.Env {
@@ -173,9 +184,9 @@ func (c *checker) checkUnused() {
 }
 
 func (c *checker) checkUnusedIn(s *Scope) {
-	saveErr, nfinals, ncons := c.typeErr, len(c.finals), len(c.cons)
+	nerrs, nfinals, ncons := len(c.typeErrs), len(c.finals), len(c.cons)
 	defer func() {
-		c.typeErr, c.finals, c.cons = saveErr, c.finals[:nfinals], c.cons[:ncons]
+		c.typeErrs, c.finals, c.cons = c.typeErrs[:nerrs], c.finals[:nfinals], c.cons[:ncons]
 	}()
 	for _, b := range sorted(s.classes) {
 		if b.used {

@@ -298,8 +298,15 @@ func (c *checker) declareImport(st *ast.Import, s *Scope) {
 			// A file that fails to parse is a failed import, reported
 			// at the import (as upstream does) with the parser's error;
 			// errors of checking the imported code stay where they are.
-			if e, ok := err.(*graph.PosError); ok && e.Stage != StageSyntax {
-				panic(e)
+			if l, ok := graph.AsList(err); ok && len(l) > 0 {
+				if l[0].Stage != StageSyntax {
+					panic(l[0])
+				}
+				more := ""
+				if len(l) > 1 {
+					more = fmt.Sprintf(" (and %d more errors in the file)", len(l)-1)
+				}
+				c.scopeErr(st.Pos, "import %q: %v%s", path, l[0], more)
 			}
 			c.scopeErr(st.Pos, "import %q: %v", path, err)
 		}

@@ -45,6 +45,8 @@ func TestRun(t *testing.T) {
 		{name: "print-ast", args: []string{"--print-ast", "-"}, stdin: "$a=1+2*3\n", out: "$a = 1 + (2 * 3)\n"},
 		{name: "print-ast-comments", args: []string{"--print-ast", "-"}, stdin: "# the sum\n$a=1+2 # three\n", out: "# the sum\n$a = 1 + 2 # three\n"},
 		{name: "syntax", args: []string{"-"}, stdin: "test \"a\" {\n", code: 1, errs: "<stdin>:2:1: syntax error:"},
+		{name: "syntax-all", args: []string{"--check", "-"}, stdin: "$a = )\n$b = 1\n$c = ]\n$d = 2 3\n", code: 1, errs: "mcl-compile: <stdin>:1:6: syntax error: unexpected \")\", expecting an expression\nmcl-compile: <stdin>:3:6: syntax error: unexpected \"]\", expecting an expression\nmcl-compile: <stdin>:4:8: syntax error: unexpected INTEGER, expecting NEWLINE\n"},
+		{name: "type-all", args: []string{"--check", "-"}, stdin: "$a = not 1\n$b = 2\n$c = if 3 { 4 } else { 5 }\n$d str = 6\n", code: 1, errs: "mcl-compile: <stdin>:1:6: type error: operand of not: int does not match bool\nmcl-compile: <stdin>:3:9: type error: if condition: int does not match bool\nmcl-compile: <stdin>:4:1: type error: $d is annotated str, but its value (6 at <stdin>:4:10) is int\n"},
 		{name: "scope", args: []string{"-"}, stdin: "test [$nope] {}\n", code: 1, errs: "<stdin>:1:7: scope error: variable $nope does not exist"},
 		{name: "type", args: []string{"-"}, stdin: "$x = 1 + \"a\"\n", code: 1, errs: "type error: operands of +"},
 		{name: "runtime", args: []string{"-"}, stdin: "panic(\"boom\")\n", code: 1, errs: "<stdin>:1:1: runtime error: panic: boom", out: `"error":{"message":"runtime error: panic: boom","pos":"<stdin>:1:1"}`},

@@ -36,7 +36,7 @@ type checker struct {
 	loader  *loader
 	cons    []*constraint
 	finals  []func() error
-	typeErrs graph.ErrorList
+	errs    graph.ErrorList // the type errors
 	nextID  int
 	// kindErrs are the resource statements of an unknown kind, by
 	// position (a class included twice is checked twice).
@@ -51,10 +51,10 @@ func (c *checker) scopeErr(pos ast.Pos, format string, args ...any) {
 // left out (a mistake seen again by an enclosing expression).
 func (c *checker) typeErrf(pos ast.Pos, format string, args ...any) {
 	e := errAt(pos, StageType, format, args...)
-	if n := len(c.typeErrs); n > 0 && c.typeErrs[n-1].Pos == e.Pos {
+	if n := len(c.errs); n > 0 && c.errs[n-1].Pos == e.Pos {
 		return
 	}
-	c.typeErrs.Append(e)
+	c.errs.Append(e)
 }
 
 func (c *checker) unify(pos ast.Pos, a, b *types.Type, what string) {

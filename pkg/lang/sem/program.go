@@ -97,11 +97,11 @@ func Check(path string, src []byte, opts Options) (prog *Program, err error) {
 	}
 	c.checkUnused()
 	c.solve()
-	if len(c.typeErrs) == 0 {
+	if len(c.errs) == 0 {
 		c.runFinals()
 	}
-	if len(c.typeErrs) > 0 {
-		return nil, c.typeErrs
+	if len(c.errs) > 0 {
+		return nil, c.errs
 	}
 	p := &Program{main: main, global: global, envs: map[*module]*funcs.Env{}, opts: opts, root: main.dir}
 	for _, pos := range slices.SortedFunc(maps.Keys(c.kindErrs), comparePos) {
@@ -141,7 +141,7 @@ func (c *checker) runFinals() {
 		}
 		l, _ := graph.AsList(graph.WithStage(err, StageType))
 		for _, e := range l {
-			if !c.typeErrs.Append(e) {
+			if !c.errs.Append(e) {
 				return
 			}
 		}
@@ -184,9 +184,9 @@ func (c *checker) checkUnused() {
 }
 
 func (c *checker) checkUnusedIn(s *Scope) {
-	nerrs, nfinals, ncons := len(c.typeErrs), len(c.finals), len(c.cons)
+	nerrs, nfinals, ncons := len(c.errs), len(c.finals), len(c.cons)
 	defer func() {
-		c.typeErrs, c.finals, c.cons = c.typeErrs[:nerrs], c.finals[:nfinals], c.cons[:ncons]
+		c.errs, c.finals, c.cons = c.errs[:nerrs], c.finals[:nfinals], c.cons[:ncons]
 	}()
 	for _, b := range sorted(s.classes) {
 		if b.used {

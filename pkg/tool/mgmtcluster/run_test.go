@@ -59,7 +59,9 @@ func TestMemberAndKeys(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var log syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, []string{"run", "--prefix", prefix, "--name", "m1"}, strings.NewReader(""), &log, &log) }()
+	go func() {
+		done <- Run(ctx, []string{"run", "--prefix", prefix, "--name", "m1"}, strings.NewReader(""), &log, &log)
+	}()
 	defer func() {
 		cancel()
 		select {

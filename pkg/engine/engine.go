@@ -96,6 +96,7 @@ type Engine struct {
 	converged  chan struct{}
 	status     atomic.Pointer[Status]
 	graphRes   atomic.Pointer[[]Res] // the resources of the running graph (Init.Graph)
+	graphFn    func() []Res          // e.graph, the Init.Graph of every resource
 	runCtx     context.Context       // cancelled at shutdown; parent of every Watch and CheckApply
 	runStarted chan struct{}
 
@@ -124,6 +125,7 @@ func New(cfg Config) *Engine {
 		converged:  make(chan struct{}),
 		runStarted: make(chan struct{}),
 	}
+	e.graphFn = e.graph
 	e.status.Store(&Status{})
 	return e
 }

@@ -108,8 +108,8 @@ func (h *logfHandler) Handle(_ context.Context, r slog.Record) error {
 // prefixHandler puts "kind[name]: " before the messages of a resource's
 // records (Init.Log).
 type prefixHandler struct {
-	inner  slog.Handler
-	prefix string
+	inner slog.Handler
+	key   string // kind[name]
 }
 
 func (h *prefixHandler) Enabled(ctx context.Context, lv slog.Level) bool {
@@ -117,15 +117,15 @@ func (h *prefixHandler) Enabled(ctx context.Context, lv slog.Level) bool {
 }
 
 func (h *prefixHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &prefixHandler{inner: h.inner.WithAttrs(as), prefix: h.prefix}
+	return &prefixHandler{inner: h.inner.WithAttrs(as), key: h.key}
 }
 
 func (h *prefixHandler) WithGroup(name string) slog.Handler {
-	return &prefixHandler{inner: h.inner.WithGroup(name), prefix: h.prefix}
+	return &prefixHandler{inner: h.inner.WithGroup(name), key: h.key}
 }
 
 func (h *prefixHandler) Handle(ctx context.Context, r slog.Record) error {
-	nr := slog.NewRecord(r.Time, r.Level, graph.Printable(h.prefix+r.Message), r.PC)
+	nr := slog.NewRecord(r.Time, r.Level, graph.Printable(h.key+": "+r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		nr.AddAttrs(a)
 		return true

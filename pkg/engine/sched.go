@@ -46,74 +46,78 @@ type msg struct {
 // A vstate is the run-time state of one vertex. Fields below "loop-owned"
 // belong to the Run goroutine.
 type vstate struct {
+	e    *Engine
 	v    *Vertex
 	key  string
 	res  Res
 	meta *MetaParams
 	init *Init
 
-	evPending atomic.Bool
+	// (Fields are ordered so that the bools share words: a graph holds a
+	// vstate per vertex.)
 
 	// what the resource logs or reports during a CheckApply joins the
 	// engine's line
 	notesMu   sync.Mutex
+	evPending atomic.Bool
 	capture   bool
+	initOK    bool // set by the watch goroutine before watchDone closes
 	reports   []Reported
 	watchDone chan struct{}
 	cancel    context.CancelFunc
 	sub       atomic.Pointer[subscription] // the last subscription of its watch
-	initOK    bool                         // set by the watch goroutine before watchDone closes
 
-	// set by the loop before a CheckApply starts, read by it
-	refreshNow bool
-	recvNow    map[string]*Send
-	diffNow    bool // diff the text changes it reports
+	// set by the loop before a CheckApply starts, read by it (the two
+	// bools are in the loop-owned words below)
+	recvNow map[string]*Send
 
 	// loop-owned
+	refreshNow bool // set before a CheckApply, read by it
+	diffNow    bool // set before a CheckApply, read by it: diff the text changes it reports
+	launched   bool
+	ready      bool // Running was called
+	dirty      bool
+	running    bool
+	timer      bool // a retry or rate-limit timer is pending
+	limitOK    bool // the rate limiter already granted the next run
+	refresh    bool // a notification is pending
+	applied    bool // a CheckApply returned without error
+	lastOK     bool
+	watchErr   bool // Watch failed for good
+	holding    bool // failed, in the pause before its events count again
+	recoverOK  bool // an event came during the pause
+	poked      bool // a dependency changed something during this CheckApply
+	blocked    bool // a dependency failed for good
+	removed    bool
+	busy       bool // counted in sched.busy
+	queued     bool
+	// how it is watched, and its periodic recheck
+	watched  bool // its Watch is running (not polled, not ended)
+	polled   bool // polled because a kernel limit keeps its Watch from starting
+	recheck  bool // a recheck (check-only run) is due
+	checkRun bool // the running CheckApply is a recheck
+	drift    bool // a recheck found drift: waiting for a late event
+	// how its last run ended
+	pending   bool  // its last check found a change it did not make
+	failing   bool  // its last CheckApply, Init or Watch failed
+	secret    bool  // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
+	why       why   // reasons of the pending CheckApply
+	retries   int16 // left before it fails for good
+	scan      int32 // where tryStart resumes checking the dependencies
 	in, out   []*redge
-	launched  bool
-	ready     bool // Running was called
-	dirty     bool
-	running   bool
-	timer     bool // a retry or rate-limit timer is pending
-	limitOK   bool // the rate limiter already granted the next run
-	refresh   bool // a notification is pending
-	applied   bool // a CheckApply returned without error
-	lastOK    bool
 	failed    error
-	watchErr  bool // Watch failed for good
-	holding   bool // failed, in the pause before its events count again
-	recoverOK bool // an event came during the pause
-	poked     bool // a dependency changed something during this CheckApply
-	blocked   bool // a dependency failed for good
-	removed   bool
-	busy      bool // counted in sched.busy
-	retries   int16
 	lim       *rate.Limiter
 	semas     []*semaphore
 	reversal  string // saved reversal to delete after the first success
 	revSaved  []byte
-	queued    bool
-	scan      int // where tryStart resumes checking the dependencies
 	cancelRun context.CancelFunc
 
-	// loop-owned: how it is watched, and its periodic recheck
-	watched    bool     // its Watch is running (not polled, not ended)
-	polled     bool     // polled because a kernel limit keeps its Watch from starting
-	limit      string   // that limit
-	recheck    bool     // a recheck (check-only run) is due
-	checkRun   bool     // the running CheckApply is a recheck
-	drift      bool     // a recheck found drift: waiting for a late event
+	limit      string   // the kernel limit it is polled for
 	driftNotes []string // what the recheck said
 
-	// loop-owned: why it runs, and how its last run ended
-	why       why       // reasons of the pending CheckApply
 	whyFrom   [3]string // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
 	reasonNow string    // reasons of the running CheckApply
 	startedAt time.Time
-	pending   bool // its last check found a change it did not make
-	failing   bool // its last CheckApply, Init or Watch failed
-	secret    bool // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
 }
 
 type redge struct {
@@ -379,9 +383,9 @@ func (s *sched) tryStart(vs *vstate) {
 	// Resume the scan of the dependencies at the last one that was not
 	// settled: with a large fan-in, each check is then cheap.
 	for i, n := 0, len(vs.in); i < n; i++ {
-		j := (vs.scan + i) % n
+		j := (int(vs.scan) + i) % n
 		if !settled(vs.in[j].from) {
-			vs.scan = j
+			vs.scan = int32(j)
 			return
 		}
 	}

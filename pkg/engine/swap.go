@@ -119,7 +119,7 @@ func sameRes(a, b *Vertex) bool {
 
 func (s *sched) newVState(v *Vertex) *vstate {
 	meta := v.Res.MetaParams()
-	vs := &vstate{v: v, key: v.key, res: v.Res, meta: meta, retries: meta.Retry, lim: limiter(meta)}
+	vs := &vstate{e: s.e, v: v, key: v.key, res: v.Res, meta: meta, retries: meta.Retry, lim: limiter(meta)}
 	type semaID struct {
 		key  string
 		size int

@@ -19,7 +19,7 @@ const settleTimeout = 120 * time.Second
 
 // rounds returns the number of rounds of a repeated test: the environment
 // variable env (CI's stress check sets it), or def.
-func rounds(t *testing.T, env string, def int) int {
+func rounds(t testing.TB, env string, def int) int {
 	t.Helper()
 	v := os.Getenv(env)
 	if v == "" {

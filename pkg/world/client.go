@@ -48,6 +48,7 @@ type Client struct {
 	// schedLeases are the leases of the scheduler entries with a TTL of
 	// their own, by namespace, kept alive until released or Close.
 	schedLeases map[string]*schedLease
+	exp         *exportCache // started by the first ResCollect or ResWatch
 }
 
 // Connect returns a client of the cluster reachable at cfg.Endpoints. It
@@ -154,7 +155,7 @@ func (c *Client) Etcd() *clientv3.Client { return c.cli }
 // long, persistent ones stay) and closes the connection.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	lease, stop := c.lease, c.stop
+	lease, stop, exp := c.lease, c.stop, c.exp
 	c.lease, c.stop = 0, nil
 	var nss []string
 	for ns := range c.schedLeases {
@@ -166,6 +167,9 @@ func (c *Client) Close() error {
 	}
 	if stop != nil {
 		stop()
+	}
+	if exp != nil {
+		exp.close()
 	}
 	if lease != 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
-	"sort"
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -112,49 +109,6 @@ func (c *Client) exportedByMe(ctx context.Context) (map[string]string, error) {
 	return c.GetPrefix(ctx, c.ns+exportsDir+c.hostname+"/")
 }
 
-// ResCollect returns the resources exported to this host (or to every host)
-// of the given kind ("" for any kind), sorted by kind, name and exporting
-// host. Resources this host exported to itself are included. An entry the
-// collecting host must not apply is returned with Err set (see Exported),
-// so that the caller can report it; the others are unaffected by it.
-func (c *Client) ResCollect(ctx context.Context, kind string) ([]*Exported, error) {
-	all, err := c.GetPrefix(ctx, c.ns+exportsDir)
-	if err != nil {
-		return nil, err
-	}
-	byID := map[string]*Exported{}
-	for k, v := range all {
-		from, to, k2, name, ok := parseExportKey(strings.TrimPrefix(k, c.ns+exportsDir))
-		if !ok || (to != c.hostname && to != ExportAll) || (kind != "" && k2 != kind) {
-			continue
-		}
-		// Exported both to us and to "*": the copy addressed to us wins.
-		id := from + "\x00" + k2 + "\x00" + name
-		if old, dup := byID[id]; dup && old.To != ExportAll {
-			continue
-		}
-		e := &Exported{From: from, To: to, Key: k, Res: &graph.Resource{Kind: k2, Name: name}}
-		if r, err := decodeExported(k2, name, v); err != nil {
-			e.Err = err
-		} else {
-			e.Res = r
-		}
-		byID[id] = e
-	}
-	out := slices.Collect(maps.Values(byID))
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Res.Kind != b.Res.Kind {
-			return a.Res.Kind < b.Res.Kind
-		}
-		if a.Res.Name != b.Res.Name {
-			return a.Res.Name < b.Res.Name
-		}
-		return a.From < b.From
-	})
-	return out, nil
-}
-
 // decodeExported decodes the value of an exported resource whose key
 // names kind and name. The value must agree with the key: a kind or name
 // of its own, when present, must be the key's (the collecting host selects
@@ -183,9 +137,4 @@ func decodeExported(kind, name, v string) (*graph.Resource, error) {
 		return nil, err
 	}
 	return &r, nil
-}
-
-// ResWatch notifies when the set of exported resources may have changed.
-func (c *Client) ResWatch(ctx context.Context) <-chan error {
-	return c.watch(ctx, c.ns+exportsDir, true)
 }

@@ -107,3 +107,54 @@ func TestCollectRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectWakesOnlyReceivers checks that a host's collection follows
+// the exports incrementally: an export addressed to another host neither
+// wakes it nor shows in its collection, one addressed to it (or to every
+// host) does, a withdrawal does too, and every watcher of the client
+// shares the cache.
+func TestCollectWakesOnlyReceivers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h1, h2 := client(t, "h1"), client(t, "h2")
+	ch := h2.ResWatch(ctx)
+	wait(t, ch)
+	res := func(name string, to ...string) *graph.Resource {
+		return &graph.Resource{Kind: "file", Name: name, Meta: &graph.Meta{Export: to}}
+	}
+	if err := h1.ResExport(ctx, []*graph.Resource{res("/for-h3", "h3")}); err != nil {
+		t.Fatal(err)
+	}
+	// The collection reflects every committed write, so the export to h3
+	// has been seen, and any notification it caused is queued by now.
+	if got, err := h2.ResCollect(ctx, ""); err != nil || len(got) != 0 {
+		t.Fatalf("h2 collected %v, %v; want nothing", names(got), err)
+	}
+	select {
+	case err := <-ch:
+		t.Fatalf("an export to h3 woke h2's watch (%v)", err)
+	default:
+	}
+	if err := h1.ResExport(ctx, []*graph.Resource{res("/for-h3", "h3"), res("/for-h2", "h2"), res("/for-all", "*")}); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	if got, err := h2.ResCollect(ctx, "file"); err != nil || len(got) != 2 || got[0].Res.Name != "/for-all" || got[1].Res.Name != "/for-h2" {
+		t.Fatalf("h2 collected %v, %v", names(got), err)
+	}
+	// A second watcher of the same client is told at once that the
+	// exports are read.
+	wctx, wcancel := context.WithCancel(ctx)
+	second := h2.ResWatch(wctx)
+	wait(t, second)
+	wcancel()
+	for range second { // closed once its context ends
+	}
+	if err := h1.ResExport(ctx, []*graph.Resource{res("/for-h3", "h3")}); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch)
+	if got, err := h2.ResCollect(ctx, ""); err != nil || len(got) != 0 {
+		t.Fatalf("after the withdrawal h2 collected %v, %v", names(got), err)
+	}
+}

@@ -38,6 +38,29 @@ type manyWorld struct {
 	obs     *world.Client // the test's own client, to read etcd's status
 }
 
+// The memory a host's two tools and a member need, with some margin: the
+// figures measured with 100 hosts are about 30 MiB for each tool (GOGC
+// 50) and under 400 MiB for a member.
+const (
+	agentMiB  = 80
+	memberMiB = 500
+)
+
+// memAvailableMiB returns the memory available for new processes.
+func memAvailableMiB() (int64, error) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no MemAvailable in /proc/meminfo")
+}
+
 // An agent is one host of a manyWorld.
 type agent struct {
 	w       *manyWorld
@@ -61,6 +84,12 @@ func manyHosts(t testing.TB, def int) int {
 // test.
 func newManyWorld(t testing.TB, n int) *manyWorld {
 	t.Helper()
+	need := int64(n)*agentMiB + 3*memberMiB
+	avail, err := memAvailableMiB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Need(t, avail >= need, fmt.Sprintf("%d MiB of available memory for %d hosts and 3 members (%d MiB available)", need, n, avail))
 	w := &manyWorld{t: t, n: n, dir: t.TempDir(), conv: 20, gogc: os.Getenv("MGMT_MANY_GOGC")}
 	if w.gogc == "" {
 		w.gogc = "50"

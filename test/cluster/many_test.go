@@ -90,6 +90,14 @@ func newManyWorld(t testing.TB, n int) *manyWorld {
 		t.Fatal(err)
 	}
 	testutil.Need(t, avail >= need, fmt.Sprintf("%d MiB of available memory for %d hosts and 3 members (%d MiB available)", need, n, avail))
+	// Each tool of a host holds an inotify instance; a watch that cannot
+	// start is polled, and its host is then never converged for long.
+	inst, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit, _ := strconv.Atoi(strings.TrimSpace(string(inst)))
+	testutil.Need(t, limit >= 2*n+128, fmt.Sprintf("fs.inotify.max_user_instances of at least %d for %d hosts (it is %d; .ci/setup.d/45-inotify-instances.sh raises it)", 2*n+128, n, limit))
 	w := &manyWorld{t: t, n: n, dir: t.TempDir(), conv: 20, gogc: os.Getenv("MGMT_MANY_GOGC")}
 	if w.gogc == "" {
 		w.gogc = "50"

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -120,6 +119,8 @@ func BenchmarkManyHosts(b *testing.B) {
 		for j := range 10 {
 			lat = append(lat, w.change(w.agents[j%n], changeTimeout(n))...)
 		}
+		b.Logf("%d hosts, %d files in place after %.1f s: %d etcd revisions, database %.1f MiB; repaired p50 %v, p99 %v",
+			n, n*(n-1), took.Seconds(), rev1-rev0, float64(db)/(1<<20), percentile(lat, 50), percentile(lat, 99))
 		exit := w.waitConvergedExit(time.Duration(3*w.conv)*time.Second + startTimeout(n))
 		b.ReportMetric(took.Seconds(), "s-all-files")
 		b.ReportMetric(float64(percentile(lat, 50).Milliseconds()), "p50-repair-ms")
@@ -130,6 +131,5 @@ func BenchmarkManyHosts(b *testing.B) {
 		b.ReportMetric(cm, "compile-RSS-MiB")
 		b.ReportMetric(float64(mkb)/1024, "member-RSS-MiB")
 		b.ReportMetric(exit.Seconds(), "s-converged-exit")
-		b.Log(fmt.Sprintf("%d hosts, %d files: %d etcd revisions", n, n*(n-1), rev1-rev0))
 	}
 }

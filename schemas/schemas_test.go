@@ -153,15 +153,16 @@ func kindsJSON(t *testing.T) []byte {
 		Local   []string `json:"local,omitempty"`
 	}
 	type kind struct {
-		Params  map[string]string `json:"params"`
-		Sends   map[string]string `json:"sends,omitempty"`
-		Recv    bool              `json:"recv,omitempty"`
-		Collect *collect          `json:"collect,omitempty"`
+		Params  map[string]string         `json:"params"`
+		Sends   map[string]string         `json:"sends,omitempty"`
+		Recv    bool                      `json:"recv,omitempty"`
+		Collect *collect                  `json:"collect,omitempty"`
+		Consts  map[string]map[string]any `json:"consts,omitempty"`
 	}
 	out := map[string]any{"$comment": "Generated from the resource registry by go generate ./schemas; DO NOT EDIT."}
 	for _, k := range graph.Kinds() {
 		s, _ := graph.LookupKind(k)
-		kd := kind{Params: s.Params, Sends: s.Sends, Recv: s.Recv}
+		kd := kind{Params: s.Params, Sends: s.Sends, Recv: s.Recv, Consts: s.Consts}
 		if c := s.Collect; c.Refused || len(c.Name) > 0 || len(c.Local) > 0 {
 			kd.Collect = &collect{c.Refused, c.Name, c.Local}
 		}

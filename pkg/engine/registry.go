@@ -78,6 +78,16 @@ func schemaOf(kind string, r Res) (*graph.KindSchema, error) {
 		s.Sends = sends
 	}
 	_, s.Recv = r.(Recvable)
+	if cr, ok := r.(Constants); ok {
+		s.Consts = cr.Consts()
+		for p, vals := range s.Consts {
+			for name, v := range vals {
+				if !constFits(params[p], v) {
+					return nil, fmt.Errorf("constant %s.%s: %T does not fit a parameter of type %q", p, name, v, params[p])
+				}
+			}
+		}
+	}
 	return s, nil
 }
 
@@ -196,4 +206,16 @@ func MclType(t reflect.Type) (string, error) {
 		return "struct{" + strings.Join(parts, "; ") + "}", nil
 	}
 	return "", fmt.Errorf("type %s has no mcl equivalent", t)
+}
+
+// constFits reports whether a named value v suits a parameter of mcl type
+// typ.
+func constFits(typ string, v any) bool {
+	switch v.(type) {
+	case int64:
+		return typ == "int"
+	case string:
+		return typ == "str"
+	}
+	return false
 }

@@ -141,3 +141,12 @@ type Collectable interface {
 	Res
 	Collectable() bool
 }
+
+// Constants is implemented by kinds whose parameters have named values:
+// Consts maps a parameter (as mcl spells it) to its value names and their
+// values, each of the parameter's type (int64 for int, string for str).
+// mcl reads them as $const.res.<kind>.<param>.<value>.
+type Constants interface {
+	Res
+	Consts() map[string]map[string]any
+}

@@ -17,6 +17,9 @@ type KindSchema struct {
 	Recv   bool              // whether the kind can receive values (Recvable)
 	// Collect is what a collecting host accepts from an exporter.
 	Collect CollectRules
+	// Consts names values of parameters: parameter -> value name ->
+	// value (int64 or string, of the parameter's type).
+	Consts map[string]map[string]any
 }
 
 var (

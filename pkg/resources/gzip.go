@@ -40,6 +40,18 @@ type GzipRes struct {
 	Level int `lang:"level" yaml:"level"`
 }
 
+// Consts names the levels: $const.res.gzip.level.best_compression and
+// the others.
+func (g *GzipRes) Consts() map[string]map[string]any {
+	return map[string]map[string]any{"level": {
+		"no_compression":      int64(gzip.NoCompression),
+		"best_speed":          int64(gzip.BestSpeed),
+		"best_compression":    int64(gzip.BestCompression),
+		"default_compression": int64(gzip.DefaultCompression),
+		"huffman_only":        int64(gzip.HuffmanOnly),
+	}}
+}
+
 // Default returns a gzip resource with its defaults.
 func (g *GzipRes) Default() engine.Res { return &GzipRes{Level: gzip.DefaultCompression} }
 

@@ -55,6 +55,16 @@ func (t *TarRes) path() string {
 	return t.Name()
 }
 
+// Consts names the formats: $const.res.tar.format.gnu and the others.
+func (t *TarRes) Consts() map[string]map[string]any {
+	return map[string]map[string]any{"format": {
+		"unknown": int64(tar.FormatUnknown),
+		"ustar":   int64(tar.FormatUSTAR),
+		"pax":     int64(tar.FormatPAX),
+		"gnu":     int64(tar.FormatGNU),
+	}}
+}
+
 // Validate checks the paths and the format.
 func (t *TarRes) Validate() error {
 	if err := validEditPath("path", t.path(), false); err != nil {

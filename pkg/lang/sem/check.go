@@ -406,8 +406,7 @@ func (c *checker) checkVar(e *ast.Var, s *Scope) node {
 	}
 	if r.target == nil {
 		if strings.HasPrefix(e.Name, "const.") {
-			parts := strings.Split(e.Name, ".")
-			return &constIR{v: values.Str(parts[len(parts)-1])}
+			return &constIR{v: constValue(e.Name)}
 		}
 		c.scopeErr(e.Pos, "variable $%s does not exist%s", e.Name, suggest(e.Name, s.names(bkBind)))
 	}
@@ -558,4 +557,28 @@ func (c *checker) callBuiltin(e *ast.Call, f *funcs.Func, args []node) node {
 	})
 	c.needConcrete(e.Pos, "call of "+e.Name, n.sig, &n.rsig)
 	return n
+}
+
+// constValue is the value of $const.NAME: a named value its kind declares
+// ($const.res.KIND.PARAM.VALUE, of the parameter's type), "" for
+// "undefined" (a parameter left unset, as upstream mgmt has it), and
+// otherwise its last part as a str ($const.res.file.state.exists is
+// "exists").
+func constValue(name string) values.Value {
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
+	if len(parts) == 5 && parts[1] == "res" {
+		if s, ok := graph.LookupKind(parts[2]); ok {
+			switch v := s.Consts[parts[3]][last].(type) {
+			case int64:
+				return values.Int(v)
+			case string:
+				return values.Str(v)
+			}
+		}
+	}
+	if last == "undefined" {
+		return values.Str("")
+	}
+	return values.Str(last)
 }

@@ -51,6 +51,14 @@ type FileRes struct {
 	// trailing slash means a directory. A collected file's path, if set,
 	// must equal its name.
 	Path string `lang:"path" yaml:"path" collect:"name"`
+	// Dirname, if set, replaces the directory part of the path (or name):
+	// an absolute directory ending in "/". It picks the target apart from
+	// the name, so an exporter may not set it.
+	Dirname string `lang:"dirname" yaml:"dirname" collect:"local"`
+	// Basename, if set, replaces the last part of the path (or name),
+	// keeping a trailing "/" only if it has one; it must not start with
+	// "/". Like dirname, an exporter may not set it.
+	Basename string `lang:"basename" yaml:"basename" collect:"local"`
 	// State is "exists", "absent" or "" (undefined: the file's existence
 	// is not managed, and the other parameters apply only if it exists).
 	State string `lang:"state" yaml:"state"`
@@ -101,12 +109,31 @@ type FileRes struct {
 // Default returns a file resource with its defaults.
 func (obj *FileRes) Default() engine.Res { return &FileRes{} }
 
-// path returns the managed path, with its trailing slash for a directory.
+// path returns the managed path, with its trailing slash for a directory:
+// path (or the name), its parts replaced by dirname and basename.
 func (obj *FileRes) path() string {
-	if obj.Path != "" {
-		return obj.Path
+	p := obj.Path
+	if p == "" {
+		p = obj.Name()
 	}
-	return obj.Name()
+	if obj.Dirname == "" && obj.Basename == "" {
+		return p
+	}
+	dir, base := pathParts(p)
+	if obj.Dirname != "" {
+		dir = obj.Dirname
+	}
+	if obj.Basename != "" {
+		base = obj.Basename
+	}
+	return dir + base
+}
+
+// pathParts cuts p after the "/" that precedes its last part: "/a/b/" is
+// "/a/" and "b/", "/a/b" is "/a/" and "b".
+func pathParts(p string) (dir, base string) {
+	i := strings.LastIndexByte(strings.TrimSuffix(p, "/"), '/')
+	return p[:i+1], p[i+1:]
 }
 
 // isDir reports whether a directory is managed.
@@ -117,6 +144,12 @@ func (obj *FileRes) cleanPath() string { return filepath.Clean(obj.path()) }
 
 // Validate checks the parameters.
 func (obj *FileRes) Validate() error {
+	if d := obj.Dirname; d != "" && (!filepath.IsAbs(d) || !strings.HasSuffix(d, "/")) {
+		return fmt.Errorf("dirname %q must be an absolute directory ending in /", d)
+	}
+	if strings.HasPrefix(obj.Basename, "/") {
+		return fmt.Errorf("basename %q must not start with /", obj.Basename)
+	}
 	p := obj.path()
 	if p == "" || !filepath.IsAbs(p) {
 		return fmt.Errorf("path %q must be absolute", p)

@@ -103,7 +103,7 @@ func Compile(ctx context.Context, src Source) (*Result, error) {
 	}
 	switch engine {
 	case EngineNative:
-		return compileNative(src, env)
+		return compileNative(ctx, src, env)
 	case EnginePuppet:
 		if PuppetPath() == "" {
 			return nil, fmt.Errorf("--engine puppet: puppet is not installed (use --engine native)")
@@ -130,7 +130,7 @@ func readable(path string) error {
 	return nil
 }
 
-func compileNative(src Source, env PuppetEnv) (*Result, error) {
+func compileNative(ctx context.Context, src Source, env PuppetEnv) (*Result, error) {
 	file, code := "<code>", src.Code
 	res := &Result{}
 	if src.PuppetConf != "" {
@@ -181,6 +181,7 @@ func compileNative(src Source, env PuppetEnv) (*Result, error) {
 		Environment: envName, HieraConfig: DefaultHieraConfig, EnvironmentDir: envDir,
 		StrictTypes: PuppetPath() != "",
 		Read:        func(p string) { res.Read = append(res.Read, p) },
+		Context:     ctx,
 	})
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,9 @@ type Options struct {
 	// Read records every file the compilation read (manifests, templates);
 	// may be nil.
 	Read func(path string)
+	// Context, when set, stops the compilation once it is done: Compile
+	// then returns its cause (context.Cause).
+	Context context.Context
 }
 
 // BuiltinTypes are the resource types of Puppet 7's core. Types from
@@ -137,6 +141,7 @@ type evaluator struct {
 	hiera            *hiera
 	factNames        map[string]bool // names Facter or a module's Ruby code may set
 	depth            int
+	steps            uint       // evaluation steps, to look at the context now and then
 	epp              *eppRender // the EPP template being rendered
 	namevars         map[string]string
 }
@@ -166,6 +171,8 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 			switch x := r.(type) {
 			case *syntax.Error:
 				cat, err = nil, x
+			case stopSignal:
+				cat, err = nil, x.err
 			case returnSignal, nextSignal, breakSignal, rnextSignal, rbreakSignal:
 				cat, err = nil, &syntax.Error{Pos: syntax.Pos{File: file, Line: 1, Col: 1}, Msg: "return(), next() or break() outside of a function or lambda"}
 			default:
@@ -182,6 +189,22 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 
 func (e *evaluator) fail(p syntax.Pos, format string, args ...any) {
 	panic(&syntax.Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
+}
+
+// stopSignal unwinds a compilation whose context is done.
+type stopSignal struct{ err error }
+
+// tick counts an evaluation step and, every 1024 steps, stops the
+// compilation when its context is done: an endless or very long
+// evaluation ends on SIGTERM or a deadline.
+func (e *evaluator) tick() {
+	e.steps++
+	if e.steps%1024 != 0 || e.opts.Context == nil {
+		return
+	}
+	if e.opts.Context.Err() != nil {
+		panic(stopSignal{context.Cause(e.opts.Context)})
+	}
 }
 
 // enter counts one level of evaluation nesting; leave undoes it.

@@ -117,6 +117,7 @@ func (r *rctx) block(env *renv, stmts []*rnode) any {
 }
 
 func (r *rctx) eval(env *renv, n *rnode) any {
+	r.e.tick()
 	switch n.kind {
 	case "lit":
 		return n.val

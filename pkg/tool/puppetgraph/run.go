@@ -65,6 +65,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return t.watch(ctx)
 	}
 	if _, err := t.once(ctx); err != nil {
+		if sig, ok := cli.Signaled(ctx); ok {
+			fmt.Fprintf(stderr, "%s: stopped before the graph was written: %v\n", name, err)
+			return cli.ExitSignal(sig)
+		}
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return cli.ExitFail
 	}

@@ -34,6 +34,9 @@ func TestErrors(t *testing.T) {
 		{`notice(inline_template("a\nbb <%= 1 %> <%# c\nd %>\n <%- z = 1 -%>\n  <% if true %>x<% end; x = \$y %>"))`,
 			"inline_template:5:29: unsupported by the native engine: Ruby in a template: global variables"},
 		{`notice(inline_template("<%= [1].map { |i| i } %> <%= \$x %>"))`, "inline_template:1:30: unsupported by the native engine: Ruby in a template: global variables"},
+		{`notice(inline_template("<%= %W(a b) %>"))`, "inline_template:1:5: unsupported by the native engine: Ruby in a template: %-literals other than %w"},
+		{`notice(inline_template("<%= %w(a\\ b) %>"))`, "a backslash in a %w literal"},
+		{`notice(inline_template("<%= %w<a b %>"))`, "an unterminated %w literal"},
 		{`notice(inline_epp('<% if $x { %>'))`, "inline_epp:1:12: syntax error: unexpected end of file"},
 	} {
 		_, err := compile(t, tc.src)
@@ -141,5 +144,17 @@ func TestFilePathSpelling(t *testing.T) {
 		if _, err := compile(t, src); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %s", src, err, want)
 		}
+	}
+}
+
+// TestTemplateWords checks %w literals in ERB: words split on white space,
+// nested paired delimiters kept in a word, any other delimiter.
+func TestTemplateWords(t *testing.T) {
+	c, err := compile(t, `notify { "n": message => inline_template("<% %w(a  b\n(c) d).each do |w| -%>[<%= w %>]<% end -%><%= %w|x y|.join('+') %><%= %w[].size %>") }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(c, "Notify[n]").Params["message"]; got != "[a][b][(c)][d]x+y0" {
+		t.Errorf("message = %v", got)
 	}
 }

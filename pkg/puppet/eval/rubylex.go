@@ -18,7 +18,8 @@ type rtok struct {
 	text string
 	str  *rstr // a string literal (parts for interpolation)
 	pos  syntax.Pos
-	sp   bool // white space before the token
+	sp   bool     // white space before the token
+	list []string // the words of a %w literal
 }
 
 // A rstr is a string literal: literal text and #{...} code.
@@ -178,8 +179,10 @@ func (l *rlexer) next() rtok {
 		return l.str(s)
 	case c == '/' && !l.valueEnded():
 		return l.regex(s)
-	case c == '%' && len(s) > 1 && strings.ContainsRune("wWqQ", rune(s[1])) && !l.valueEnded():
-		l.fail("%-literals")
+	case c == '%' && len(s) > 2 && s[1] == 'w' && !l.valueEnded():
+		return l.words(s)
+	case c == '%' && len(s) > 1 && strings.ContainsRune("WqQiI", rune(s[1])) && !l.valueEnded():
+		l.fail("%-literals other than %w")
 	case isIdentChar(c):
 		j := word(0)
 		if j < len(s) && (s[j] == '?' || s[j] == '!') && !(j+1 < len(s) && s[j+1] == '=') {
@@ -317,4 +320,42 @@ func (l *rlexer) regex(s string) rtok {
 	}
 	l.advance(j)
 	return rtok{kind: "regex", text: pat, str: &rstr{parts: []any{flags}}}
+}
+
+// wordsClose maps the opening delimiters of a %w literal that pair with
+// another character to it.
+var wordsClose = map[byte]byte{'(': ')', '[': ']', '{': '}', '<': '>'}
+
+// words lexes a %w literal: words separated by white space, without
+// interpolation; paired delimiters nest. A backslash (which escapes a
+// space or a delimiter in Ruby) is refused.
+func (l *rlexer) words(s string) rtok {
+	open := s[2]
+	close, paired := wordsClose[open]
+	if !paired {
+		close = open
+		if isIdentChar(open) || open == ' ' || open == '\n' {
+			l.fail("%-literals with this delimiter")
+		}
+	}
+	depth := 0
+	for j := 3; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\\':
+			l.fail("a backslash in a %w literal")
+		case c == close && depth == 0:
+			l.advance(j + 1)
+			words := strings.Fields(s[3:j])
+			if words == nil {
+				words = []string{}
+			}
+			return rtok{kind: "words", text: s[:j+1], list: words}
+		case c == close:
+			depth--
+		case c == open && paired:
+			depth++
+		}
+	}
+	l.fail("an unterminated %w literal")
+	return rtok{}
 }

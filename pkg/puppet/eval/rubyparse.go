@@ -413,6 +413,12 @@ func (p *rparser) primary() *rnode {
 		return &rnode{kind: "lit", pos: t.pos, val: rsym(name)}
 	case "regex":
 		return &rnode{kind: "regex", pos: t.pos, val: t.text, name: t.str.parts[0].(string)}
+	case "words":
+		n := &rnode{kind: "array", pos: t.pos}
+		for _, w := range t.list {
+			n.args = append(n.args, &rnode{kind: "lit", pos: t.pos, val: w})
+		}
+		return n
 	case "ivar":
 		return &rnode{kind: "ivar", pos: t.pos, name: t.text}
 	case "ident":

@@ -114,7 +114,8 @@ func TestModuleSource(t *testing.T) {
 }
 
 // TestDeferredAndSensitive lets Puppet resolve a Deferred value (catalog
-// rich data) and keep a sensitive content out of its messages.
+// rich data) and keep a sensitive content out of its messages. The
+// Deferred function reads no fact, so the worker gathers none.
 func TestDeferredAndSensitive(t *testing.T) {
 	needPuppet(t)
 	dir := t.TempDir()
@@ -142,6 +143,30 @@ func TestDeferredAndSensitive(t *testing.T) {
 		if strings.Contains(m, "hunter2") {
 			t.Errorf("a message shows the sensitive value: %q", m)
 		}
+	}
+}
+
+// TestDeferredReadingFacts resolves a Deferred function that reads $facts:
+// the first resolution, without facts, stops when the function looks at
+// them, and the worker resolves it again with the node's facts. Facter
+// takes a minute or more on a loaded machine: the deadline is generous.
+func TestDeferredReadingFacts(t *testing.T) {
+	needPuppet(t)
+	mp := t.TempDir()
+	fns := filepath.Join(mp, "pgfacts", "functions")
+	os.MkdirAll(fns, 0o755)
+	os.WriteFile(filepath.Join(fns, "kernel.pp"), []byte("function pgfacts::kernel() >> String { \"kernel=${facts['kernel']}\" }\n"), 0o644)
+	p := filepath.Join(t.TempDir(), "kernel")
+	b, _ := json.Marshal(map[string]any{"ensure": "file",
+		"content": map[string]any{"__ptype": "Deferred", "name": "pgfacts::kernel"}})
+	r := initRes(t, &PippetRes{Type: "file", Title: p, Params: string(b), ModulePath: mp}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := r.CheckApply(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p); got != "kernel=Linux" {
+		t.Fatalf("content %q, want kernel=Linux", got)
 	}
 }
 

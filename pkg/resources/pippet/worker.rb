@@ -63,6 +63,30 @@ def pippet_order(v)
   end
 end
 
+# Resolving a Deferred value gives its function the node's facts as
+# $facts, which Facter takes seconds to minutes to gather. Most functions
+# never read them: the values are first resolved with a $facts that stops
+# the resolution when anything looks at it, and only then again with all
+# the facts, as puppet apply would have them.
+class PippetFactsNeeded < Exception; end # not a StandardError: no rescue in a function stops it
+
+class PippetNoFacts < Hash
+  (Hash.public_instance_methods(false) + Enumerable.public_instance_methods(false)).uniq.each do |m|
+    define_method(m) { |*| raise PippetFactsNeeded }
+  end
+end
+
+def pippet_resolve_deferred(cat, env, facts)
+  compiler = Puppet::Parser::ScriptCompiler.new(env, cat.name, true)
+  resolver = Puppet::Pops::Evaluator::DeferredResolver.new(compiler, true)
+  if facts.nil?
+    compiler.topscope.setvar('facts', PippetNoFacts.new, privileged: true)
+  else
+    resolver.set_facts_variable(facts)
+  end
+  resolver.resolve_futures(cat)
+end
+
 def pippet_resource(h, noop)
   r = Puppet::Resource.from_data_hash('type' => h['type'], 'title' => h['title'], 'kind' => 'compilable_type',
                                       'parameters' => pippet_order(h['params'] || {}),
@@ -85,9 +109,13 @@ Puppet.override({ current_environment: env, loaders: Puppet::Pops::Loaders.new(e
         r.ref
       end
       if line.include?('"Deferred"')
-        facts ||= Puppet::Node::Facts.indirection.find(Puppet[:node_name_value]) ||
-                  Puppet::Node::Facts.new(Puppet[:node_name_value], {})
-        Puppet::Pops::Evaluator::DeferredResolver.resolve_and_replace(facts, cat, env)
+        begin
+          pippet_resolve_deferred(cat, env, nil)
+        rescue PippetFactsNeeded
+          facts ||= Puppet::Node::Facts.indirection.find(Puppet[:node_name_value]) ||
+                    Puppet::Node::Facts.new(Puppet[:node_name_value], {})
+          pippet_resolve_deferred(cat, env, facts)
+        end
       end
       ral = cat.to_ral
       tx = ral.apply

@@ -1,5 +1,5 @@
 # puppetlabs-mysql, examples/mysql_database.pp
-# native: refused /usr/share/puppet/modules/mysql/templates/my.cnf.pass.erb:3:4: unsupported by the native engine: Ruby in a template: %-literals
+# native: same
 # noop: svc[mariadb]: error: watch: d-bus unix:path=/run/dbus/system_bus_socket
 # noop: pippet[Mysql_datadir[/var/lib/mysql]]: error: puppet failed to apply mysql_datadir[/var/lib/mysql]: Puppet: Could not find a suitable provider for mysql_datadir
 class { 'mysql::server':

@@ -146,16 +146,26 @@ func TestDeferredAndSensitive(t *testing.T) {
 	}
 }
 
-// TestDeferredReadingFacts resolves a Deferred function that reads $facts:
+// TestDeferredReadingFacts resolves a Deferred function that reads $facts
+// (through its calling scope, as Puppet gives it to a Deferred function):
 // the first resolution, without facts, stops when the function looks at
 // them, and the worker resolves it again with the node's facts. Facter
 // takes a minute or more on a loaded machine: the deadline is generous.
 func TestDeferredReadingFacts(t *testing.T) {
 	needPuppet(t)
 	mp := t.TempDir()
-	fns := filepath.Join(mp, "pgfacts", "functions")
+	fns := filepath.Join(mp, "pgfacts", "lib", "puppet", "functions", "pgfacts")
 	os.MkdirAll(fns, 0o755)
-	os.WriteFile(filepath.Join(fns, "kernel.pp"), []byte("function pgfacts::kernel() >> String { \"kernel=${facts['kernel']}\" }\n"), 0o644)
+	os.WriteFile(filepath.Join(fns, "kernel.rb"), []byte(`Puppet::Functions.create_function(:'pgfacts::kernel', Puppet::Functions::InternalFunction) do
+  dispatch :kernel do
+    scope_param
+  end
+
+  def kernel(scope)
+    "kernel=#{scope['facts']['kernel']}"
+  end
+end
+`), 0o644)
 	p := filepath.Join(t.TempDir(), "kernel")
 	b, _ := json.Marshal(map[string]any{"ensure": "file",
 		"content": map[string]any{"__ptype": "Deferred", "name": "pgfacts::kernel"}})

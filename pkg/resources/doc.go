@@ -341,8 +341,11 @@
 // ended, running CheckApply calls cancelled, Cleanup run), exits with it.
 //
 //   - code (int, default 0): the exit code, 0 to 125 (above, shells give
-//     codes meanings of their own). Codes 1 and 2 are also what the tool
-//     exits with on a failure or a usage error.
+//     codes meanings of their own), except 1, 2, 4 and 6: mgmt-apply
+//     exits 1 on an error or a failed resource and 2 on a usage error, and
+//     with --detailed-exitcodes 2, 4 and 6 for changes, failures and both,
+//     so Validate refuses them and a caller can always tell a requested
+//     exit from the tool's own outcome (upstream mgmt allows 1 to 125).
 //
 // Its CheckApply asks through Init.Exit, and returns "changed" so that the
 // request shows in the log; in noop mode (apply false) it only reports

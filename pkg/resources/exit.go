@@ -17,6 +17,17 @@ func init() {
 // not run, 128+N: killed by signal N).
 const maxExitCode = 125
 
+// reservedExitCodes are the codes mgmt-apply gives its own outcomes: 1 an
+// error or a failed resource, 2 a usage error, and with
+// --detailed-exitcodes 2 changes, 4 failures and 6 both. An exit resource
+// may not ask for them, so that a caller can tell its request from them.
+var reservedExitCodes = map[int]string{
+	1: "an error or a failed resource",
+	2: "a usage error, or changes with --detailed-exitcodes",
+	4: "failures with --detailed-exitcodes",
+	6: "changes and failures with --detailed-exitcodes",
+}
+
 // ExitRes makes the program running the engine stop, after a clean
 // shutdown, with an exit code. See the package documentation.
 type ExitRes struct {
@@ -24,7 +35,8 @@ type ExitRes struct {
 
 	init *engine.Init
 
-	// Code is the exit code, 0 to 125.
+	// Code is the exit code, 0 to 125, except the codes mgmt-apply gives
+	// its own outcomes (1, 2, 4 and 6).
 	Code int `lang:"code" yaml:"code"`
 }
 
@@ -35,6 +47,9 @@ func (x *ExitRes) Default() engine.Res { return &ExitRes{} }
 func (x *ExitRes) Validate() error {
 	if x.Code < 0 || x.Code > maxExitCode {
 		return fmt.Errorf("code %d must be between 0 and %d", x.Code, maxExitCode)
+	}
+	if why, ok := reservedExitCodes[x.Code]; ok {
+		return fmt.Errorf("code %d is what mgmt-apply exits with on %s: choose 0, 3, 5, or 7 to %d", x.Code, why, maxExitCode)
 	}
 	return nil
 }

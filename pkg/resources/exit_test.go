@@ -6,7 +6,7 @@ import (
 )
 
 func TestExit(t *testing.T) {
-	for _, code := range []int{-1, 126, 255} {
+	for _, code := range []int{-1, 1, 2, 4, 6, 126, 255} {
 		if err := (&ExitRes{Code: code}).Validate(); err == nil {
 			t.Errorf("code %d accepted", code)
 		}

@@ -54,3 +54,13 @@ func TestExitCodeOutOfRange(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
 	}
 }
+
+// TestExitCodeReserved: a code mgmt-apply gives its own outcomes is
+// refused, so that a caller can tell a requested exit from them.
+func TestExitCodeReserved(t *testing.T) {
+	rs := []res{{Kind: "exit", Name: "bye", Params: map[string]any{"code": 4}}}
+	r := testutil.Run(t, doc(t, 1, rs, nil), "mgmt-apply", "--tmp-prefix", "--converged-timeout", "1", "--detailed-exitcodes")
+	if r.Code == 4 || !strings.Contains(r.Stderr, "code 4 is what mgmt-apply exits with on failures with --detailed-exitcodes") {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+}

@@ -49,7 +49,6 @@ func (f Format) String() string {
 // changed.
 func Canonical(doc *Document) *Document {
 	c := *doc
-	c.checked = nil
 	c.Resources = make([]*Resource, 0, len(doc.Resources))
 	for _, r := range doc.Resources {
 		if r == nil {

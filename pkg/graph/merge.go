@@ -53,11 +53,11 @@ type MergeOptions struct {
 // whits); it is an error, or with AllowUnmatched a warning, for a class or
 // a noop to have no partner. Nothing else is dropped.
 //
-// Inputs are validated first (in place, see Validate) unless a successful
-// Validate already saw their current resources and edges. The result is
-// named after the inputs' graph names joined by "+"; it is checked for
-// repeated edges and cycles (a merge can close one) and counts as
-// validated. Warnings are returned apart from the error.
+// Inputs are validated first (in place, see Validate), always: nothing of
+// an earlier Validate is trusted, since a document may have changed since.
+// The result is named after the inputs' graph names joined by "+"; it is
+// checked for repeated edges and cycles (a merge can close one). Warnings
+// are returned apart from the error.
 func Merge(opts MergeOptions, inputs ...Input) (*Document, []string, error) {
 	n := 0
 	for _, in := range inputs {
@@ -103,7 +103,6 @@ func Merge(opts MergeOptions, inputs ...Input) (*Document, []string, error) {
 	if hasCycle(len(out.Resources), m.pairs) {
 		return nil, m.warnings, cycleErrors(out)
 	}
-	out.checked = &checked{out.Resources, out.Edges, m.pairs}
 	return out, m.warnings, nil
 }
 

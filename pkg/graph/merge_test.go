@@ -191,3 +191,29 @@ func TestCapitalizeTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRevalidates: a document changed in place after a successful
+// Validate is validated again by Merge; the edge whose end was renamed
+// away is refused, not merged with stale ids.
+func TestMergeRevalidates(t *testing.T) {
+	doc := &Document{Mgmt: Version, Graph: "g",
+		Resources: []*Resource{{Kind: "noop", Name: "a"}, {Kind: "noop", Name: "b"}},
+		Edges:     []*Edge{{From: Ref{Kind: "noop", Name: "a"}, To: Ref{Kind: "noop", Name: "b"}}},
+	}
+	if err := doc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	doc.Resources[1].Name = "c"
+	if _, _, err := Merge(MergeOptions{}, Input{"in", doc}); err == nil || !strings.Contains(err.Error(), "noop[b]") {
+		t.Fatalf("got %v, want an error about the edge to noop[b]", err)
+	}
+	doc.Resources[1] = &Resource{Kind: "noop", Name: "b"}
+	doc.Edges = []*Edge{{From: Ref{Kind: "noop", Name: "b"}, To: Ref{Kind: "noop", Name: "a"}}}
+	out, _, err := Merge(MergeOptions{}, Input{"in", doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Edges) != 1 || out.Edges[0].From.Name != "b" || out.Edges[0].To.Name != "a" {
+		t.Fatalf("merged %d resources, edges %+v", len(out.Resources), out.Edges)
+	}
+}

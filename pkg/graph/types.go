@@ -20,8 +20,6 @@ type Document struct {
 	// At is where the document starts in its input stream; set by the
 	// Decoder, never encoded.
 	At Position `json:"-" yaml:"-"`
-
-	checked *checked // set by a successful Validate
 }
 
 // IsError reports whether d carries an error instead of a graph.

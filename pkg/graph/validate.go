@@ -37,57 +37,37 @@ import (
 // input with it.
 //
 // An error document is valid when it has a message.
-//
-// A successful Validate is remembered for Merge, which then reuses the
-// ids it gave the resources: after changing resources or edges in place,
-// call Validate again.
 func (doc *Document) Validate() error {
+	_, err := doc.validPairs()
+	return err
+}
+
+// validPairs validates doc and returns the vertex ids of its edges (the
+// indexes of their ends in doc.Resources), for Merge. Nothing of a past
+// validation is kept: a document's resources and edges may change in
+// place between two calls.
+func (doc *Document) validPairs() ([][2]int32, error) {
 	var errs ErrorList
 	docPos := doc.At.String()
 	if doc.Mgmt != Version {
 		errs.Add(docPos, "unknown mgmt tag %q, want %q", doc.Mgmt, Version)
-		return errs
+		return nil, errs
 	}
 	if doc.Error != nil {
 		if doc.Error.Message == "" {
 			errs.Add(docPos, "error document without a message")
 		}
-		return errs.Err()
+		return nil, errs.Err()
 	}
-	doc.checked = nil
 	ids := doc.dedupResources(&errs)
 	pairs := doc.dedupEdges(ids, &errs)
 	if len(errs) == 0 && hasCycle(len(doc.Resources), pairs) {
 		errs = append(errs, cycleErrors(doc)...)
 	}
-	if len(errs) == 0 {
-		doc.checked = &checked{doc.Resources, doc.Edges, pairs}
+	if len(errs) > 0 {
+		return nil, errs
 	}
-	return errs.Err()
-}
-
-// checked remembers what a successful Validate found, for Merge: the
-// resources and edges it saw, and the vertex ids of every edge.
-type checked struct {
-	res   []*Resource
-	edges []*Edge
-	pairs [][2]int32
-}
-
-func sameSlice[T any](a, b []T) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// validPairs returns the vertex ids of doc's edges, validating doc first
-// unless a successful Validate already saw its current resources and edges.
-func (doc *Document) validPairs() ([][2]int32, error) {
-	if c := doc.checked; c != nil && sameSlice(c.res, doc.Resources) && sameSlice(c.edges, doc.Edges) {
-		return c.pairs, nil
-	}
-	if err := doc.Validate(); err != nil {
-		return nil, err
-	}
-	return doc.checked.pairs, nil
+	return pairs, nil
 }
 
 // cycleErrors reports every cycle of doc.

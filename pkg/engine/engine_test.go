@@ -206,6 +206,38 @@ func TestNoop(t *testing.T) {
 	}
 }
 
+// TestNoopUpstreamPending checks what a noop CheckApply learns of its
+// dependencies: whether one of them, directly or through others in their
+// state, found a change it did not make.
+func TestNoopUpstreamPending(t *testing.T) {
+	h := start(t, engine.Config{Noop: true})
+	for _, n := range []string{"m", "z", "d", "e"} {
+		sys.set(n, "v") // in their state
+	}
+	h.load(doc(1, []string{"a want=1", "b want=2", "m want=v", "z want=v", "d want=v", "e want=v"},
+		"a -> b", "a -> m", "m -> z", "d -> e"))
+	h.converge(1)
+	sys.mu.Lock()
+	got := map[string]bool{}
+	for k, v := range sys.upstream {
+		got[k] = v
+	}
+	sys.mu.Unlock()
+	want := map[string]bool{"a": false, "b": true, "m": true, "z": true, "d": false, "e": false}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("upstream pending %v, want %v", got, want)
+	}
+	// applying: never pending
+	h2 := start(t, engine.Config{})
+	h2.load(doc(1, []string{"a want=1", "b want=2"}, "a -> b"))
+	h2.converge(1)
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
+	if sys.upstream["b"] {
+		t.Fatalf("a run that applies reports a pending dependency")
+	}
+}
+
 func TestMetaNoopOnly(t *testing.T) {
 	h := start(t, engine.Config{})
 	h.load(doc(1, []string{"a want=1 meta.noop=true", "b want=2"}))

@@ -13,24 +13,25 @@ import (
 // of 100,000 resources holds 100,000 of these handles.
 func (e *Engine) newInit(vs *vstate) *Init {
 	return &Init{
-		Program:  e.cfg.Program,
-		Version:  e.cfg.Version,
-		Hostname: e.cfg.Hostname,
-		Running:  vs.initRunning,
-		Event:    vs.initEvent,
-		Refresh:  vs.initRefresh,
-		Send:     vs.initSend,
-		Recv:     vs.initRecv,
-		Reversal: vs.reversal != "",
-		World:    e.cfg.World,
-		Prefix:   e.cfg.Prefix,
-		Exit:     e.cfg.Exit,
-		Graph:    e.graphFn,
-		VarDir:   vs.initVarDir,
-		Debug:    e.cfg.Debug,
-		Logf:     vs.initLogf,
-		Report:   vs.initReport,
-		Log:      slog.New(&prefixHandler{inner: e.logger.Handler(), key: vs.key}),
+		Program:         e.cfg.Program,
+		Version:         e.cfg.Version,
+		Hostname:        e.cfg.Hostname,
+		Running:         vs.initRunning,
+		Event:           vs.initEvent,
+		Refresh:         vs.initRefresh,
+		UpstreamPending: vs.initUpstreamPending,
+		Send:            vs.initSend,
+		Recv:            vs.initRecv,
+		Reversal:        vs.reversal != "",
+		World:           e.cfg.World,
+		Prefix:          e.cfg.Prefix,
+		Exit:            e.cfg.Exit,
+		Graph:           e.graphFn,
+		VarDir:          vs.initVarDir,
+		Debug:           e.cfg.Debug,
+		Logf:            vs.initLogf,
+		Report:          vs.initReport,
+		Log:             slog.New(&prefixHandler{inner: e.logger.Handler(), key: vs.key}),
 	}
 }
 
@@ -53,6 +54,8 @@ func (vs *vstate) initEvent() {
 }
 
 func (vs *vstate) initRefresh() bool { return vs.refreshNow }
+
+func (vs *vstate) initUpstreamPending() bool { return vs.upPendingNow }
 
 func (vs *vstate) initSend(st any) error {
 	sr, ok := vs.res.(Sendable)

@@ -23,6 +23,7 @@ type world struct {
 	log      []string // "name" per CheckApply that changed something
 	calls    map[string]int
 	refresh  map[string]int
+	upstream map[string]bool // engine.Pending at the last CheckApply
 	cleanups map[string]int
 	running  int
 	maxRun   int
@@ -33,13 +34,14 @@ var sys = newWorld()
 
 func newWorld() *world {
 	return &world{state: map[string]string{}, calls: map[string]int{}, refresh: map[string]int{},
-		cleanups: map[string]int{}, trig: map[string]chan struct{}{}}
+		upstream: map[string]bool{}, cleanups: map[string]int{}, trig: map[string]chan struct{}{}}
 }
 
 func (w *world) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.state, w.log, w.calls, w.refresh = map[string]string{}, nil, map[string]int{}, map[string]int{}
+	w.upstream = map[string]bool{}
 	w.cleanups, w.running, w.maxRun, w.trig = map[string]int{}, 0, 0, map[string]chan struct{}{}
 }
 
@@ -153,6 +155,7 @@ func (r *tval) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if r.init.Refresh() {
 		sys.refresh[r.Name()]++
 	}
+	sys.upstream[r.Name()] = engine.Pending(r.init)
 	sys.running++
 	sys.maxRun = max(sys.maxRun, sys.running)
 	sys.mu.Unlock()

@@ -60,6 +60,13 @@ type Init struct {
 	// Refresh reports, inside CheckApply, whether a notification arrived
 	// (Refreshable resources only).
 	Refresh func() bool
+	// UpstreamPending reports, inside a CheckApply that does not apply
+	// (noop), whether a resource this one depends on, directly or through
+	// others, found a change it did not make. What this one checks may
+	// then not exist yet (the unit of a package that would be installed),
+	// which is no failure of a noop run. Nil in tests that build an Init
+	// by hand: read it with engine.Pending.
+	UpstreamPending func() bool
 	// Send publishes the values of a Sendable resource, from CheckApply.
 	// The argument is a pointer to the struct returned by Sends.
 	Send func(st any) error
@@ -125,4 +132,9 @@ type Send struct {
 type World interface {
 	// Hostname is this host's name in the world.
 	Hostname() string
+}
+
+// Pending reports init.UpstreamPending(), false when the Init has none.
+func Pending(init *Init) bool {
+	return init != nil && init.UpstreamPending != nil && init.UpstreamPending()
 }

@@ -74,23 +74,26 @@ type vstate struct {
 	// loop-owned
 	refreshNow bool // set before a CheckApply, read by it
 	diffNow    bool // set before a CheckApply, read by it: diff the text changes it reports
-	launched   bool
-	ready      bool // Running was called
-	dirty      bool
-	running    bool
-	timer      bool // a retry or rate-limit timer is pending
-	limitOK    bool // the rate limiter already granted the next run
-	refresh    bool // a notification is pending
-	applied    bool // a CheckApply returned without error
-	lastOK     bool
-	watchErr   bool // Watch failed for good
-	holding    bool // failed, in the pause before its events count again
-	recoverOK  bool // an event came during the pause
-	poked      bool // a dependency changed something during this CheckApply
-	blocked    bool // a dependency failed for good
-	removed    bool
-	busy       bool // counted in sched.busy
-	queued     bool
+	// set before a CheckApply, read by it: a dependency, or one of
+	// theirs, left a change pending (noop)
+	upPendingNow bool
+	launched     bool
+	ready        bool // Running was called
+	dirty        bool
+	running      bool
+	timer        bool // a retry or rate-limit timer is pending
+	limitOK      bool // the rate limiter already granted the next run
+	refresh      bool // a notification is pending
+	applied      bool // a CheckApply returned without error
+	lastOK       bool
+	watchErr     bool // Watch failed for good
+	holding      bool // failed, in the pause before its events count again
+	recoverOK    bool // an event came during the pause
+	poked        bool // a dependency changed something during this CheckApply
+	blocked      bool // a dependency failed for good
+	removed      bool
+	busy         bool // counted in sched.busy
+	queued       bool
 	// how it is watched, and its periodic recheck
 	watched  bool // its Watch is running (not polled, not ended)
 	polled   bool // polled because a kernel limit keeps its Watch from starting
@@ -455,6 +458,16 @@ func (s *sched) start(vs *vstate) {
 	recvErr := s.receive(vs)
 	s.update(vs)
 	apply := !(s.e.cfg.Noop || vs.meta.Noop || vs.checkRun)
+	vs.upPendingNow = false
+	if !apply {
+		// the dependencies ran before: their own flags are up to date
+		for _, e := range vs.in {
+			if e.from.pending || e.from.upPendingNow {
+				vs.upPendingNow = true
+				break
+			}
+		}
+	}
 	debug := s.e.debugOn()
 	vs.diffNow = s.e.cfg.Results != nil || s.e.cfg.DiffLines > 0 && (debug || !apply && !vs.checkRun)
 	vs.secret = s.receivesSecret(vs)

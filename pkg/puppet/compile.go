@@ -99,7 +99,7 @@ func Compile(ctx context.Context, src Source) (*Result, error) {
 		if PuppetPath() == "" {
 			return nil, fmt.Errorf("--agent needs Puppet installed")
 		}
-		return compilePuppet(ctx, src, env)
+		return compileAgent(ctx, src, env)
 	}
 	switch engine {
 	case EngineNative:
@@ -256,22 +256,17 @@ func readPuppetConf(path string) (map[string]string, error) {
 
 // puppetArgs returns the arguments of the puppet command for src.
 func puppetArgs(src Source) []string {
-	var args []string
-	if src.Agent {
-		args = []string{"catalog", "find", "--terminus", "rest", src.Certname}
+	args := []string{"catalog", "compile"}
+	if src.Certname != "" {
+		args = append(args, src.Certname)
+	}
+	if src.Manifest != "" {
+		args = append(args, "--manifest", src.Manifest)
 	} else {
-		args = []string{"catalog", "compile"}
-		if src.Certname != "" {
-			args = append(args, src.Certname)
-		}
-		if src.Manifest != "" {
-			args = append(args, "--manifest", src.Manifest)
-		} else {
-			args = append(args, "--code", src.Code)
-		}
-		if src.ModulePath != nil {
-			args = append(args, "--modulepath", strings.Join(src.ModulePath, ":"))
-		}
+		args = append(args, "--code", src.Code)
+	}
+	if src.ModulePath != nil {
+		args = append(args, "--modulepath", strings.Join(src.ModulePath, ":"))
 	}
 	if src.PuppetConf != "" {
 		args = append(args, "--config", src.PuppetConf)
@@ -285,9 +280,6 @@ func puppetArgs(src Source) []string {
 }
 
 func compilePuppet(ctx context.Context, src Source, env PuppetEnv) (*Result, error) {
-	if src.Agent && src.Certname == "" {
-		src.Certname = puppetSetting(ctx, src.PuppetConf, "certname")
-	}
 	cmd := exec.CommandContext(ctx, PuppetPath(), puppetArgs(src)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -111,12 +111,18 @@ func (cc *clusterConv) run(ctx context.Context, timeout, interval time.Duration)
 		case <-tick.C:
 		}
 		me := cc.local()
-		if _, ok := cc.others[cc.w.Hostname()]; cc.others != nil && !ok {
-			cc.published = nil // our entry vanished (lease lost): write it again
+		if mine, ok := cc.others[cc.w.Hostname()]; cc.others != nil && (!ok || cc.published != nil && mine != *cc.published) {
+			// Our entry vanished (lease lost) or holds another state
+			// than we last wrote: write it again.
+			cc.published = nil
 		}
 		if cc.published == nil || *cc.published != me {
 			if err := cc.w.SetConverged(ctx, me); err != nil {
+				// The write may still have landed (a member lost
+				// after it took the request): our entry is
+				// unknown until written again.
 				cc.logf("recording the converged state: %v", err)
+				cc.published = nil
 			} else {
 				cc.published = &me
 			}

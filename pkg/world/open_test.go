@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +156,62 @@ func TestClusterConverged(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the world never converged")
 		}
+	}
+}
+
+// lossyConverged is a ConvergedWorld whose SetConverged of false, once
+// armed, reports a failure although the write landed, as when the member
+// that took the request is lost before it answers; lost runs then.
+type lossyConverged struct {
+	*Client
+	armed atomic.Bool
+	lost  func()
+}
+
+func (l *lossyConverged) SetConverged(ctx context.Context, converged bool) error {
+	if err := l.Client.SetConverged(ctx, converged); err != nil {
+		return err
+	}
+	if !converged && l.armed.CompareAndSwap(true, false) {
+		l.lost()
+		return fmt.Errorf("error reading from server: connection reset by peer")
+	}
+	return nil
+}
+
+// TestClusterConvergedLostAnswer checks that a host whose write of "not
+// converged" was reported failed but landed writes its state again once
+// converged: else the world would hold it unconverged for ever, and no
+// host would ever see the world converged.
+func TestClusterConvergedLostAnswer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := &lossyConverged{Client: client(t, "a")}
+	watch := a.ConvergedWatch(ctx)
+	var conv atomic.Bool
+	conv.Store(true)
+	logf := func(f string, v ...any) { t.Logf(f, v...) }
+	// state waits until the world holds state for a.
+	state := func(want bool) {
+		t.Helper()
+		for {
+			wait(t, watch)
+			if m, _ := a.Converged(ctx); len(m) == 1 && m["a"] == want {
+				return
+			}
+		}
+	}
+	// The host is converged again before it retries the write.
+	a.lost = func() { conv.Store(true) }
+	done := ClusterConverged(ctx, a, conv.Load, time.Hour, 10*time.Millisecond, logf)
+	state(true)
+	a.armed.Store(true)
+	conv.Store(false)
+	state(false)
+	state(true)
+	select {
+	case <-done:
+		t.Fatal("converged for an hour already")
+	default:
 	}
 }

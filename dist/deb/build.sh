@@ -51,6 +51,7 @@ install -m 0644 README.md "$STAGE/usr/share/doc/mgmt/"
 install -d "$STAGE/usr/share/doc/mgmt/docs"
 install -m 0644 docs/*.md "$STAGE/usr/share/doc/mgmt/docs/"
 install -m 0644 docs/reference/*.md "$STAGE/usr/share/doc/mgmt/docs/reference/"
+install -m 0644 dist/grafana/mgmt.json "$STAGE/usr/share/doc/mgmt/grafana-dashboard.json"
 chmod 0644 "$STAGE"/usr/share/man/man1/*.gz
 
 cat >"$STAGE/DEBIAN/control" <<CONTROL

@@ -188,6 +188,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		st := e.s.snapshot()
 		e.status.Store(&st)
+		e.cfg.Metrics.status(&st)
 		if !st.Since.IsZero() && !e.s.reported {
 			e.s.reported = true
 			groups := ""

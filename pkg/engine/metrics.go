@@ -23,10 +23,13 @@ type Metrics struct {
 	graphStart    prometheus.Gauge
 	rechecks      *prometheus.CounterVec
 	recheckDrift  *prometheus.CounterVec
+	converged     prometheus.Gauge
+	graphSeq      prometheus.Gauge
 }
 
 // NewMetrics returns the metrics, registered in a new registry along with
-// the Go and process collectors.
+// the Go and process collectors. Besides upstream's, mgmt_converged and
+// mgmt_graph_seq follow the engine's Status.
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
@@ -58,9 +61,18 @@ func NewMetrics() *Metrics {
 			Name: "mgmt_recheck_drift_total",
 			Help: "Drift found by a periodic recheck that no watch event had reported; anything but 0 is a missed event",
 		}, []string{"kind"}),
+		converged: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mgmt_converged",
+			Help: "1 while the graph is converged (no resource dirty, running or waiting for a retry), else 0",
+		}),
+		graphSeq: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mgmt_graph_seq",
+			Help: "The seq of the graph document running (-1 before the first)",
+		}),
 	}
+	m.graphSeq.Set(-1)
 	m.Registry.MustRegister(m.resources, m.checkApplies, m.failuresTotal, m.failures, m.graphStart,
-		m.rechecks, m.recheckDrift,
+		m.rechecks, m.recheckDrift, m.converged, m.graphSeq,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -100,7 +112,11 @@ func (m *Metrics) graphLoaded(vss []*vstate) {
 	m.resources.Reset()
 	for k, n := range counts {
 		m.resources.WithLabelValues(k).Set(float64(n))
-		m.recheckDrift.WithLabelValues(k) // shown at 0, as it should stay
+		// Shown at 0 from the start, so that rates and alerts see them.
+		m.recheckDrift.WithLabelValues(k) // as it should stay
+		m.rechecks.WithLabelValues(k)
+		m.failures.WithLabelValues(k)
+		m.failuresTotal.WithLabelValues(k)
 	}
 	m.graphStart.Set(float64(time.Now().UnixNano()) / 1e9)
 }
@@ -114,5 +130,20 @@ func (m *Metrics) rechecked(vs *vstate) {
 func (m *Metrics) missedDrift(vs *vstate) {
 	if m != nil {
 		m.recheckDrift.WithLabelValues(vs.v.Src.Kind).Inc()
+	}
+}
+
+// status records the convergence and the graph of a snapshot.
+func (m *Metrics) status(st *Status) {
+	if m == nil {
+		return
+	}
+	conv := 0.0
+	if !st.Since.IsZero() {
+		conv = 1
+	}
+	m.converged.Set(conv)
+	if st.Loaded {
+		m.graphSeq.Set(float64(st.Seq))
 	}
 }

@@ -98,6 +98,14 @@ func checkHostCert(cert, host string) error {
 // Hostname returns this host's name in the world.
 func (l *Lazy) Hostname() string { return l.cfg.Hostname }
 
+// Member reports whether this tool runs the private member itself (an
+// etcd server in its own process), rather than being a client of one.
+func (l *Lazy) Member() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.server != nil
+}
+
 // Started reports whether the world was used (and so connected).
 func (l *Lazy) Started() bool {
 	l.mu.Lock()

@@ -28,11 +28,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/statedir"
@@ -62,7 +63,7 @@ type flags struct {
 	Seeds             string `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
 	cli.TLSFlags
 	Hostname         string `help:"This host's name in the world (default: the system hostname)."`
-	Prometheus       bool   `help:"Serve Prometheus metrics."`
+	Prometheus       bool   `help:"Serve Prometheus metrics: the engine's, and etcd's while this tool runs the private member of its world."`
 	PrometheusListen string `help:"Address of the Prometheus endpoint." default:"127.0.0.1:9233" placeholder:"ADDR"`
 	Pprof            string `help:"Serve Go's profiling endpoints (/debug/pprof/) on this loopback address, to measure the tool itself." placeholder:"ADDR"`
 	Graphviz         string `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
@@ -273,10 +274,15 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io
 	if hostname == "" {
 		hostname, _ = os.Hostname()
 	}
+	wld, err := openWorld(f, hostname, prefix)
+	if err != nil {
+		lg.Errorf("world: %v", err)
+		return cli.ExitFail
+	}
 	var metrics *engine.Metrics
 	if f.Prometheus {
 		metrics = engine.NewMetrics()
-		stop, err := serveMetrics(f.PrometheusListen, metrics, lg)
+		stop, err := serveMetrics(f.PrometheusListen, metrics, wld, lg)
 		if err != nil {
 			lg.Errorf("prometheus: %v", err)
 			return cli.ExitFail
@@ -290,11 +296,6 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io
 			return cli.ExitFail
 		}
 		defer stop()
-	}
-	wld, err := openWorld(f, hostname, prefix)
-	if err != nil {
-		lg.Errorf("world: %v", err)
-		return cli.ExitFail
 	}
 	expCtx, expCancel := context.WithCancel(context.Background())
 	exp := newExporter(expCtx, wld, lg, f.Noop)
@@ -549,15 +550,19 @@ func keeping(r readResult, eng *engine.Engine) string {
 	return "no graph yet"
 }
 
-func serveMetrics(addr string, m *engine.Metrics, lg *cli.Logger) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
+// serveMetrics serves the engine's metrics, and etcd's while this tool
+// runs the private member of its world.
+func serveMetrics(addr string, m *engine.Metrics, wld *world.Lazy, lg *cli.Logger) (func(), error) {
+	etcd := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		if !wld.Member() {
+			return nil, nil
+		}
+		return world.EtcdMetrics().Gather()
+	})
+	at, stop, err := cli.ServeMetrics(addr, prometheus.Gatherers{m.Registry, etcd})
 	if err != nil {
 		return nil, err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	lg.Infof("prometheus metrics on http://%s/metrics", ln.Addr())
-	return func() { srv.Close() }, nil
+	lg.Infof("prometheus metrics on http://%s/metrics", at)
+	return stop, nil
 }

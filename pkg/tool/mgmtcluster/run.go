@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/world"
@@ -166,6 +168,8 @@ type runCmd struct {
 	AdvServerURLs    []string `name:"advertise-server-urls" help:"Peer URLs given to others (default: --server-urls)." placeholder:"URL"`
 	IdealClusterSize int      `name:"ideal-cluster-size" help:"Voting members wanted; more hosts wait as standby proxies." default:"5"`
 	Debug            bool     `help:"Log etcd's own messages at info level."`
+	Prometheus       bool     `help:"Serve Prometheus metrics: etcd's own (etcd_*), Go's and the process's."`
+	PrometheusListen string   `name:"prometheus-listen" help:"Address of the Prometheus endpoint." default:"127.0.0.1:9234" placeholder:"ADDR"`
 
 	peerTLS *world.TLSFiles // the throw-away peer identity of a member without TLS
 }
@@ -249,6 +253,16 @@ func (r *runCmd) run(e *env) error {
 	})
 	if err != nil {
 		return err
+	}
+	if r.Prometheus {
+		// etcd registers its metrics in the default registry, beside
+		// the Go and process collectors.
+		at, stopMetrics, err := cli.ServeMetrics(r.PrometheusListen, prometheus.DefaultGatherer)
+		if err != nil {
+			return fmt.Errorf("prometheus: %w", err)
+		}
+		defer stopMetrics()
+		e.logf("prometheus metrics on http://%s/metrics", at)
 	}
 	stop := ignoreHangups(e)
 	defer stop()

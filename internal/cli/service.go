@@ -5,6 +5,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
 )
@@ -47,6 +48,36 @@ func OnHangup(fn func()) func() {
 	}()
 	return func() {
 		stopHup()
+		close(stop)
+		<-done
+	}
+}
+
+// Watchdog sends "WATCHDOG=1" to the service manager at half the interval
+// $WATCHDOG_USEC asks for (systemd's WatchdogSec=), from a goroutine of its
+// own, until the returned function is called, which waits for it to end.
+// Without a watchdog (or when $WATCHDOG_PID names another process) it
+// starts nothing.
+func Watchdog() func() {
+	interval, err := daemon.SdWatchdogEnabled(false)
+	if err != nil || interval <= 0 {
+		return func() {}
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval / 2)
+		defer t.Stop()
+		for {
+			Notify("WATCHDOG=1")
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
 		close(stop)
 		<-done
 	}

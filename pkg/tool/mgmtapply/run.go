@@ -270,6 +270,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io
 		return cli.ExitFail
 	}
 	defer cleanup()
+	defer cli.Watchdog()()
 	hostname := f.Hostname
 	if hostname == "" {
 		hostname, _ = os.Hostname()

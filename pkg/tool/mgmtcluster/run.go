@@ -266,6 +266,7 @@ func (r *runCmd) run(e *env) error {
 	}
 	stop := ignoreHangups(e)
 	defer stop()
+	defer cli.Watchdog()()
 	return a.Run(e.ctx)
 }
 

@@ -24,7 +24,7 @@ func TestWatchdog(t *testing.T) {
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			if tc.tool == "mgmt-apply" {
-				if err := os.WriteFile(tc.args[3], []byte(graphDoc(filepath.Join(dir, "out"), "x")), 0o644); err != nil {
+				if err := os.WriteFile(tc.args[2], []byte(graphDoc(filepath.Join(dir, "out"), "x")), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

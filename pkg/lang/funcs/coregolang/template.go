@@ -17,6 +17,7 @@ import (
 
 func init() {
 	funcs.RegisterMulti("golang", "template", []string{"func(template str) str", "func(template str, vars ?1) str"}, runTemplate, funcs.Doc(`Executes a Go text/template, with an optional value as its data ("{{ .name }}" for a struct or map field).`, `golang.template("hello {{ .name }}", struct{name => "world",})`))
+	funcs.RegisterMulti("", "template", []string{"func(template str) str", "func(template str, vars ?1) str"}, runTemplate, funcs.Doc(`golang.template under its older top-level name, which upstream mgmt's examples still use.`, `template("hello {{ . }}", "world")`))
 }
 
 // ToTemplate converts a value for text/template: structs become maps

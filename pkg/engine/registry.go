@@ -70,6 +70,9 @@ func schemaOf(kind string, r Res) (*graph.KindSchema, error) {
 	if s.Collect, err = collectRules(r, params); err != nil {
 		return nil, err
 	}
+	if s.Adapt, err = adaptRules(r, params); err != nil {
+		return nil, err
+	}
 	if sr, ok := r.(Sendable); ok {
 		sends, err := LangFields(reflect.TypeOf(sr.Sends()))
 		if err != nil {
@@ -126,6 +129,39 @@ func collectRules(r Res, params map[string]string) (graph.CollectRules, error) {
 		}
 	}
 	return c, nil
+}
+
+// adaptRules reads the `adapt` tags of the kind's str parameters: the
+// values, in order, in which two declarations of one resource may differ
+// and still merge, the later value winning (see graph.MergeDuplicate). A
+// declaration without the parameter counts as the field's value in the
+// kind's Default().
+func adaptRules(r Res, params map[string]string) ([]graph.AdaptRule, error) {
+	t := reflect.TypeOf(r)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []graph.AdaptRule
+	def := reflect.Indirect(reflect.ValueOf(r.Default()))
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		vals, ok := f.Tag.Lookup("adapt")
+		if !ok {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
+		if tag == "" || tag == "-" || params[tag] != "str" || f.Type.Kind() != reflect.String {
+			return nil, fmt.Errorf("field %s: an adapt tag needs a str parameter", f.Name)
+		}
+		if len(strings.Fields(vals)) < 2 {
+			return nil, fmt.Errorf("field %s: adapt tag %q: want two values or more", f.Name, vals)
+		}
+		if def.Type() != t {
+			return nil, fmt.Errorf("an adapt tag needs Default to return a %s", t)
+		}
+		out = append(out, graph.AdaptRule{Param: tag, Values: strings.Fields(vals), Default: def.Field(i).String()})
+	}
+	return out, nil
 }
 
 // LangFields maps the `lang`-tagged fields of a struct (or pointer to one)

@@ -133,9 +133,11 @@ func (m *merger) union(i int, pairs [][2]int32) {
 	for li, r := range in.Doc.Resources {
 		ref := r.Ref()
 		if id, dup := m.ids.get(ref); dup {
-			if first := m.order[id]; !EqualResource(first, r) {
+			if merged, ok := MergeDuplicate(m.order[id], r); ok {
+				m.order[id] = merged
+			} else {
 				m.errs.Add(r.Where(), "resource %s from %s differs from the one from %s at %s",
-					ref, in.Name, m.inputs[m.at[id]].Name, orUnknown(first.Where()))
+					ref, in.Name, m.inputs[m.at[id]].Name, orUnknown(m.order[id].Where()))
 			}
 			local[li] = id
 			continue

@@ -20,6 +20,9 @@ type KindSchema struct {
 	// Consts names values of parameters: parameter -> value name ->
 	// value (int64 or string, of the parameter's type).
 	Consts map[string]map[string]any
+	// Adapt are the parameters in which two declarations of one resource
+	// may differ and still merge (see MergeDuplicate).
+	Adapt []AdaptRule
 }
 
 var (

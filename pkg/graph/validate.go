@@ -15,13 +15,14 @@ import (
 
 // Validate checks doc against the rules of wire format v1 and returns an
 // ErrorList (nil when doc is valid). It collapses, in place, duplicate
-// resources that are identical and edges given more than once (their
-// notify flags are or-ed); everything else it reports:
+// resources that are identical or that their kind lets merge (see
+// MergeDuplicate), and edges given more than once (their notify flags are
+// or-ed); everything else it reports:
 //
 //   - the mgmt tag, kind names (lower case letters, digits and '_', in
 //     segments separated by ':', starting with a letter), empty names and
 //     names starting with a $ without Meta:dollar;
-//   - duplicate resources that differ (see EqualResource), naming both
+//   - duplicate resources that differ (see MergeDuplicate), naming both
 //     positions;
 //   - parameters of a kind with a registered schema: unknown names and
 //     values of the wrong type (an integer is fine for a float);
@@ -99,8 +100,10 @@ func (doc *Document) dedupResources(errs *ErrorList) *refMap[int32] {
 		checkResource(r, s, errs)
 		ref := r.Ref()
 		if first, dup := ids.get(ref); dup {
-			if f := out[first]; !EqualResource(f, r) {
-				errs.Add(r.Where(), "duplicate resource %s differs from the one at %s", ref, orUnknown(f.Where()))
+			if m, ok := MergeDuplicate(out[first], r); ok {
+				out[first] = m
+			} else {
+				errs.Add(r.Where(), "duplicate resource %s differs from the one at %s", ref, orUnknown(out[first].Where()))
 			}
 			continue
 		}

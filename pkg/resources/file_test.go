@@ -514,7 +514,7 @@ func TestFileReversed(t *testing.T) {
 }
 
 func TestFileAutoEdges(t *testing.T) {
-	f := &FileRes{Owner: "www", Group: "web"}
+	f := &FileRes{Owner: "www", Group: "web", Fragments: []string{"/frag/head", "/frag/parts/"}}
 	f.SetKind("file")
 	f.SetName("/a/b/c")
 	ae, err := f.AutoEdges()
@@ -537,7 +537,7 @@ func TestFileAutoEdges(t *testing.T) {
 			break
 		}
 	}
-	if got := strings.Join(asked, " "); got != "user:www group:web file:/a/b file:/a" {
+	if got := strings.Join(asked, " "); got != "file:/frag/head file:/frag/parts user:www group:web file:/a/b file:/a" {
 		t.Fatalf("asked %q", got)
 	}
 	d := &FileRes{}

@@ -353,10 +353,15 @@ func (obj *FileRes) UIDs() []engine.ResUID {
 	return []engine.ResUID{newFileUID(obj.path(), false)}
 }
 
-// AutoEdges looks for the nearest managed parent directory (walking up the
-// path) and for user and group resources named by owner and group.
+// AutoEdges looks for the file resources of the fragments (a fragment
+// file, or the directory whose entries a fragment ending in / takes), for
+// the nearest managed parent directory (walking up the path), and for user
+// and group resources named by owner and group.
 func (obj *FileRes) AutoEdges() (engine.AutoEdge, error) {
 	var extra []engine.ResUID
+	for _, f := range obj.Fragments {
+		extra = append(extra, newFileUID(f, false))
+	}
 	if obj.Owner != "" {
 		extra = append(extra, &engine.BaseUID{Kind: "user", Name: obj.Owner})
 	}

@@ -30,23 +30,12 @@ func waitContent(t *testing.T, path, want string, deadline time.Duration) time.D
 	}
 }
 
-// TestReadfileToFile runs `mcl-compile main.mcl | mgmt-apply`: a file
-// resource whose content is os.readfile of another file. Editing the source
-// file must change the target within a second, without a restart.
-func TestReadfileToFile(t *testing.T) {
+// applyProgram writes prog to dir/main.mcl and runs `mcl-compile main.mcl
+// | mgmt-apply --tmp-prefix` until the test ends, when an error mcl-compile
+// reported fails the test.
+func applyProgram(t *testing.T, dir, prog string) {
+	t.Helper()
 	bin := testutil.Tools(t)
-	dir := t.TempDir()
-	src, dst := filepath.Join(dir, "src.txt"), filepath.Join(dir, "dst.txt")
-	if err := os.WriteFile(src, []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := `import "os"
-
-file "` + dst + `" {
-	state => "exists",
-	content => os.readfile("` + src + `"),
-}
-`
 	if err := os.WriteFile(filepath.Join(dir, "main.mcl"), []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +51,40 @@ file "` + dst + `" {
 		t.Fatal(err)
 	}
 	if err := apply.Start(); err != nil {
+		compile.Process.Kill()
+		compile.Wait()
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		compile.Process.Kill()
 		apply.Process.Signal(os.Interrupt)
 		compile.Wait()
 		apply.Wait()
+		if strings.Contains(cerr.String(), "error") {
+			t.Errorf("mcl-compile reported: %s", cerr.String())
+		}
 		if t.Failed() {
 			t.Logf("mcl-compile stderr:\n%s\nmgmt-apply stderr:\n%s", cerr.String(), aerr.String())
 		}
-	}()
+	})
+}
+
+// TestReadfileToFile runs `mcl-compile main.mcl | mgmt-apply`: a file
+// resource whose content is os.readfile of another file. Editing the source
+// file must change the target within a second, without a restart.
+func TestReadfileToFile(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src.txt"), filepath.Join(dir, "dst.txt")
+	if err := os.WriteFile(src, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	applyProgram(t, dir, `import "os"
+
+file "`+dst+`" {
+	state => "exists",
+	content => os.readfile("`+src+`"),
+}
+`)
 	waitContent(t, dst, "one\n", 20*time.Second)
 	for i, content := range []string{"two\n", "three\nlines\n"} {
 		if err := os.WriteFile(src, []byte(content), 0o644); err != nil {
@@ -81,7 +93,34 @@ file "` + dst + `" {
 		took := waitContent(t, dst, content, time.Second)
 		t.Logf("change %d reached the target in %v", i+1, took)
 	}
-	if strings.Contains(cerr.String(), "error") {
-		t.Errorf("mcl-compile reported: %s", cerr.String())
+}
+
+// TestReadfileFallbackToFile: a file resource whose content is
+// `os.readfile(src) <|> "default"` holds "default" while src is missing,
+// src's content once it appears, and "default" again when it is removed,
+// all in one run of the pipeline.
+func TestReadfileFallbackToFile(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src.txt"), filepath.Join(dir, "dst.txt")
+	applyProgram(t, dir, `import "os"
+
+file "`+dst+`" {
+	state => "exists",
+	content => os.readfile("`+src+`") <|> "default\n",
+}
+`)
+	const deadline = 30 * time.Second
+	waitContent(t, dst, "default\n", deadline)
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.WriteFile(tmp, []byte("recovered\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.Rename(tmp, src); err != nil {
+		t.Fatal(err)
+	}
+	waitContent(t, dst, "recovered\n", deadline)
+	if err := os.Remove(src); err != nil {
+		t.Fatal(err)
+	}
+	waitContent(t, dst, "default\n", deadline)
 }

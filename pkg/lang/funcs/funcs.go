@@ -26,6 +26,13 @@ type Call struct {
 	// Updates, for streaming functions with Follow set, delivers the new
 	// arguments of the call site (the latest only) while the stream runs.
 	Updates <-chan []values.Value
+	// EmitErr, for a streaming function, makes a catchable error (see
+	// Catchablef) the call's current value in place of one: a `<|>` around
+	// the call takes its right side until the next emit, and the stream
+	// goes on (os.readfile while its file is missing). Any other error
+	// fails the program as a returned one does. It is nil when the caller
+	// is not the engine: a function then returns the error instead.
+	EmitErr func(err error)
 }
 
 // Out returns the result type of the call.

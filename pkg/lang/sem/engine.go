@@ -50,7 +50,8 @@ type streamInst struct {
 	cancel  context.CancelFunc
 	val     values.Value
 	has     bool
-	err     error
+	err     error // the stream ended with it
+	cur     error // a catchable error standing for the current value
 	closed  bool
 	gen     uint64
 }
@@ -117,11 +118,26 @@ func (p *pass) stream(key string, n *builtinIR, call *funcs.Call) (values.Value,
 		e.streams[key] = inst
 		emit := func(v values.Value) {
 			e.mu.Lock()
-			if ctx.Err() != nil || inst.has && values.Equal(inst.val, v) {
+			if ctx.Err() != nil || inst.has && inst.cur == nil && values.Equal(inst.val, v) {
 				e.mu.Unlock()
 				return
 			}
-			inst.val, inst.has = v, true
+			inst.val, inst.cur, inst.has = v, nil, true
+			e.mu.Unlock()
+			e.poke()
+		}
+		call.EmitErr = func(err error) {
+			err = at(n.pos, err)
+			e.mu.Lock()
+			switch {
+			case ctx.Err() != nil, inst.cur != nil && inst.cur.Error() == err.Error():
+				e.mu.Unlock()
+				return
+			case funcs.IsCatchable(err):
+				inst.val, inst.cur, inst.has = nil, err, true
+			case inst.err == nil:
+				inst.err = err
+			}
 			e.mu.Unlock()
 			e.poke()
 		}
@@ -142,6 +158,8 @@ func (p *pass) stream(key string, n *builtinIR, call *funcs.Call) (values.Value,
 	switch {
 	case inst.err != nil:
 		return nil, inst.err
+	case inst.cur != nil:
+		return nil, inst.cur
 	case !inst.has:
 		if inst.closed {
 			return nil, fmt.Errorf("%s closed without producing a value", n.name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -233,5 +234,77 @@ func TestHistory(t *testing.T) {
 	}
 	if d := time.Since(sent); d < 100*time.Millisecond {
 		t.Fatalf("the new value came after %v, before the 100ms of history", d)
+	}
+}
+
+// waitLines waits, up to the deadline, for a document whose graph lines are
+// want, skipping the documents before it.
+func (r *runner) waitLines(t *testing.T, want string, deadline time.Duration) {
+	t.Helper()
+	timeout := time.After(deadline)
+	got := ""
+	for {
+		select {
+		case d := <-r.docs:
+			if got = graphLines(d); got == want {
+				return
+			}
+		case err := <-r.done:
+			t.Fatalf("engine stopped: %v (last graph %q, want %q)", err, got, want)
+		case <-timeout:
+			t.Fatalf("no graph %q within %v (last %q)", want, deadline, got)
+		}
+	}
+}
+
+// TestReadfileFallback: os.readfile of a missing file is a catchable value
+// of its stream, so `<|>` gives the default while the file is missing, the
+// content once it appears, and the default again when it goes.
+func TestReadfileFallback(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "input")
+	r := start(t, `import "os"
+test [os.readfile("`+path+`") <|> "default",] {}
+`)
+	const deadline = 60 * time.Second
+	r.waitLines(t, "Vertex: test[default]\n", deadline)
+	for round := 0; round < 2; round++ {
+		tmp := filepath.Join(dir, "tmp")
+		if err := os.WriteFile(tmp, []byte("recovered"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil { // appears whole
+			t.Fatal(err)
+		}
+		r.waitLines(t, "Vertex: test[recovered]\n", deadline)
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		r.waitLines(t, "Vertex: test[default]\n", deadline)
+	}
+}
+
+// TestDuplicateAdapts: a package declared installed (by default) and newest
+// is one resource wanting it newest, whichever declaration comes first.
+func TestDuplicateAdapts(t *testing.T) {
+	for _, src := range []string{
+		"pkg \"cowsay\" {}\npkg \"cowsay\" {\n\tstate => \"newest\",\n}\n",
+		"pkg \"cowsay\" {\n\tstate => \"newest\",\n}\npkg \"cowsay\" {}\n",
+	} {
+		r := start(t, src)
+		var doc *graph.Document
+		select {
+		case doc = <-r.docs:
+		case err := <-r.done:
+			t.Fatalf("engine stopped: %v", err)
+		case <-time.After(60 * time.Second):
+			t.Fatal("no document within 60s")
+		}
+		if len(doc.Resources) != 1 || doc.Resources[0].Params["state"] != "newest" {
+			var b strings.Builder
+			graph.Encode(&b, doc, graph.JSON)
+			t.Errorf("%q gives %s; want pkg[cowsay] with state newest", src, b.String())
+		}
+		r.cancel()
 	}
 }

@@ -348,9 +348,11 @@ func (o *output) addRes(r *graph.Resource, pos ast.Pos) error {
 		o.res[r.Ref()] = &outRes{r: r, pos: pos}
 		return nil
 	}
-	if !graph.EqualResource(old.r, r) {
+	m, ok := graph.MergeDuplicate(old.r, r)
+	if !ok {
 		return at(pos, fmt.Errorf("inequivalent duplicate resource `%s` found (first at %s)", r.Ref(), old.pos))
 	}
+	old.r = m
 	return nil
 }
 

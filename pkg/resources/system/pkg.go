@@ -30,8 +30,9 @@ type PkgRes struct {
 	traits.Groupable
 
 	// State is "installed" (the default), "uninstalled", "newest" or an
-	// exact version.
-	State string `lang:"state" yaml:"state"`
+	// exact version. Two declarations of one package that want it
+	// "installed" and "newest" are one resource wanting it "newest".
+	State string `lang:"state" yaml:"state" adapt:"installed newest"`
 	// AllowUntrusted allows packages that are not signed by a trusted key.
 	// Only the applying host decides that: an exporter may not set it.
 	AllowUntrusted bool `lang:"allowuntrusted" yaml:"allowuntrusted" collect:"local"`

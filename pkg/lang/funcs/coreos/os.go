@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,13 +65,19 @@ func init() {
 		p := arg(c)
 		return watchFile(ctx, p, func() error {
 			b, err := os.ReadFile(p)
-			if err != nil {
+			switch {
+			case errors.Is(err, fs.ErrNotExist) && c.EmitErr != nil:
+				c.EmitErr(funcs.Catchablef("%v", err))
+				return nil
+			case errors.Is(err, fs.ErrNotExist):
+				return funcs.Catchablef("%v", err)
+			case err != nil:
 				return err
 			}
 			emit(values.Str(b))
 			return nil
 		})
-	}, funcs.Doc("The content of a file, a new value each time it changes.", `os.readfile("/etc/hostname")`))
+	}, funcs.Doc("The content of a file, a new value each time it changes; while the file is missing, a catchable error (`os.readfile($p) <|> \"default\"` follows the file as it appears and goes).", `os.readfile("/etc/hostname")`))
 	funcs.RegisterStream("os", "file_exists", "func(path str) bool", func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 		p := arg(c)
 		return watchFile(ctx, p, func() error {

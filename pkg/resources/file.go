@@ -69,7 +69,9 @@ type FileRes struct {
 	Source string `lang:"source" yaml:"source" collect:"local"`
 	// Fragments are files (and directories, whose files are taken in name
 	// order) whose contents, concatenated, make the wanted content. Like
-	// source, an exporter may not set them.
+	// source, an exporter may not set them. The file resources of the
+	// fragments (a directory's, for one ending in /) come first: an
+	// automatic edge runs from each to this file.
 	Fragments []string `lang:"fragments" yaml:"fragments" collect:"local"`
 	// Recurse copies a source directory at every depth (otherwise only its
 	// top-level entries), gives every entry below the directory the mode,

@@ -111,6 +111,7 @@ product: { check-for-updates: false }
 certname = localhost
 dns_alt_names = localhost,IP:127.0.0.1
 ssldir = %[1]s/etc/ssl
+cadir = %[1]s/etc/ca
 codedir = %[1]s/code
 vardir = %[1]s/var
 logdir = %[1]s/log

@@ -45,6 +45,7 @@ type Kind struct {
 	Edges     string // the AutoEdges method's doc comment
 	Params    []Param
 	Sends     []Param
+	Retired   []Param // parameters graph.yaml may still carry; Doc says what replaces them
 	Recv      bool
 	Refresh   bool // acts on refresh notifications
 	Group     bool // may be grouped (autogroup)
@@ -89,6 +90,9 @@ func Kinds(docs map[string]*KindDoc) ([]*Kind, error) {
 		}
 		for _, p := range sortedKeys(s.Sends) {
 			k.Sends = append(k.Sends, Param{Name: p, Type: s.Sends[p], Doc: d.Sends[p]})
+		}
+		for _, p := range sortedKeys(s.Retired) {
+			k.Retired = append(k.Retired, Param{Name: p, Doc: s.Retired[p]})
 		}
 		out = append(out, k)
 	}

@@ -125,6 +125,12 @@ resource periodically. The metaparameters (`+"`Meta:noop`"+`,
 				fmt.Fprintf(w, "| `%s` | %s | %s |\n", p.Name, code(p.Type), cell(p.Doc))
 			}
 		}
+		if len(k.Retired) > 0 {
+			fmt.Fprint(w, "\nRetired (left out of graph.yaml input with a warning, unknown elsewhere):\n\n| parameter | instead |\n| --- | --- |\n")
+			for _, p := range k.Retired {
+				fmt.Fprintf(w, "| `%s` | %s |\n", p.Name, cell(p.Doc))
+			}
+		}
 		fmt.Fprintln(w)
 		if k.Recv {
 			fmt.Fprint(w, "- Receives: any parameter may be the target of a send/recv edge.\n")

@@ -81,6 +81,14 @@ func schemaOf(kind string, r Res) (*graph.KindSchema, error) {
 		s.Sends = sends
 	}
 	_, s.Recv = r.(Recvable)
+	if rr, ok := r.(Retiring); ok {
+		s.Retired = rr.RetiredParams()
+		for p := range s.Retired {
+			if _, dup := params[p]; dup {
+				return nil, fmt.Errorf("retired parameter %s is also a parameter", p)
+			}
+		}
+	}
 	if cr, ok := r.(Constants); ok {
 		s.Consts = cr.Consts()
 		for p, vals := range s.Consts {

@@ -142,6 +142,15 @@ type Collectable interface {
 	Collectable() bool
 }
 
+// Retiring is implemented by kinds that no longer have some parameters
+// which older graph.yaml documents still carry: RetiredParams maps each to
+// what to use instead. The YAML decoder leaves them out with a warning
+// (see graph.KindSchema.Retired); everywhere else they are unknown.
+type Retiring interface {
+	Res
+	RetiredParams() map[string]string
+}
+
 // Constants is implemented by kinds whose parameters have named values:
 // Consts maps a parameter (as mcl spells it) to its value names and their
 // values, each of the parameter's type (int64 for int, string for str).

@@ -23,6 +23,11 @@ type KindSchema struct {
 	// Adapt are the parameters in which two declarations of one resource
 	// may differ and still merge (see MergeDuplicate).
 	Adapt []AdaptRule
+	// Retired are parameters the kind no longer has, each with what to
+	// use instead. Upstream's graph.yaml examples still carry some (exec
+	// pollint and state): the YAML decoder leaves them out of the document
+	// with a warning, where any other unknown parameter is an error.
+	Retired map[string]string
 }
 
 var (

@@ -20,6 +20,11 @@ type Document struct {
 	// At is where the document starts in its input stream; set by the
 	// Decoder, never encoded.
 	At Position `json:"-" yaml:"-"`
+
+	// Warnings are what the Decoder accepted but left out of the
+	// document, each with its position (see KindSchema.Retired); never
+	// encoded.
+	Warnings []string `json:"-" yaml:"-"`
 }
 
 // IsError reports whether d carries an error instead of a graph.

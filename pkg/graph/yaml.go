@@ -160,6 +160,7 @@ func decodeYAMLFrame(frame []byte, start, at Position) (*Document, error) {
 		return nil, c.errs
 	}
 	doc.At = at
+	doc.Warnings = c.warns
 	if err := doc.finish(at); err != nil {
 		return nil, err
 	}
@@ -172,8 +173,9 @@ type yconv struct {
 	shift  int
 	seen   map[*yaml.Node]bool
 	errs   ErrorList
-	size   int // nodes in the tree, each counted once
-	nodes  int // nodes visited converting values, aliases expanded
+	warns  []string // see Document.Warnings
+	size   int      // nodes in the tree, each counted once
+	nodes  int      // nodes visited converting values, aliases expanded
 	tooBig bool
 }
 
@@ -348,6 +350,13 @@ func (c *yconv) resource(kind string, n *yaml.Node) *Resource {
 		case yamlOriginKey:
 			r.Origin = c.str(v, yamlOriginKey)
 		default:
+			if s, ok := LookupKind(kind); ok {
+				if instead, retired := s.Retired[key]; retired {
+					c.warns = append(c.warns, fmt.Sprintf("%s: %s: parameter %q is retired and left out (%s)",
+						c.at(k), kind, key, instead))
+					continue
+				}
+			}
 			val, ok := c.value(v, 0)
 			if !ok {
 				continue

@@ -140,6 +140,15 @@ type ExecSends struct {
 // Default returns an exec resource with its defaults.
 func (obj *ExecRes) Default() engine.Res { return &ExecRes{} }
 
+// RetiredParams are parameters upstream's older exec had, which its
+// graph.yaml examples still carry (see engine.Retiring).
+func (obj *ExecRes) RetiredParams() map[string]string {
+	return map[string]string{
+		"pollint": "no kind polls: exec re-runs on watchcmd output, watchfiles and refreshes",
+		"state":   "exec has no state: it runs when ifcmd, nifcmd, mtimes or creates say so",
+	}
+}
+
 // Validate checks the parameters.
 func (obj *ExecRes) Validate() error {
 	if strings.TrimSpace(obj.Cmd) == "" {

@@ -140,6 +140,7 @@ func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *cli.Logger, 
 			return cli.ExitFail
 		}
 		seen = true
+		warn(o.doc, lg)
 		if o.g == nil {
 			lg.Errorf("%s", o.msg)
 			graph.Encode(stdout, o.errDoc, graph.JSON)
@@ -194,6 +195,17 @@ func next(dec *graph.Decoder) (outcome, error) {
 		return refused(doc, graph.WithStage(err, graph.StageRuntime)), nil
 	}
 	return outcome{doc: doc, g: g}, nil
+}
+
+// warn logs what the decoder left out of doc (nil when it could not be
+// decoded).
+func warn(doc *graph.Document, lg *cli.Logger) {
+	if doc == nil {
+		return
+	}
+	for _, w := range doc.Warnings {
+		lg.Warnf("%s", w)
+	}
 }
 
 // refused returns the outcome of a document (nil when it could not be
@@ -520,6 +532,7 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 			lg.Errorf("reading %s: %v", inName, err)
 			return
 		}
+		warn(o.doc, lg)
 		if o.g == nil {
 			lg.Errorf("%s (%s)", o.msg, keeping(r, eng))
 			continue

@@ -131,23 +131,9 @@ func deleteFn(x *fcall) any {
 
 func deleteUndefFn(x *fcall) any {
 	x.arity(1, 1)
-	switch c := x.args[0].(type) {
-	case []any:
-		out := []any{}
-		for _, v := range c {
-			if v != nil {
-				out = append(out, v)
-			}
-		}
-		return out
-	case *hash:
-		out := newHash()
-		for _, k := range c.keys {
-			if c.m[k] != nil {
-				out.set(k, c.m[k])
-			}
-		}
-		return out
+	switch x.args[0].(type) {
+	case []any, *hash:
+		return skipUndef(x.args[0])
 	}
 	x.fail("delete_undef_values(): expected an array or hash, got %s", typeName(x.args[0]))
 	return nil

@@ -339,12 +339,6 @@ func escape(s string) string {
 	return b.String()
 }
 
-var precedence = map[string]int{
-	"or": 2, "and": 3,
-	"<": 4, ">": 4, "<=": 4, ">=": 4, "==": 4, "!=": 4, "in": 4,
-	"+": 5, "-": 5, "*": 6, "/": 6,
-}
-
 func (p *printer) expr(e Expr) {
 	switch e := e.(type) {
 	case *Bool:

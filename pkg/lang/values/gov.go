@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 )
@@ -68,7 +69,9 @@ func FromGo(x any, t *types.Type) (Value, error) {
 				return Int(i), nil
 			}
 		case float64:
-			if n == math.Trunc(n) {
+			// Whole and within int's range (2^63 is a float64; NaN
+			// and the infinities fail the comparisons).
+			if n == math.Trunc(n) && n >= -(1<<63) && n < 1<<63 {
 				return Int(int64(n)), nil
 			}
 		default:
@@ -76,8 +79,10 @@ func FromGo(x any, t *types.Type) (Value, error) {
 			switch rv.Kind() {
 			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 				return Int(rv.Int()), nil
-			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-				return Int(int64(rv.Uint())), nil
+			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+				if u := rv.Uint(); u <= math.MaxInt64 {
+					return Int(int64(u)), nil
+				}
 			}
 		}
 	case types.KindFloat:
@@ -147,28 +152,35 @@ func mapFromGo(x any, t *types.Type) (Value, error) {
 
 func structFromGo(x any, t *types.Type) (Value, error) {
 	s := &Struct{T: t.Resolve(), V: make([]Value, len(t.Fields))}
-	get := func(name string) (any, bool) { return nil, false }
+	var get func(name string) (any, bool, error)
 	switch m := x.(type) {
 	case map[string]any:
-		get = func(name string) (any, bool) { v, ok := m[name]; return v, ok }
+		get = func(name string) (any, bool, error) { v, ok := m[name]; return v, ok, nil }
 	default:
 		rv := reflect.Indirect(reflect.ValueOf(x))
 		if rv.Kind() != reflect.Struct {
 			return nil, fmt.Errorf("cannot convert %T to %s", x, t)
 		}
-		get = func(name string) (any, bool) {
+		get = func(name string) (any, bool, error) {
 			for i := 0; i < rv.NumField(); i++ {
 				f := rv.Type().Field(i)
 				tag := f.Tag.Get("lang")
-				if tag == name || tag == "" && equalFold(f.Name, name) {
-					return rv.Field(i).Interface(), true
+				if tag != name && (tag != "" || !strings.EqualFold(f.Name, name)) {
+					continue
 				}
+				if !f.IsExported() {
+					return nil, false, fmt.Errorf("cannot convert unexported field %s of %s", f.Name, rv.Type())
+				}
+				return rv.Field(i).Interface(), true, nil
 			}
-			return nil, false
+			return nil, false, nil
 		}
 	}
 	for i, f := range t.Fields {
-		gv, ok := get(f.Name)
+		gv, ok, err := get(f.Name)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %v", f.Name, err)
+		}
 		if !ok {
 			z, err := Zero(f.Type)
 			if err != nil {
@@ -184,19 +196,6 @@ func structFromGo(x any, t *types.Type) (Value, error) {
 		s.V[i] = v
 	}
 	return s, nil
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i]|0x20, b[i]|0x20
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // KeyString prints a map key as a JSON object key: strs as they are,

@@ -167,8 +167,8 @@ func (v *Struct) String() string {
 type Func struct {
 	T  *types.Type
 	Fn func(ctx context.Context, args []Value) (Value, error)
-	// ID identifies the function's definition (for Cmp); two Func values
-	// with the same non-empty ID and equal Env compare equal.
+	// ID identifies the function's definition and the scope it closes
+	// over (for Cmp): two Func values with the same ID compare equal.
 	ID string
 }
 

@@ -31,6 +31,7 @@ func (e *Engine) newInit(vs *vstate) *Init {
 		Debug:           e.cfg.Debug,
 		Logf:            vs.initLogf,
 		Report:          vs.initReport,
+		WantsText:       vs.initWantsText,
 		Log:             slog.New(&prefixHandler{inner: e.logger.Handler(), key: vs.key}),
 	}
 }
@@ -82,6 +83,10 @@ func (vs *vstate) initLogf(format string, v ...any) {
 }
 
 func (vs *vstate) initReport(c Change) { vs.e.report(vs, c) }
+
+// initWantsText mirrors report: it diffs a text change only with diffNow,
+// and never one of a resource that receives a secret.
+func (vs *vstate) initWantsText() bool { return vs.diffNow && !vs.secret }
 
 // varDir returns PREFIX/vardir/KIND/NAME/P, created with mode 0700.
 func (e *Engine) varDir(vs *vstate, p string) (string, error) {

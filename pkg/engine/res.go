@@ -111,6 +111,12 @@ type Init struct {
 	// collect results (mgmt-apply --events). A kind that does without it
 	// keeps its Logf lines.
 	Report func(Change)
+	// WantsText reports, inside CheckApply, whether the engine uses the
+	// texts (Old and New) of the text changes the call reports: to show
+	// or count their diff. When it returns false a kind may leave them
+	// out rather than read the old content. Nil in tests that build an
+	// Init by hand: read it with engine.WantsText.
+	WantsText func() bool
 	// Log is the resource's structured logger: its messages are written
 	// after the resource's kind[name], at their level, with their
 	// attributes (a value of several lines, such as a command's output,
@@ -132,6 +138,11 @@ type Send struct {
 type World interface {
 	// Hostname is this host's name in the world.
 	Hostname() string
+}
+
+// WantsText reports init.WantsText(), true when the Init has none.
+func WantsText(init *Init) bool {
+	return init == nil || init.WantsText == nil || init.WantsText()
 }
 
 // Pending reports init.UpstreamPending(), false when the Init has none.

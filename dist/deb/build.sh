@@ -5,7 +5,8 @@
 #
 # It packs the five tools (from $BIN, default bin/, built by make), the
 # systemd units (dist/systemd), the manual pages (dist/man, compressed) and
-# the bash completion (dist/completion/bash), with the documentation, into
+# the bash, zsh and fish completion (dist/completion), with the
+# documentation, into
 # OUTDIR/mgmt_VERSION_ARCH.deb and prints that path. dpkg-deb is part of
 # every Debian system, so the package needs no other packaging tool; the
 # files are few and fixed, so debhelper's machinery would add nothing.
@@ -40,10 +41,13 @@ STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/lib/systemd/system" \
 	"$STAGE/usr/share/man/man1" "$STAGE/usr/share/bash-completion/completions" \
+	"$STAGE/usr/share/zsh/vendor-completions" "$STAGE/usr/share/fish/vendor_completions.d" \
 	"$STAGE/usr/share/doc/mgmt/docs/reference"
 for t in $TOOLS; do
 	install -m 0755 "$BIN/$t" "$STAGE/usr/bin/$t"
 	install -m 0644 "dist/completion/bash/$t" "$STAGE/usr/share/bash-completion/completions/$t"
+	install -m 0644 "dist/completion/zsh/_$t" "$STAGE/usr/share/zsh/vendor-completions/_$t"
+	install -m 0644 "dist/completion/fish/$t.fish" "$STAGE/usr/share/fish/vendor_completions.d/$t.fish"
 	gzip -9n <"dist/man/$t.1" >"$STAGE/usr/share/man/man1/$t.1.gz"
 done
 install -m 0644 dist/systemd/*.service "$STAGE/lib/systemd/system/"
@@ -68,7 +72,7 @@ Description: configuration management as a pipeline of small tools
  mcl-compile, puppet-graph, graph-merge, mgmt-apply and mgmt-cluster: a
  reactive configuration management system whose resources watch their own
  state and are repaired the moment they drift. The package installs the
- tools, their manual pages and bash completion, and the systemd units
+ tools, their manual pages, bash, zsh and fish completion, and the systemd units
  mgmt-apply.service and mgmt-cluster.service (neither enabled).
 CONTROL
 

@@ -1,5 +1,5 @@
-// Package manual renders the manual pages (roff, section 1) and the bash
-// completion of the five tools from their kong models, the same parsers
+// Package manual renders the manual pages (roff, section 1) and the bash,
+// zsh and fish completion of the five tools from their kong models, the same parsers
 // that read their command lines (cli.Spec): a flag, its help, default and
 // environment variable are written once, in the tool's flag struct.
 // internal/manual/gen writes the files (go generate ./dist); a test in
@@ -27,10 +27,12 @@ func Tools() []cli.Spec {
 	return []cli.Spec{mclcompile.Spec(), puppetgraph.Spec(), graphmerge.Spec(), mgmtapply.Spec(), mgmtcluster.Spec()}
 }
 
-// Manual pages and completion scripts, relative to the project root.
+// Manual pages and completion scripts, relative to the project root:
+// CompletionDir/bash/TOOL, CompletionDir/zsh/_TOOL and
+// CompletionDir/fish/TOOL.fish.
 const (
 	ManDir        = "dist/man"
-	CompletionDir = "dist/completion/bash"
+	CompletionDir = "dist/completion"
 )
 
 // Files returns every generated file by its path relative to the project
@@ -42,11 +44,15 @@ func Files() (map[string][]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", s.Name, err)
 		}
-		var man, comp bytes.Buffer
+		var man, bash, zsh, fish bytes.Buffer
 		writeMan(&man, k.Model)
-		writeBash(&comp, k.Model)
+		writeBash(&bash, k.Model)
+		writeZsh(&zsh, k.Model)
+		writeFish(&fish, k.Model)
 		files[path.Join(ManDir, s.Name+".1")] = man.Bytes()
-		files[path.Join(CompletionDir, s.Name)] = comp.Bytes()
+		files[path.Join(CompletionDir, "bash", s.Name)] = bash.Bytes()
+		files[path.Join(CompletionDir, "zsh", "_"+s.Name)] = zsh.Bytes()
+		files[path.Join(CompletionDir, "fish", s.Name+".fish")] = fish.Bytes()
 	}
 	return files, nil
 }

@@ -42,7 +42,8 @@ func TestDebInMachine(t *testing.T) {
 	m.Run(t, "dpkg", "-i", "/tmp/mgmt-test.deb")
 	for _, p := range []string{"/usr/bin/mgmt-apply", "/usr/bin/mcl-compile", "/lib/systemd/system/mgmt-apply.service",
 		"/lib/systemd/system/mgmt-cluster.service", "/usr/share/man/man1/mgmt-cluster.1.gz",
-		"/usr/share/bash-completion/completions/mgmt-apply", "/usr/share/doc/mgmt/docs/operating.md"} {
+		"/usr/share/bash-completion/completions/mgmt-apply", "/usr/share/zsh/vendor-completions/_mgmt-apply",
+		"/usr/share/fish/vendor_completions.d/mgmt-apply.fish", "/usr/share/doc/mgmt/docs/operating.md"} {
 		if _, err := os.Stat(m.Path(p)); err != nil {
 			t.Errorf("installed package: %v", err)
 		}

@@ -1,0 +1,5 @@
+# fish completion of graph-merge. Generated from its command line by go generate ./dist. DO NOT EDIT.
+complete -c graph-merge -s h -l help -d 'Show context-sensitive help'
+complete -c graph-merge -l version -d 'Print the version and exit'
+complete -c graph-merge -s o -l output -x -a 'json yaml dot' -d 'Output format: json, yaml or dot'
+complete -c graph-merge -l allow-unmatched -d 'Warn about, instead of failing on, a mgmt_<X> class or a puppet_<X> noop without a partner'

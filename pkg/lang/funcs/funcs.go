@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
@@ -62,6 +64,36 @@ type Env struct {
 	// CollectFrom lists the hosts whose exported resources the collect
 	// statement (and world/collect.res) take; nil takes every host.
 	CollectFrom []string
+
+	// Root is the directory under which the functions that read the
+	// host's own files (/etc, /proc, /sys) find them: "/" (or "") is this
+	// host. Read paths through HostPath.
+	Root string
+	// Poll is how often a function that cannot be told of a change
+	// (os.modinfo_loaded reading /proc/modules) reads again; 0 is the
+	// function's own default.
+	Poll time.Duration
+	// SystemBus is the D-Bus address of the system bus for the functions
+	// that ask its daemons (sys/fwupd); "" is the system bus the
+	// DBUS_SYSTEM_BUS_ADDRESS variable or the standard socket names.
+	SystemBus string
+}
+
+// HostPath returns the host file p (an absolute path such as
+// "/etc/passwd") under the environment's Root. A nil Env is this host.
+func (e *Env) HostPath(p string) string {
+	if e == nil || e.Root == "" || e.Root == "/" {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(e.Root, p)
+}
+
+// PollEvery returns Poll, or def when Poll is not set (or e is nil).
+func (e *Env) PollEvery(def time.Duration) time.Duration {
+	if e == nil || e.Poll <= 0 {
+		return def
+	}
+	return e.Poll
 }
 
 // Impl computes the value of one call.

@@ -158,7 +158,7 @@ func (p *Program) envOf(m *module) *funcs.Env {
 	e := &funcs.Env{
 		ModuleDir: m.dir, DeployRoot: p.root, Prefix: p.opts.Prefix, Hostname: p.opts.Hostname,
 		Getenv: os.LookupEnv, Args: p.opts.Args, Logf: p.opts.Logf, World: p.opts.World,
-		CollectFrom: p.opts.CollectFrom,
+		CollectFrom: p.opts.CollectFrom, Root: "/",
 	}
 	p.envs[m] = e
 	return e

@@ -25,8 +25,9 @@ import (
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/corenet"
 )
 
-// sysClassNet is where the kernel describes network interfaces.
-var sysClassNet = "/sys/class/net"
+// sysClassNet is where the kernel describes network interfaces (read
+// under funcs.Env.Root).
+const sysClassNet = "/sys/class/net"
 
 func register(name, sig string, compute func(c *funcs.Call) (values.Value, error), opts ...funcs.Option) {
 	if _, dup := funcs.Lookup("net", name); dup {
@@ -57,7 +58,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return values.Str(WiredInterface(ifs)), nil
+		return values.Str(WiredInterface(c.Env.HostPath(sysClassNet), ifs)), nil
 	}, funcs.Doc("The name of the first wired (ethernet) interface, following changes.", "net.wired_interface()"))
 	register("interface_cidr", "func(interface str) str", func(c *funcs.Call) (values.Value, error) {
 		s, err := InterfaceCIDR(string(c.Args[0].(values.Str)))
@@ -120,15 +121,16 @@ func MACs(ifs []net.Interface) []string {
 
 // WiredInterface returns the name of the first (lowest index) interface
 // that is backed by a device, has a hardware address, and is neither
-// loopback nor wireless; "" when there is none.
-func WiredInterface(ifs []net.Interface) string {
+// loopback nor wireless; "" when there is none. sys is the directory
+// describing the interfaces, /sys/class/net on this host.
+func WiredInterface(sys string, ifs []net.Interface) string {
 	sorted := append([]net.Interface(nil), ifs...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Index < sorted[b].Index })
 	for _, i := range sorted {
 		if i.Flags&net.FlagLoopback != 0 || len(i.HardwareAddr) == 0 {
 			continue
 		}
-		dir := filepath.Join(sysClassNet, i.Name)
+		dir := filepath.Join(sys, i.Name)
 		if !exists(filepath.Join(dir, "device")) || exists(filepath.Join(dir, "wireless")) || exists(filepath.Join(dir, "phy80211")) {
 			continue
 		}

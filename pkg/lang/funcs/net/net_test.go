@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
@@ -45,9 +46,6 @@ func TestWiredInterface(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old := sysClassNet
-	sysClassNet = sys
-	defer func() { sysClassNet = old }()
 	ifs := []net.Interface{
 		{Index: 1, Name: "lo", Flags: net.FlagLoopback},
 		{Index: 2, Name: "veth0", HardwareAddr: mac("52:54:00:00:00:09")},
@@ -55,10 +53,10 @@ func TestWiredInterface(t *testing.T) {
 		{Index: 5, Name: "eth1", HardwareAddr: mac("52:54:00:00:00:02")},
 		{Index: 4, Name: "eth0", HardwareAddr: mac("52:54:00:00:00:01")},
 	}
-	if got := WiredInterface(ifs); got != "eth0" {
+	if got := WiredInterface(sys, ifs); got != "eth0" {
 		t.Fatalf("got %q, want eth0", got)
 	}
-	if got := WiredInterface(ifs[:3]); got != "" {
+	if got := WiredInterface(sys, ifs[:3]); got != "" {
 		t.Fatalf("got %q, want none", got)
 	}
 }
@@ -156,4 +154,38 @@ func netnsChild(t *testing.T) {
 	run("link", "del", name)
 	wait(t, macs, "the mac to go", func(v values.Value) bool { return !has(v) })
 	wait(t, cidr, "the address to go", func(v values.Value) bool { return v == values.Str("") })
+}
+
+// TestSubscribeStopJoins: once stop returns, the goroutine reading the
+// netlink socket has ended: its channel is closed and the socket too.
+func TestSubscribeStopJoins(t *testing.T) {
+	fds := func() int {
+		es, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+	before := fds()
+	for i := 0; i < 20; i++ {
+		ch, stop, err := subscribe()
+		if err != nil {
+			testneed.Missing(t, "no netlink socket here: %v", err)
+		}
+		stop()
+	drain:
+		for {
+			select {
+			case _, ok := <-ch:
+				if !ok {
+					break drain
+				}
+			default:
+				t.Fatalf("run %d: the channel is still open after stop", i)
+			}
+		}
+		if n := fds(); n != before {
+			t.Fatalf("run %d: %d open descriptors after stop, %d before", i, n, before)
+		}
+	}
 }

@@ -15,7 +15,8 @@ const (
 
 // subscribe opens a netlink socket listening to link and address changes.
 // The channel receives a value after each datagram read and is closed when
-// stop is called or the socket fails.
+// stop is called or the socket fails; stop returns once the goroutine
+// reading the socket has ended.
 func subscribe() (<-chan struct{}, func(), error) {
 	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_RAW|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, syscall.NETLINK_ROUTE)
 	if err != nil {
@@ -30,7 +31,9 @@ func subscribe() (<-chan struct{}, func(), error) {
 	// poller, so Close interrupts a pending Read.
 	f := os.NewFile(uintptr(fd), "netlink")
 	ch := make(chan struct{}, 1)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer close(ch)
 		buf := make([]byte, 1<<16)
 		for {
@@ -43,5 +46,8 @@ func subscribe() (<-chan struct{}, func(), error) {
 			}
 		}
 	}()
-	return ch, func() { f.Close() }, nil
+	return ch, func() {
+		f.Close()
+		<-done
+	}, nil
 }

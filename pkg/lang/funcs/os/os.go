@@ -4,8 +4,9 @@
 //
 // user_exists streams: it re-checks each time /etc/passwd changes
 // (watched through fswatch). modinfo_loaded streams too, but procfs sends
-// no inotify events, so it re-reads /proc/modules every pollModules and
-// emits only changes. is_virtual looks for the "hypervisor" CPU flag and
+// no inotify events, so it re-reads /proc/modules every two seconds
+// (funcs.Env.Poll) and emits only changes. The files are read under
+// funcs.Env.Root. is_virtual looks for the "hypervisor" CPU flag and
 // for the vendor strings of common hypervisors in the DMI tables.
 package os
 
@@ -15,7 +16,6 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,13 +26,9 @@ import (
 	_ "github.com/mgmtpipe/mgmt/pkg/lang/funcs/coreos"
 )
 
-// root is prepended to the system files read here (tests change it).
-var root = "/"
-
-// pollModules is how often modinfo_loaded re-reads /proc/modules.
-var pollModules = 2 * time.Second
-
-func sysPath(p string) string { return filepath.Join(root, p) }
+// pollModules is how often modinfo_loaded re-reads /proc/modules unless
+// funcs.Env.Poll says otherwise.
+const pollModules = 2 * time.Second
 
 func register(f *funcs.Func) {
 	f.Module = "os"
@@ -61,10 +57,10 @@ func init() {
 	register(&funcs.Func{Name: "user_exists", Sigs: funcs.Sigs("func(name str) bool"), Stream: userExists, Doc: "Whether a user exists, following /etc/passwd.", Example: `os.user_exists("nobody")`})
 	register(&funcs.Func{Name: "modinfo_loaded", Sigs: funcs.Sigs("func(name str) bool"), Stream: modinfoLoaded, Doc: "Whether a kernel module is loaded, following /proc/modules.", Example: `os.modinfo_loaded("loop")`})
 	register(&funcs.Func{Name: "is_virtual", Sigs: funcs.Sigs("func() bool"), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
-		return values.Bool(IsVirtual()), nil
+		return values.Bool(isVirtual(c.Env)), nil
 	}, Doc: "Whether this host is a virtual machine (the CPU's hypervisor flag, or a hypervisor's DMI strings).", Example: "os.is_virtual()"})
 	register(&funcs.Func{Name: "release", Sigs: funcs.Sigs("func() " + releaseType.String()), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
-		return release()
+		return release(c.Env)
 	}, Doc: "The id, variant_id and version_id of /etc/os-release.", Example: "os.release()"})
 	register(&funcs.Func{Name: "parse_distro_uid", Pure: true, Sigs: funcs.Sigs("func(uid str) " + distroType.String()), Impl: func(ctx context.Context, c *funcs.Call) (values.Value, error) {
 		return ParseDistroUID(str(c.Args[0]))
@@ -86,8 +82,8 @@ func lookupUser(name string) (*user.User, error) {
 
 func userExists(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 	name := str(c.Args[0])
-	return fswatch.Follow(ctx, sysPath("/etc/passwd"), func() error {
-		ok, err := inPasswd(name)
+	return fswatch.Follow(ctx, c.Env.HostPath("/etc/passwd"), func() error {
+		ok, err := inPasswd(c.Env, name)
 		if err != nil {
 			return err
 		}
@@ -96,10 +92,12 @@ func userExists(ctx context.Context, c *funcs.Call, emit func(values.Value)) err
 	})
 }
 
-// inPasswd reports whether /etc/passwd has an entry for name (falling
-// back to the system's user database when it does not).
-func inPasswd(name string) (bool, error) {
-	f, err := os.Open(sysPath("/etc/passwd"))
+// inPasswd reports whether /etc/passwd under env's root has an entry for
+// name (falling back, on this host, to the system's user database when it
+// does not).
+func inPasswd(env *funcs.Env, name string) (bool, error) {
+	p := env.HostPath("/etc/passwd")
+	f, err := os.Open(p)
 	if err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
@@ -112,7 +110,7 @@ func inPasswd(name string) (bool, error) {
 			return false, err
 		}
 	}
-	if root != "/" {
+	if p != "/etc/passwd" {
 		return false, nil
 	}
 	_, err = user.Lookup(name)
@@ -121,10 +119,10 @@ func inPasswd(name string) (bool, error) {
 
 func modinfoLoaded(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
 	name := strings.ReplaceAll(str(c.Args[0]), "-", "_")
-	t := time.NewTicker(pollModules)
+	t := time.NewTicker(c.Env.PollEvery(pollModules))
 	defer t.Stop()
 	for first, last := true, false; ; first = false {
-		ok, err := moduleLoaded(name)
+		ok, err := moduleLoaded(c.Env, name)
 		if err != nil {
 			return err
 		}
@@ -140,8 +138,8 @@ func modinfoLoaded(ctx context.Context, c *funcs.Call, emit func(values.Value)) 
 	}
 }
 
-func moduleLoaded(name string) (bool, error) {
-	b, err := os.ReadFile(sysPath("/proc/modules"))
+func moduleLoaded(env *funcs.Env, name string) (bool, error) {
+	b, err := os.ReadFile(env.HostPath("/proc/modules"))
 	if err != nil {
 		return false, fmt.Errorf("modinfo_loaded: %v", err)
 	}
@@ -157,8 +155,12 @@ func moduleLoaded(name string) (bool, error) {
 var hypervisors = []string{"qemu", "kvm", "vmware", "virtualbox", "innotek", "xen", "bochs", "parallels", "bhyve", "amazon ec2", "google compute engine", "virtual machine", "openstack", "cloud hypervisor"}
 
 // IsVirtual reports whether this machine looks like a virtual machine.
-func IsVirtual() bool {
-	if b, err := os.ReadFile(sysPath("/proc/cpuinfo")); err == nil {
+func IsVirtual() bool { return isVirtual(nil) }
+
+// isVirtual reports whether the host under env's root looks like a virtual
+// machine.
+func isVirtual(env *funcs.Env) bool {
+	if b, err := os.ReadFile(env.HostPath("/proc/cpuinfo")); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
 				for _, f := range strings.Fields(v) {
@@ -170,7 +172,7 @@ func IsVirtual() bool {
 		}
 	}
 	for _, f := range []string{"sys_vendor", "product_name", "board_vendor", "bios_vendor"} {
-		b, err := os.ReadFile(sysPath("/sys/class/dmi/id/" + f))
+		b, err := os.ReadFile(env.HostPath("/sys/class/dmi/id/" + f))
 		if err != nil {
 			continue
 		}

@@ -11,18 +11,15 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
-// fakeRoot makes the package read its system files under a temporary
-// directory holding files (path -> content).
-func fakeRoot(t *testing.T, files map[string]string) string {
+// fakeRoot returns an environment whose system files are read under a
+// temporary directory holding files (path -> content).
+func fakeRoot(t *testing.T, files map[string]string) *funcs.Env {
 	t.Helper()
 	dir := t.TempDir()
 	for p, s := range files {
 		write(t, filepath.Join(dir, p), s)
 	}
-	old := root
-	root = dir
-	t.Cleanup(func() { root = old })
-	return dir
+	return &funcs.Env{Root: dir}
 }
 
 func write(t *testing.T, p, s string) {
@@ -39,18 +36,18 @@ func write(t *testing.T, p, s string) {
 	}
 }
 
-func call(t *testing.T, name string, args ...values.Value) (values.Value, error) {
+func call(t *testing.T, env *funcs.Env, name string, args ...values.Value) (values.Value, error) {
 	t.Helper()
 	f, ok := funcs.Lookup("os", name)
 	if !ok {
 		t.Fatalf("os.%s not registered", name)
 	}
-	return f.Impl(context.Background(), &funcs.Call{Type: f.Sigs[0], Args: args, Env: &funcs.Env{}})
+	return f.Impl(context.Background(), &funcs.Call{Type: f.Sigs[0], Args: args, Env: env})
 }
 
 func TestRelease(t *testing.T) {
-	fakeRoot(t, map[string]string{"etc/os-release": "ID=fedora\nVARIANT_ID=server\nVERSION_ID=39\n"})
-	v, err := call(t, "release")
+	env := fakeRoot(t, map[string]string{"etc/os-release": "ID=fedora\nVARIANT_ID=server\nVERSION_ID=39\n"})
+	v, err := call(t, env, "release")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +68,7 @@ func TestParseDistroUID(t *testing.T) {
 		"Fedora39-x86_64":    "",
 	}
 	for in, want := range tests {
-		v, err := call(t, "parse_distro_uid", values.Str(in))
+		v, err := call(t, &funcs.Env{}, "parse_distro_uid", values.Str(in))
 		if want == "" {
 			if !funcs.IsCatchable(err) {
 				t.Errorf("%q: got %v, %v; want a catchable error", in, v, err)
@@ -95,37 +92,36 @@ func TestIsVirtual(t *testing.T) {
 		{map[string]string{}, false},
 	}
 	for i, tc := range tests {
-		fakeRoot(t, tc.files)
-		if got := IsVirtual(); got != tc.want {
+		if got := isVirtual(fakeRoot(t, tc.files)); got != tc.want {
 			t.Errorf("case %d: got %v, want %v", i, got, tc.want)
 		}
 	}
 }
 
 func TestUsers(t *testing.T) {
-	v, err := call(t, "home", values.Str("root"))
+	v, err := call(t, &funcs.Env{}, "home", values.Str("root"))
 	if err != nil || v != values.Str("/root") {
 		t.Errorf("home(root) = %v, %v", v, err)
 	}
-	v, err = call(t, "uid", values.Str("root"))
+	v, err = call(t, &funcs.Env{}, "uid", values.Str("root"))
 	if err != nil || v != values.Str("0") {
 		t.Errorf("uid(root) = %v, %v", v, err)
 	}
 	for _, name := range []string{"home", "uid"} {
-		if _, err := call(t, name, values.Str("no-such-user-x1")); !funcs.IsCatchable(err) {
+		if _, err := call(t, &funcs.Env{}, name, values.Str("no-such-user-x1")); !funcs.IsCatchable(err) {
 			t.Errorf("%s of an unknown user: got %v, want a catchable error", name, err)
 		}
 	}
 }
 
-// stream runs os.<name>(arg) and returns its emissions.
-func stream(t *testing.T, name string, arg string) <-chan values.Value {
+// stream runs os.<name>(arg) in env and returns its emissions.
+func stream(t *testing.T, env *funcs.Env, name string, arg string) <-chan values.Value {
 	t.Helper()
 	f, _ := funcs.Lookup("os", name)
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan values.Value, 100)
 	done := make(chan error, 1)
-	c := &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str(arg)}, Env: &funcs.Env{}}
+	c := &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str(arg)}, Env: env}
 	go func() { done <- f.Stream(ctx, c, func(v values.Value) { ch <- v }) }()
 	t.Cleanup(func() {
 		cancel()
@@ -152,8 +148,9 @@ func want(t *testing.T, ch <-chan values.Value, w values.Value) {
 }
 
 func TestUserExists(t *testing.T) {
-	dir := fakeRoot(t, map[string]string{"etc/passwd": "root:x:0:0:root:/root:/bin/sh\n"})
-	ch := stream(t, "user_exists", "alice")
+	env := fakeRoot(t, map[string]string{"etc/passwd": "root:x:0:0:root:/root:/bin/sh\n"})
+	dir := env.Root
+	ch := stream(t, env, "user_exists", "alice")
 	want(t, ch, values.Bool(false))
 	write(t, filepath.Join(dir, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n")
 	want(t, ch, values.Bool(true))
@@ -162,12 +159,25 @@ func TestUserExists(t *testing.T) {
 }
 
 func TestModinfoLoaded(t *testing.T) {
-	dir := fakeRoot(t, map[string]string{"proc/modules": "ext4 1 0 - Live 0x0\n"})
-	old := pollModules
-	pollModules = 5 * time.Millisecond
-	t.Cleanup(func() { pollModules = old })
-	ch := stream(t, "modinfo_loaded", "snd-hda")
+	env := fakeRoot(t, map[string]string{"proc/modules": "ext4 1 0 - Live 0x0\n"})
+	env.Poll = 5 * time.Millisecond
+	ch := stream(t, env, "modinfo_loaded", "snd-hda")
 	want(t, ch, values.Bool(false))
-	write(t, filepath.Join(dir, "proc/modules"), "ext4 1 0 - Live 0x0\nsnd_hda 2 1 - Live 0x0\n")
+	write(t, filepath.Join(env.Root, "proc/modules"), "ext4 1 0 - Live 0x0\nsnd_hda 2 1 - Live 0x0\n")
 	want(t, ch, values.Bool(true))
+}
+
+// TestRootIsTheHost: an environment with a Root reads that tree only; the
+// user database of the machine running the test (which has root) is not
+// consulted for it, while the zero environment is this host.
+func TestRootIsTheHost(t *testing.T) {
+	env := fakeRoot(t, map[string]string{"etc/passwd": "alice:x:1000:1000::/home/alice:/bin/sh\n"})
+	want(t, stream(t, env, "user_exists", "root"), values.Bool(false))
+	want(t, stream(t, &funcs.Env{}, "user_exists", "root"), values.Bool(true))
+	if got := (&funcs.Env{}).HostPath("/etc/passwd"); got != "/etc/passwd" {
+		t.Errorf("HostPath without a root: %q", got)
+	}
+	if got := env.HostPath("/etc/passwd"); got != filepath.Join(env.Root, "etc/passwd") {
+		t.Errorf("HostPath under %s: %q", env.Root, got)
+	}
 }

@@ -23,11 +23,12 @@ func strStruct(t *types.Type, vs ...string) *values.Struct {
 	return s
 }
 
-// release reads ID, VARIANT_ID and VERSION_ID from os-release(5).
-func release() (values.Value, error) {
-	b, err := os.ReadFile(sysPath("/etc/os-release"))
+// release reads ID, VARIANT_ID and VERSION_ID from os-release(5) under
+// env's root.
+func release(env *funcs.Env) (values.Value, error) {
+	b, err := os.ReadFile(env.HostPath("/etc/os-release"))
 	if err != nil {
-		if b, err = os.ReadFile(sysPath("/usr/lib/os-release")); err != nil {
+		if b, err = os.ReadFile(env.HostPath("/usr/lib/os-release")); err != nil {
 			return nil, err
 		}
 	}

@@ -3,15 +3,18 @@
 // time it may have changed: when the kernel flags the sysctl
 // /proc/sys/kernel/hostname (poll with POLLPRI, on every sethostname in
 // the UTS namespace) and when /etc/hostname changes (watched through
-// fswatch; hostnamectl and the hostname resource write it). A hostname given to the
-// compiler (funcs.Env.Hostname) that differs from the kernel's wins: it is
-// emitted once and the stream closes.
+// fswatch; hostnamectl and the hostname resource write it). Both files are
+// read under funcs.Env.Root. A hostname given to the compiler
+// (funcs.Env.Hostname) that differs from the kernel's wins: it is emitted
+// once and the stream closes. The stream ends only after the two watching
+// goroutines it starts have.
 package sys
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
@@ -23,7 +26,7 @@ import (
 )
 
 // hostnameFile is the file whose changes make hostname re-read.
-var hostnameFile = "/etc/hostname"
+const hostnameFile = "/etc/hostname"
 
 func init() {
 	if _, dup := funcs.Lookup("sys", "hostname"); !dup {
@@ -39,19 +42,21 @@ func hostname(ctx context.Context, c *funcs.Call, emit func(values.Value)) error
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer cancel()
 	changed := make(chan struct{}, 1)
 	errc := make(chan error, 2)
-	go func() { errc <- notifySysctl(ctx, kernelHostname, changed) }()
-	go func() {
-		errc <- fswatch.Follow(ctx, hostnameFile, func() error {
+	wg.Go(func() { errc <- notifySysctl(ctx, c.Env.HostPath(kernelHostname), changed) })
+	wg.Go(func() {
+		errc <- fswatch.Follow(ctx, c.Env.HostPath(hostnameFile), func() error {
 			select {
 			case changed <- struct{}{}:
 			default:
 			}
 			return nil
 		})
-	}()
+	})
 	for {
 		h, err := os.Hostname()
 		if err != nil {

@@ -10,10 +10,11 @@ import (
 
 // kernelHostname is the sysctl file the kernel flags (POLLPRI, POLLERR)
 // when the hostname of the UTS namespace changes.
-var kernelHostname = "/proc/sys/kernel/hostname"
+const kernelHostname = "/proc/sys/kernel/hostname"
 
 // notifySysctl sends on changed each time the kernel flags path, until ctx
-// is done. A pipe in the poll set wakes it up for cancellation.
+// is done. A pipe in the poll set wakes it up for cancellation; the
+// write that wakes it has ended before the pipe is closed.
 func notifySysctl(ctx context.Context, path string, changed chan<- struct{}) error {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -25,9 +26,15 @@ func notifySysctl(ctx context.Context, path string, changed chan<- struct{}) err
 		return os.NewSyscallError("pipe2", err)
 	}
 	defer unix.Close(p[0])
-	stop := context.AfterFunc(ctx, func() { unix.Write(p[1], []byte{0}) })
+	woken := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(woken)
+		unix.Write(p[1], []byte{0})
+	})
 	defer func() {
-		stop()
+		if !stop() {
+			<-woken
+		}
 		unix.Close(p[1])
 	}()
 	buf := make([]byte, 256)

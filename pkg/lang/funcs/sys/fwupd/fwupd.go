@@ -21,15 +21,21 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
-// dial connects to the bus the daemon is on (tests use a private bus).
-var dial = func() (*dbus.Conn, error) { return dbus.ConnectSystemBus() }
+// dial connects to the system bus of env (funcs.Env.SystemBus), where the
+// daemon is.
+func dial(env *funcs.Env) (*dbus.Conn, error) {
+	if env != nil && env.SystemBus != "" {
+		return dbus.Connect(env.SystemBus)
+	}
+	return dbus.ConnectSystemBus()
+}
 
 func init() {
 	funcs.RegisterStream("sys/fwupd", "reboot_needed", "func() bool", rebootNeeded, funcs.Doc("Whether fwupd reports that a firmware update waits for a reboot, following changes.", "fwupd.reboot_needed()"))
 }
 
 func rebootNeeded(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
-	conn, err := dial()
+	conn, err := dial(c.Env)
 	if err != nil {
 		return fmt.Errorf("sys/fwupd.reboot_needed: system bus: %v", err)
 	}

@@ -73,14 +73,10 @@ func TestRebootNeeded(t *testing.T) {
 	if reply, err := srv.RequestName(fw.Service, dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("RequestName: %v %v", reply, err)
 	}
-	old := dial
-	dial = func() (*dbus.Conn, error) { return dbus.Connect(addr) }
-	defer func() { dial = old }()
-
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan values.Value, 10)
 	done := make(chan error, 1)
-	c := &funcs.Call{Type: types.MustParse("func() bool")}
+	c := &funcs.Call{Type: types.MustParse("func() bool"), Env: &funcs.Env{SystemBus: addr}}
 	go func() { done <- rebootNeeded(ctx, c, func(v values.Value) { ch <- v }) }()
 	first := true
 	want := func(w bool) {
@@ -124,10 +120,7 @@ func TestRebootNeeded(t *testing.T) {
 
 func TestNoDaemon(t *testing.T) {
 	addr := privateBus(t)
-	old := dial
-	dial = func() (*dbus.Conn, error) { return dbus.Connect(addr) }
-	defer func() { dial = old }()
-	err := rebootNeeded(context.Background(), &funcs.Call{}, func(values.Value) {})
+	err := rebootNeeded(context.Background(), &funcs.Call{Env: &funcs.Env{SystemBus: addr}}, func(values.Value) {})
 	if err == nil || !strings.Contains(err.Error(), "reboot_needed") {
 		t.Fatalf("got %v, want an error naming the function", err)
 	}

@@ -46,6 +46,9 @@ type FileRes struct {
 	traits.Recvable
 
 	init *engine.Init
+	// selinuxOn reports, with an error saying why not, whether SELinux
+	// runs on the host; nil is selinuxPresent, the check of this host.
+	selinuxOn func() error
 
 	// Path is the absolute path; it defaults to the resource name. A
 	// trailing slash means a directory. A collected file's path, if set,

@@ -19,8 +19,8 @@ const selinuxfsMagic = 0xf97cff8c
 
 // selinuxPresent reports, with an error saying why not, whether SELinux
 // runs on this host: selinuxfs is mounted at /sys/fs/selinux, as
-// libselinux requires. Tests replace it.
-var selinuxPresent = func() error {
+// libselinux requires.
+func selinuxPresent() error {
 	var st unix.Statfs_t
 	if err := unix.Statfs("/sys/fs/selinux", &st); err != nil || uint32(st.Type) != selinuxfsMagic {
 		return fmt.Errorf("SELinux is not enabled on this host (no selinuxfs mounted at /sys/fs/selinux)")
@@ -41,7 +41,11 @@ func (obj *FileRes) validateSELinux() error {
 			return fmt.Errorf("selinux %q is not a context (user:role:type[:level])", s)
 		}
 	}
-	if err := selinuxPresent(); err != nil {
+	on := obj.selinuxOn
+	if on == nil {
+		on = selinuxPresent
+	}
+	if err := on(); err != nil {
 		return fmt.Errorf("selinux: %v", err)
 	}
 	return nil

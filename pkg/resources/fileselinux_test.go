@@ -27,9 +27,7 @@ func TestFileSELinuxAbsent(t *testing.T) {
 // SELinux stood in for (the attribute is stored by the file system
 // whether or not SELinux runs).
 func TestFileSELinux(t *testing.T) {
-	old := selinuxPresent
-	selinuxPresent = func() error { return nil }
-	defer func() { selinuxPresent = old }()
+	on := func() error { return nil }
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	mustWrite(t, p, "x")
@@ -38,7 +36,7 @@ func TestFileSELinux(t *testing.T) {
 	}
 	h := newHarness(t)
 	const ctx = "system_u:object_r:etc_t:s0:c0,c1"
-	f := newFile(t, h, p, &FileRes{State: "exists", SELinux: strp(ctx)})
+	f := newFile(t, h, p, &FileRes{State: "exists", SELinux: strp(ctx), selinuxOn: on})
 	checkApply(t, f, false, false)
 	checkApply(t, f, true, false)
 	if got, ok, err := getContext(p); err != nil || !ok || got != ctx {
@@ -49,7 +47,7 @@ func TestFileSELinux(t *testing.T) {
 	checkApply(t, f, true, false)
 
 	link := filepath.Join(dir, "l")
-	l := newFile(t, h, link, &FileRes{State: "exists", Symlink: true, Source: p, SELinux: strp("system_u:object_r:link_t:s0")})
+	l := newFile(t, h, link, &FileRes{State: "exists", Symlink: true, Source: p, SELinux: strp("system_u:object_r:link_t:s0"), selinuxOn: on})
 	checkApply(t, l, true, false)
 	if got, _, _ := getContext(link); got != "system_u:object_r:link_t:s0" {
 		t.Fatalf("link context %q", got)
@@ -58,7 +56,7 @@ func TestFileSELinux(t *testing.T) {
 		t.Fatalf("the target's context changed to %q", got)
 	}
 
-	rm := newFile(t, h, p, &FileRes{SELinux: strp("")})
+	rm := newFile(t, h, p, &FileRes{SELinux: strp(""), selinuxOn: on})
 	checkApply(t, rm, true, false)
 	if _, ok, _ := getContext(p); ok {
 		t.Fatal("the context was not removed")

@@ -77,6 +77,9 @@ type PippetRes struct {
 
 	init *engine.Init
 	w    *worker
+	// ruby is the interpreter the worker runs in, looked up in PATH; ""
+	// is "ruby".
+	ruby string
 }
 
 // Collectable is false: a pippet resource is any Puppet resource, its
@@ -131,7 +134,11 @@ func (obj *PippetRes) companions() ([]companion, error) {
 
 // setup is the Puppet setup the resource's worker runs with.
 func (obj *PippetRes) setup() setup {
-	return setup{PuppetConf: obj.PuppetConf, Environment: obj.Environment, ModulePath: obj.ModulePath}
+	ruby := obj.ruby
+	if ruby == "" {
+		ruby = "ruby"
+	}
+	return setup{PuppetConf: obj.PuppetConf, Environment: obj.Environment, ModulePath: obj.ModulePath, Ruby: ruby}
 }
 
 func (obj *PippetRes) params() (map[string]any, error) {
@@ -271,11 +278,12 @@ type response struct {
 }
 
 // A setup is how a worker's Puppet starts: its puppet.conf, environment
-// and module path (empty: Puppet's own).
+// and module path (empty: Puppet's own), and the interpreter it runs in.
 type setup struct {
 	PuppetConf  string `json:"puppetconf,omitempty"`
 	Environment string `json:"environment,omitempty"`
 	ModulePath  string `json:"modulepath,omitempty"`
+	Ruby        string `json:"-"`
 }
 
 // A worker is the running Puppet process; mu serializes requests.
@@ -294,9 +302,6 @@ var (
 	sharedMu sync.Mutex
 )
 
-// Command is the interpreter the worker runs in ("ruby" from PATH).
-var Command = "ruby"
-
 // acquire returns the running worker of s, or starts one.
 func acquire(s setup) (*worker, error) {
 	sharedMu.Lock()
@@ -308,7 +313,7 @@ func acquire(s setup) (*worker, error) {
 	if err := s.trusted(); err != nil {
 		return nil, err
 	}
-	ruby, err := exec.LookPath(Command)
+	ruby, err := exec.LookPath(s.Ruby)
 	if err != nil {
 		return nil, fmt.Errorf("pippet needs Puppet (ruby and the puppet libraries): %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,22 @@ func TestBadResourceIsAnError(t *testing.T) {
 	defer cancel()
 	if _, err := r.CheckApply(ctx, false); err == nil {
 		t.Fatal("an unknown Puppet type did not fail")
+	}
+}
+
+// TestInterpreter: the worker runs in the resource's interpreter, looked
+// up in PATH; one that is not there is an error naming what is missing,
+// and resources of different interpreters never share a worker.
+func TestInterpreter(t *testing.T) {
+	r := &PippetRes{Type: "notify", Title: "x", Params: "{}", ruby: "mgmt-no-such-ruby"}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := r.Init(&engine.Init{Running: func() {}, Event: func() {}, Logf: t.Logf})
+	if err == nil || !strings.Contains(err.Error(), "pippet needs Puppet") || !strings.Contains(err.Error(), "mgmt-no-such-ruby") {
+		t.Fatalf("got %v, want an error naming the missing interpreter", err)
+	}
+	if a, b := (&PippetRes{}).setup(), r.setup(); a == b || a.Ruby != "ruby" {
+		t.Fatalf("setups %+v and %+v", a, b)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/eval"
 )
@@ -33,11 +34,11 @@ type puppetBatch struct {
 func startPuppet(t *testing.T) *puppetBatch {
 	t.Helper()
 	if PuppetPath() == "" {
-		t.Skip("Puppet is not installed (apt-get install puppet): the differential test needs it")
+		testneed.Missing(t, "Puppet is not installed (apt-get install puppet): the differential test needs it")
 	}
 	ruby, err := exec.LookPath("ruby")
 	if err != nil {
-		t.Skip("ruby is not installed")
+		testneed.Missing(t, "ruby is not installed (apt-get install ruby)")
 	}
 	cmd := exec.Command(ruby, "testdata/batch.rb")
 	w, err := cmd.StdinPipe()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
@@ -221,7 +222,7 @@ func TestExecValidateAndCmp(t *testing.T) {
 
 func TestExecUser(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to switch users")
+		testneed.Missing(t, "needs root to switch users")
 	}
 	h := newHarness(t)
 	e := newExec(t, h, &ExecRes{Cmd: "id -un; id -g", Shell: "/bin/sh", User: "nobody", Group: "0"})

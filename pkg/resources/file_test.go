@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
@@ -347,7 +348,7 @@ func TestFileFragments(t *testing.T) {
 
 func TestFileOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to change owners")
+		testneed.Missing(t, "needs root to change owners")
 	}
 	h := newHarness(t)
 	p := filepath.Join(t.TempDir(), "f")

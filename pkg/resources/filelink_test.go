@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 )
 
 func readlink(t *testing.T, p string) string {
@@ -95,7 +97,7 @@ func TestFileSymlinkAbsent(t *testing.T) {
 // user; state "" keeps an existing link right and creates none.
 func TestFileSymlinkOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to change owners")
+		testneed.Missing(t, "needs root to change owners")
 	}
 	h := newHarness(t)
 	dir := t.TempDir()

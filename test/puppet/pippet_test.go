@@ -2,11 +2,11 @@ package puppet
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
@@ -14,9 +14,7 @@ import (
 // express (replace => false) and applies it: mgmt-apply hands that one to
 // Puppet through the pippet resource, after the native file it requires.
 func TestPippetApply(t *testing.T) {
-	if _, err := exec.LookPath("puppet"); err != nil {
-		t.Skip("Puppet is not installed (apt-get install puppet)")
-	}
+	testneed.Puppet(t)
 	dir := t.TempDir()
 	native, viaPuppet := filepath.Join(dir, "native"), filepath.Join(dir, "puppet")
 	pp := filepath.Join(dir, "site.pp")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
 )
@@ -15,9 +16,7 @@ import (
 // fetched with the system git into the cache under the prefix; the alias
 // drops the "mgmt-" prefix of the repository name.
 func TestRemoteModule(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testneed.Command(t, "git", "git")
 	repo := filepath.Join(t.TempDir(), "mgmt-remote")
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(repo, "metadata.yaml"), []byte("main: \"main.mcl\"\n"), 0o644)

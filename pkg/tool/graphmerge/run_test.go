@@ -134,7 +134,7 @@ func TestRunStreamingFifos(t *testing.T) {
 	fa, fb := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	for _, p := range []string{fa, fb} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
+			t.Fatalf("mkfifo: %v", err)
 		}
 	}
 	pr, pw := io.Pipe()

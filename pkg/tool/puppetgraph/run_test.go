@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
@@ -110,9 +111,7 @@ func TestGoldenNative(t *testing.T) {
 // Puppet through the tool (puppet catalog compile; each start costs
 // seconds, and pkg/puppet's differential test covers the language).
 func TestGoldenPuppet(t *testing.T) {
-	if _, err := exec.LookPath("puppet"); err != nil {
-		t.Skip("Puppet is not installed (apt-get install puppet)")
-	}
+	testneed.Puppet(t)
 	if testing.Short() {
 		t.Skip("slow: one Puppet start per example")
 	}

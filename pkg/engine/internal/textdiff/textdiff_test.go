@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 )
 
 // TestGolden compares the diffs of small texts with what GNU diff -u
@@ -48,9 +50,7 @@ func TestGolden(t *testing.T) {
 // gnuDiff returns the hunks GNU diff -u writes for old and new.
 func gnuDiff(t *testing.T, old, new string) string {
 	t.Helper()
-	if _, err := exec.LookPath("diff"); err != nil {
-		t.Skip("no diff command")
-	}
+	testneed.Command(t, "diff", "diffutils")
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	os.WriteFile(a, []byte(old), 0o600)
@@ -67,9 +67,7 @@ func gnuDiff(t *testing.T, old, new string) string {
 // new.
 func checkApplies(t *testing.T, old, new, diff string) {
 	t.Helper()
-	if _, err := exec.LookPath("patch"); err != nil {
-		t.Skip("no patch command")
-	}
+	testneed.Command(t, "patch", "patch")
 	f := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(f, []byte(old), 0o600); err != nil {
 		t.Fatal(err)

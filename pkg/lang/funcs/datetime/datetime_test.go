@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
 func TestNextMidnight(t *testing.T) {
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
-		t.Skip("no time zone database")
+		testneed.Missing(t, "no time zone database (apt-get install tzdata)")
 	}
 	tests := []struct{ in, want time.Time }{
 		{time.Date(2024, 1, 31, 13, 5, 0, 0, time.UTC), time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC)},

@@ -116,13 +116,11 @@ func TestFollowInterface(t *testing.T) {
 	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil || os.Geteuid() != 0 {
-		t.Skip("needs root and unshare")
+		testneed.Missing(t, "needs root and unshare")
 	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip command")
-	}
+	testneed.Command(t, "ip", "iproute2")
 	if err := exec.Command(unshare, "-n", "ip", "link", "add", "name", "x0", "type", "bridge").Run(); err != nil {
-		t.Skipf("cannot make a bridge in a network namespace: %v", err)
+		testneed.Missing(t, "cannot make a bridge in a network namespace: %v", err)
 	}
 	cmd := exec.Command(unshare, "-n", os.Args[0], "-test.run", "^TestFollowInterface$", "-test.v")
 	cmd.Env = append(os.Environ(), "MGMT_TEST_NETNS_CHILD=1")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
@@ -122,10 +123,10 @@ func TestHostnameSethostname(t *testing.T) {
 	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil || os.Geteuid() != 0 {
-		t.Skip("needs root and unshare")
+		testneed.Missing(t, "needs root and unshare")
 	}
 	if err := exec.Command(unshare, "-u", "true").Run(); err != nil {
-		t.Skipf("cannot make a UTS namespace: %v", err)
+		testneed.Missing(t, "cannot make a UTS namespace: %v", err)
 	}
 	cmd := exec.Command(unshare, "-u", os.Args[0], "-test.run", "^TestHostnameSethostname$", "-test.v")
 	cmd.Env = append(os.Environ(), "MGMT_TEST_UTS_CHILD=1")

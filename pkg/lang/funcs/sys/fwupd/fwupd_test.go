@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	fw "github.com/mgmtpipe/mgmt/internal/fwupd"
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
@@ -20,17 +21,14 @@ import (
 // privateBus starts a dbus-daemon of its own and returns its address.
 func privateBus(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		t.Skip("no dbus-daemon")
-	}
+	bin := testneed.Command(t, "dbus-daemon", "dbus-daemon")
 	cmd := exec.Command(bin, "--session", "--nofork", "--print-address=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Skipf("cannot start dbus-daemon: %v", err)
+		testneed.Missing(t, "cannot start dbus-daemon: %v", err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')

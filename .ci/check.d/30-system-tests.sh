@@ -12,7 +12,7 @@ echo "systemd container up: PID 1 = $MGMT_E2E_MACHINE"
 log=$(mktemp)
 rc=0
 # -p 1: both packages drive the same container (its hostname, its units)
-go test -p 1 -count=1 -timeout 15m -v ./test/system/ ./pkg/resources/system/... >"$log" 2>&1 || rc=$?
+go test -p 1 -count=1 -timeout 25m -v ./test/system/ ./pkg/resources/system/... >"$log" 2>&1 || rc=$?
 # Nothing may skip here: the container is up. The only skips allowed are
 # the live tests on the host, which TestResourcesInMachine runs inside the
 # container (and fails on any skip there).

@@ -54,7 +54,8 @@ type queued struct {
 	all bool
 }
 
-// dispatchLoop delivers the queued events until the watcher is closed.
+// dispatchLoop delivers the queued events until the watcher is closed;
+// what is still queued then is dropped.
 func (w *Watcher) dispatchLoop() {
 	for range w.wake {
 		w.qmu.Lock()
@@ -63,6 +64,9 @@ func (w *Watcher) dispatchLoop() {
 		w.qmu.Unlock()
 		w.mu.Lock()
 		for _, item := range batch {
+			if w.closed {
+				break
+			}
 			w.deliverLocked(item)
 		}
 		w.unlock()

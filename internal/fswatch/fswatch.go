@@ -101,6 +101,8 @@ type Watcher struct {
 	qmu   sync.Mutex    // guards queue
 	queue []queued      // events read from fsnotify, not yet dispatched
 	wake  chan struct{} // one-slot: the queue has items
+
+	wg sync.WaitGroup // loop and dispatchLoop, joined by Close
 }
 
 // A Sub is one subscription. Its channel C receives a value whenever the
@@ -216,17 +218,21 @@ func New() (*Watcher, error) {
 		all:   map[*Sub]bool{},
 		wake:  make(chan struct{}, 1),
 	}
-	go w.loop()
-	go w.dispatchLoop()
+	w.wg.Go(w.loop)
+	w.wg.Go(w.dispatchLoop)
 	return w, nil
 }
 
-// Close stops the watcher; its subscriptions receive no more signals.
+// Close stops the watcher and returns once its goroutines have ended: its
+// subscriptions receive no more signals, and no Notify function runs
+// after it. It must not be called from a Notify function.
 func (w *Watcher) Close() error {
 	w.mu.Lock()
 	w.closed = true
 	w.mu.Unlock()
-	return w.fw.Close()
+	err := w.fw.Close()
+	w.wg.Wait()
+	return err
 }
 
 // unlock ends an operation under w.mu: it re-reads the directories watched

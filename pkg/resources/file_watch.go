@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
@@ -100,6 +101,7 @@ func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
 // forwardEvents calls event for every signal of the subscriptions until
 // ctx is done. It returns a subscription's error (a kernel limit met while
 // following a moved path), so that the engine polls the resource instead.
+// The goroutines it starts have ended when it returns.
 func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error {
 	if len(subs) == 1 {
 		for {
@@ -114,9 +116,13 @@ func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error
 			}
 		}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
 	merged := make(chan struct{}, 1)
 	for _, s := range subs[1:] {
-		go func(s *fswatch.Sub) {
+		wg.Go(func() {
 			for {
 				select {
 				case <-s.C:
@@ -128,7 +134,7 @@ func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error
 					return
 				}
 			}
-		}(s)
+		})
 	}
 	for {
 		select {

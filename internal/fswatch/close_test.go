@@ -1,0 +1,63 @@
+package fswatch
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/internal/leakcheck"
+)
+
+// TestCloseJoins: Close returns once the watcher's goroutines have ended,
+// even while events are pouring in, and no Notify function runs after it.
+func TestCloseJoins(t *testing.T) {
+	for i := 0; i < 10; i++ {
+		dir := t.TempDir()
+		w, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var closed, late atomic.Bool
+		var once sync.Once
+		called := make(chan struct{})
+		if _, err := w.Subscribe(dir, Options{Contents: true, Notify: func(error) {
+			once.Do(func() { close(called) })
+			if closed.Load() {
+				late.Store(true)
+			}
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		// Events are queued and being dispatched when Close comes.
+		for j := 0; j < 200; j++ {
+			if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-called:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: no Notify for 200 new files", i)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		closed.Store(true)
+		for _, fn := range []string{"fswatch.(*Watcher).loop", "fswatch.(*Watcher).dispatchLoop"} {
+			if s := leakcheck.Running(fn); len(s) != 0 {
+				t.Fatalf("round %d: %s still runs after Close:\n%s", i, fn, s[0])
+			}
+		}
+		// More events for the closed watcher: nobody is told.
+		for j := 0; j < 50; j++ {
+			os.Remove(filepath.Join(dir, strconv.Itoa(j)))
+		}
+		if late.Load() {
+			t.Fatalf("round %d: a Notify function ran after Close returned", i)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 func init() {
@@ -28,7 +28,7 @@ type JSONEditRes struct {
 	traits.Edgeable
 
 	init  *engine.Init
-	world world.StrWorld
+	world worldapi.StrWorld
 
 	// Store is where the object lives: an absolute path, "file:///path"
 	// or "etcd:///key"; it defaults to the resource name (a collected one
@@ -112,7 +112,7 @@ func (j *JSONEditRes) Init(init *engine.Init) error {
 		sweepBeside(j.file)
 		return nil
 	}
-	w, ok := init.World.(world.StrWorld)
+	w, ok := init.World.(worldapi.StrWorld)
 	if !ok || init.World == nil {
 		return fmt.Errorf("an etcd store needs the world: run with --seeds, or let the tool start its embedded one")
 	}

@@ -12,22 +12,6 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
-// An Exported is a resource some host published to the world.
-type Exported struct {
-	From string          // the exporting host
-	To   string          // the host it was exported to, or "*"
-	Key  string          // the etcd key it was read from
-	Res  *graph.Resource // the resource, its Export and Hidden metaparameters cleared
-	// Err, when set, says why the collecting host must not apply Res:
-	// the value does not decode, names another kind or name than its
-	// key, or breaks its kind's graph.CollectRules. Res then holds
-	// only the kind and name of the key.
-	Err error
-}
-
-// ExportAll is the Meta:export host that means every host.
-const ExportAll = "*"
-
 // ResExport makes the set of resources exported by this host exactly the
 // resources of rs whose Meta.Export is not empty: new or changed ones are
 // written, ones no longer exported are removed. The engine calls it with

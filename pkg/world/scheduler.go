@@ -3,7 +3,6 @@ package world
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"sort"
 	"strings"
@@ -11,60 +10,6 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-// Scheduling strategies.
-const (
-	// StrategyFirst keeps the hosts that volunteered first: a chosen host
-	// stays chosen while it volunteers. It is the default.
-	StrategyFirst = "first"
-	// StrategyAlpha chooses hosts in alphabetical order.
-	StrategyAlpha = "alpha"
-	// StrategyHash chooses hosts by a hash of namespace and hostname, which
-	// spreads different namespaces over different hosts.
-	StrategyHash = "hash"
-)
-
-// Strategies lists the valid strategy names.
-var Strategies = []string{StrategyFirst, StrategyAlpha, StrategyHash}
-
-// SchedOpts are a volunteer's wishes for a namespace. When volunteers
-// disagree, the strategy and max of the earliest volunteer win; TTL and
-// Persist are each volunteer's own: how long its entry outlives it.
-type SchedOpts struct {
-	Strategy string `json:"strategy,omitempty"`
-	Max      int    `json:"max,omitempty"` // 0 means no limit
-	// TTL, in seconds, gives the entry a lease of its own, refreshed
-	// while this client runs: the entry stays that long after the host
-	// goes away or releases it (SchedulerRelease). 0: the entry is on the
-	// host's lease and goes with the host.
-	TTL int `json:"ttl,omitempty"`
-	// Persist keeps the entry on no lease at all: it stays until a
-	// withdrawal.
-	Persist bool `json:"persist,omitempty"`
-}
-
-// Validate reports an unknown strategy, a negative max or TTL, and a TTL
-// with Persist.
-func (o SchedOpts) Validate() error {
-	if o.Max < 0 {
-		return fmt.Errorf("max must not be negative, got %d", o.Max)
-	}
-	if o.TTL < 0 {
-		return fmt.Errorf("ttl must not be negative, got %d", o.TTL)
-	}
-	if o.Persist && o.TTL > 0 {
-		return fmt.Errorf("persist and ttl do not go together: a persistent entry never expires")
-	}
-	if o.Strategy == "" {
-		return nil
-	}
-	for _, s := range Strategies {
-		if o.Strategy == s {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown strategy %q, want one of %s", o.Strategy, strings.Join(Strategies, ", "))
-}
 
 // A volunteer is one host's entry in a namespace.
 type volunteer struct {

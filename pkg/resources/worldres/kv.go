@@ -11,7 +11,7 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 func init() {
@@ -27,8 +27,8 @@ const (
 
 // kvWorld is what the kv resource needs from the world.
 type kvWorld interface {
-	world.StrWorld
-	world.StrMapWorld
+	worldapi.StrWorld
+	worldapi.StrMapWorld
 }
 
 // KVRes sets a key of the world to a value. With Mapped, the key is a

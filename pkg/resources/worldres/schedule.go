@@ -7,7 +7,7 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
-	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 // ScheduleRes makes this host volunteer for a namespace of the world's
@@ -22,12 +22,12 @@ type ScheduleRes struct {
 	traits.Base
 
 	init *engine.Init
-	w    world.SchedulerWorld
+	w    worldapi.SchedulerWorld
 
 	// Namespace defaults to the resource name; a collected one must equal
 	// it.
 	Namespace string `lang:"namespace" yaml:"namespace" collect:"name"`
-	// Strategy is one of world.Strategies (or "rr", upstream's name of
+	// Strategy is one of worldapi.Strategies (or "rr", upstream's name of
 	// the default); empty means "first".
 	Strategy string `lang:"strategy" yaml:"strategy"`
 	// Max is the number of hosts to choose; 0 means all volunteers.
@@ -56,10 +56,10 @@ func (s *ScheduleRes) ns() string {
 	return s.Name()
 }
 
-func (s *ScheduleRes) opts() world.SchedOpts {
-	o := world.SchedOpts{Strategy: s.Strategy, Max: s.Max, Persist: s.Persist}
+func (s *ScheduleRes) opts() worldapi.SchedOpts {
+	o := worldapi.SchedOpts{Strategy: s.Strategy, Max: s.Max, Persist: s.Persist}
 	if o.Strategy == "rr" {
-		o.Strategy = world.StrategyFirst
+		o.Strategy = worldapi.StrategyFirst
 	}
 	if s.TTL != nil {
 		o.TTL = *s.TTL
@@ -85,7 +85,7 @@ func (s *ScheduleRes) Validate() error {
 // Init finds the world.
 func (s *ScheduleRes) Init(init *engine.Init) error {
 	s.init = init
-	w, ok := init.World.(world.SchedulerWorld)
+	w, ok := init.World.(worldapi.SchedulerWorld)
 	if !ok || init.World == nil {
 		return fmt.Errorf("schedule needs the world: run with --seeds, or let the tool start its embedded one")
 	}

@@ -75,20 +75,44 @@ var keywords = map[string]bool{
 
 // Lex splits src into tokens.
 func Lex(file, src string) ([]Token, error) {
-	l := &lexer{file: file, src: src, line: 1, col: 1}
+	l := newLexer(file, src)
 	var out []Token
 	for {
-		before := l.off
-		t, err := l.next(out)
+		t, err := l.token()
 		if err != nil {
 			return nil, err
 		}
-		t.Space = before == 0 || before < len(l.src) && l.spaceAt(before)
 		out = append(out, t)
 		if t.Kind == EOF {
 			return out, nil
 		}
 	}
+}
+
+// lexCheck runs the lexer over src to its end, keeping no token, and
+// returns its first error.
+func lexCheck(file, src string) error {
+	l := newLexer(file, src)
+	for {
+		t, err := l.token()
+		if err != nil || t.Kind == EOF {
+			return err
+		}
+	}
+}
+
+func newLexer(file, src string) *lexer { return &lexer{file: file, src: src, line: 1, col: 1} }
+
+// token returns the next token, with Space set.
+func (l *lexer) token() (Token, error) {
+	before := l.off
+	t, err := l.next()
+	if err != nil {
+		return Token{}, err
+	}
+	t.Space = before == 0 || before < len(l.src) && l.spaceAt(before)
+	l.afterValue = valueEnd(t)
+	return t, nil
 }
 
 type lexer struct {
@@ -98,6 +122,8 @@ type lexer struct {
 	line, col int
 	// a heredoc body the lexer jumps over when it reaches skipFrom
 	skipFrom, skipTo, skipLines int
+	// the last token ends an operand: a '/' is a division, not a regex
+	afterValue bool
 }
 
 // spaceAt reports whether the byte at off is white space or a comment.
@@ -166,7 +192,7 @@ func (l *lexer) word(off int) int {
 	}
 }
 
-func (l *lexer) next(prev []Token) (Token, error) {
+func (l *lexer) next() (Token, error) {
 	if err := l.skipSpace(); err != nil {
 		return Token{}, err
 	}
@@ -214,7 +240,7 @@ func (l *lexer) next(prev []Token) (Token, error) {
 		return tok(NAME, w, end-l.off)
 	case strings.HasPrefix(s, "@("):
 		return l.heredoc(p)
-	case c == '/' && (len(prev) == 0 || !valueEnd(prev[len(prev)-1])):
+	case c == '/' && !l.afterValue:
 		i := 1
 		for i < len(s) && s[i] != '/' && s[i] != '\n' {
 			if s[i] == '\\' {

@@ -16,12 +16,16 @@ const (
 )
 
 // Parse parses a manifest into its top-level statements.
+//
+// An error of the lexer comes first, wherever it is: a pass of the lexer
+// alone looks for one, keeping no token. The parser then lexes again as
+// it goes and holds only the few tokens it looks at, so that the tokens
+// of a large manifest (some 70 bytes each) are never all in memory.
 func Parse(file, src string) (stmts []Node, err error) {
-	toks, err := Lex(file, src)
-	if err != nil {
+	if err := lexCheck(file, src); err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks}
+	p := &parser{lx: newLexer(file, src)}
 	defer p.recover(&err)
 	for !p.at(EOF, "") {
 		stmts = append(stmts, p.statement())
@@ -49,9 +53,13 @@ func ParseExpr(pos Pos, src string) (x Node, err error) {
 }
 
 type parser struct {
+	// toks are the tokens from the one at i on (and the ones before it
+	// not dropped yet); lx, when set, lexes the ones after them
 	toks  []Token
 	i     int
-	depth int // nesting of the construct being parsed
+	lx    *lexer
+	lexed bool // lx has given its EOF
+	depth int  // nesting of the construct being parsed
 	// cond is set while parsing the condition of if, unless, elsif or
 	// case: a { there starts the body, not resource defaults or an
 	// override (if $x =~ Array { ... }).
@@ -88,8 +96,33 @@ func (p *parser) enter(pos Pos) {
 
 func (p *parser) leave() { p.depth-- }
 
-func (p *parser) tok() Token       { return p.toks[p.i] }
-func (p *parser) peek(n int) Token { return p.toks[min(p.i+n, len(p.toks)-1)] }
+func (p *parser) tok() Token { return p.peek(0) }
+
+func (p *parser) peek(n int) Token {
+	if p.i+n >= len(p.toks) && p.lx != nil && !p.lexed {
+		p.fill(n)
+	}
+	return p.toks[min(p.i+n, len(p.toks)-1)]
+}
+
+// lexBatch is how many tokens fill lexes at a time.
+const lexBatch = 256
+
+// fill drops the tokens before p.i and lexes the next ones, at least up
+// to p.i+n.
+func (p *parser) fill(n int) {
+	p.toks = p.toks[:copy(p.toks, p.toks[p.i:])]
+	p.i = 0
+	for !p.lexed && len(p.toks) <= n+lexBatch {
+		t, err := p.lx.token()
+		if err != nil {
+			// lexCheck saw the whole source without an error
+			p.fail(p.lx.pos(), "%v", err)
+		}
+		p.toks = append(p.toks, t)
+		p.lexed = t.Kind == EOF
+	}
+}
 
 func (p *parser) at(kind, text string) bool {
 	t := p.tok()

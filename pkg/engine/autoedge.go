@@ -150,6 +150,15 @@ func topoIndex(vs []*Vertex) map[*Vertex]int {
 // group of its own.
 const maxGroupTries = 16
 
+// maxGroupWalk bounds how many vertices the look for a path between a
+// resource and a group head may visit. A pair it cannot settle within the
+// bound is taken as joined, and does not group: grouping only saves work,
+// and two resources left apart are always right. Without the bound, each
+// of many groupable resources (the noops of a Puppet catalog's classes,
+// all linked through the graph) would walk the whole graph for each of
+// the heads it is compared with, a time quadratic in the graph's size.
+const maxGroupWalk = 512
+
 // autoGroup merges groupable resources: within each kind, in sorted order,
 // each resource joins the first recent group head whose GroupCmp accepts it,
 // unless a path joins the two (merging would close a cycle) or either one
@@ -184,7 +193,7 @@ func (g *Graph) joinGroup(heads []*Vertex, w *Vertex) bool {
 	for i, tries := len(heads)-1, 0; i >= 0 && tries < maxGroupTries; i, tries = i-1, tries+1 {
 		head := heads[i]
 		hg := head.Res.(Groupable)
-		if hg.GroupCmp(wg) != nil || reachable(head, w) || reachable(w, head) {
+		if hg.GroupCmp(wg) != nil || g.mayReach(head, w) || g.mayReach(w, head) {
 			continue
 		}
 		if err := hg.GroupRes(wg); err != nil {
@@ -195,6 +204,37 @@ func (g *Graph) joinGroup(heads []*Vertex, w *Vertex) bool {
 		head.Members = append(head.Members, w)
 		moveEdges(w, head)
 		return true
+	}
+	return false
+}
+
+// mayReach reports whether to can be reached from from along edges, or
+// may be: true also when the walk would visit more than maxGroupWalk
+// vertices.
+func (g *Graph) mayReach(from, to *Vertex) bool {
+	if g.walkSeen == nil {
+		g.walkSeen = make(map[*Vertex]bool, maxGroupWalk)
+	}
+	seen := g.walkSeen
+	clear(seen)
+	seen[from] = true
+	stack := append(g.walkStack[:0], from)
+	defer func() { g.walkStack = stack[:0] }()
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range v.out {
+			if e.To == to {
+				return true
+			}
+			if !seen[e.To] {
+				if len(seen) >= maxGroupWalk {
+					return true
+				}
+				seen[e.To] = true
+				stack = append(stack, e.To)
+			}
+		}
 	}
 	return false
 }

@@ -42,6 +42,9 @@ type Graph struct {
 	docEdges []*graph.Edge // explicit and automatic edges between resources
 
 	linked map[[2]*Vertex]bool // pairs joined by an edge, while adding autoedges
+	// the walks of autoGroup's path checks (mayReach)
+	walkSeen  map[*Vertex]bool
+	walkStack []*Vertex
 }
 
 // BuildOptions change how Build prepares a graph.
@@ -103,7 +106,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		}
 	}
 	g.Edges = dedupeEdges(g.Vertices)
-	g.linked = nil
+	g.linked, g.walkSeen, g.walkStack = nil, nil, nil
 	return g, nil
 }
 

@@ -20,8 +20,9 @@
 // (confirmed with IFF) become edges unless they would close a cycle.
 // Autogrouping last: within a kind, in name order, each Groupable resource
 // joins the first of the last 16 group heads whose GroupCmp accepts it, when
-// no path joins them; its edges move to the head, which from then on runs
-// (and reports) for the whole group.
+// no path joins them (a look for a path that would visit more than 512
+// vertices counts as one found: the two stay apart); its edges move to the
+// head, which from then on runs (and reports) for the whole group.
 //
 // # Running (Engine)
 //

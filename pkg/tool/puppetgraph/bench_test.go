@@ -26,15 +26,35 @@ func scaleManifest(n int) string {
 	return b.String()
 }
 
+// classesManifest returns a manifest of n classes, each declared and
+// holding one file: Puppet gives each class two whits, which become noop
+// resources linked through the whole graph.
+func classesManifest(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "class c%d { file { \"/tmp/pbench/c%d\": ensure => file, content => \"x\" } }\ninclude c%d\n", i, i, i)
+	}
+	return b.String()
+}
+
 // BenchmarkNativeScale runs `puppet-graph --engine native` in-process on
 // manifests of 10,000 and 100,000 file resources, to the graph written
-// out; us/resource is the time per resource, the same at both sizes when
-// the compiler is linear.
+// out, and on manifests of 1,000 and 10,000 classes; us/resource is the
+// time per resource (or class), the same at both sizes when the compiler
+// is linear.
 func BenchmarkNativeScale(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+	for _, c := range []struct {
+		shape string
+		n     int
+	}{{"files", 10000}, {"files", 100000}, {"classes", 1000}, {"classes", 10000}} {
+		b.Run(fmt.Sprintf("%s/N=%d", c.shape, c.n), func(b *testing.B) {
+			n := c.n
+			src := scaleManifest(n)
+			if c.shape == "classes" {
+				src = classesManifest(n)
+			}
 			path := filepath.Join(b.TempDir(), "site.pp")
-			if err := os.WriteFile(path, []byte(scaleManifest(n)), 0o644); err != nil {
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 				b.Fatal(err)
 			}
 			var errb strings.Builder

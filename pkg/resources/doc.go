@@ -193,6 +193,9 @@
 //     or key, the resource name is the entry.
 //   - mkdir (bool, default true): create a missing ".ssh" directory
 //     holding the file (mode 0700); it is never removed.
+//   - matchby (str, default "key"): what identifies the entry among the
+//     lines of the file, "key" or "comment" (see below). Only the
+//     collecting host may set it.
 //
 // The entry is parsed with golang.org/x/crypto/ssh and rebuilt in one
 // form; an empty or comment line, several lines, data after the key, or a
@@ -211,6 +214,21 @@
 // changes or the user appears. ssh:authorized_key depends on the user
 // resource of user and, for an absolute file, on the file resources of
 // the file and the directory above; it sends and receives nothing.
+//
+// With matchby "comment" the entry is identified by its comment, as
+// Puppet's ssh_authorized_key identifies a key by its name: the comment
+// is that of content, else comment, else the resource name (it must not
+// be empty or have white space around it). "exists" makes the entry the
+// only line with that comment: the last such line is kept in its place,
+// rewritten unless it already holds the key, options and comment
+// (however spaced), the other lines with the comment are removed, and
+// without any the entry is appended. So a new key under the same comment
+// replaces the old one, which stops opening the account. "absent"
+// removes every line with the comment and needs no key. Each time it
+// rewrites the file it gives it mode 0600 and, with user, that user's
+// uid and gid, as Puppet's provider does. Lines are parsed as sshd reads
+// them; other lines (other comments, comment lines, blank lines, lines
+// that are not keys) are kept byte for byte.
 //
 // # sysctl
 //

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	engine.RegisterResource("ssh:authorized_key", func() engine.Res { return &SSHAuthorizedKeyRes{Mkdir: true} })
+	engine.RegisterResource("ssh:authorized_key", func() engine.Res { return &SSHAuthorizedKeyRes{Mkdir: true, MatchBy: SSHKeyMatchKey} })
 }
 
 // SSHAuthorizedKeyRes keeps one public key authorized, with given options
@@ -55,13 +55,28 @@ type SSHAuthorizedKeyRes struct {
 	Comment string `lang:"comment" yaml:"comment"`
 	// Mkdir creates a missing ".ssh" directory holding the file.
 	Mkdir bool `lang:"mkdir" yaml:"mkdir"`
+	// MatchBy says what identifies the entry among the file's lines: "key"
+	// (the default) or "comment", as Puppet's ssh_authorized_key does with
+	// its name. How the collecting host's file is edited is its own to
+	// say.
+	MatchBy string `lang:"matchby" yaml:"matchby" collect:"local"`
 
-	key  ssh.PublicKey // parsed by Validate
-	line string        // the canonical entry
+	key     ssh.PublicKey // parsed by Validate; nil for a comment alone
+	line    string        // the canonical entry
+	options []string      // the entry's options, as parsed
+	comment string        // the entry's comment, as parsed
 }
 
+// The values of matchby.
+const (
+	SSHKeyMatchKey     = "key"
+	SSHKeyMatchComment = "comment"
+)
+
 // Default returns an ssh:authorized_key resource with its defaults.
-func (s *SSHAuthorizedKeyRes) Default() engine.Res { return &SSHAuthorizedKeyRes{Mkdir: true} }
+func (s *SSHAuthorizedKeyRes) Default() engine.Res {
+	return &SSHAuthorizedKeyRes{Mkdir: true, MatchBy: SSHKeyMatchKey}
+}
 
 // userNameRE is what useradd accepts by default.
 var userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]*\$?$`)
@@ -87,19 +102,38 @@ func (s *SSHAuthorizedKeyRes) Validate() error {
 	if (s.Type == "") != (s.Key == "") {
 		return fmt.Errorf("type and key go together")
 	}
+	if strings.ContainsAny(s.Comment, "\r\n") {
+		return fmt.Errorf("the comment spans lines")
+	}
+	switch s.MatchBy {
+	case "", SSHKeyMatchKey:
+	case SSHKeyMatchComment:
+		return s.validateByComment()
+	default:
+		return fmt.Errorf("matchby %q must be %q or %q", s.MatchBy, SSHKeyMatchKey, SSHKeyMatchComment)
+	}
 	entry := s.Content
 	switch {
 	case s.Key != "":
-		if strings.ContainsAny(s.Comment, "\r\n") {
-			return fmt.Errorf("the comment spans lines")
-		}
-		entry = strings.TrimSpace(s.Type + " " + s.Key + " " + s.Comment)
-		if len(s.Options) > 0 {
-			entry = strings.Join(s.Options, ",") + " " + entry
-		}
+		entry = s.partsEntry(s.Comment)
 	case entry == "":
 		entry = s.Name()
 	}
+	return s.parseEntry(entry)
+}
+
+// partsEntry joins options, type, key and comment into an entry.
+func (s *SSHAuthorizedKeyRes) partsEntry(comment string) string {
+	entry := strings.TrimSpace(s.Type + " " + s.Key + " " + comment)
+	if len(s.Options) > 0 {
+		entry = strings.Join(s.Options, ",") + " " + entry
+	}
+	return entry
+}
+
+// parseEntry parses entry into the fields CheckApply uses, and checks an
+// explicit type against the key's.
+func (s *SSHAuthorizedKeyRes) parseEntry(entry string) error {
 	key, line, err := parseKeyEntry(entry)
 	if err != nil {
 		return err
@@ -107,6 +141,7 @@ func (s *SSHAuthorizedKeyRes) Validate() error {
 	if s.Type != "" && key.Type() != s.Type {
 		return fmt.Errorf("type %q differs from the key's type %q", s.Type, key.Type())
 	}
+	_, s.comment, s.options, _ = parseKeyLine(line)
 	s.key, s.line = key, line
 	return nil
 }
@@ -148,7 +183,7 @@ func formatKeyEntry(key ssh.PublicKey, comment string, options []string) string 
 // Init keeps the handle; Validate has parsed the entry.
 func (s *SSHAuthorizedKeyRes) Init(init *engine.Init) error {
 	s.init = init
-	if s.key == nil {
+	if s.line == "" && s.comment == "" {
 		return s.Validate()
 	}
 	return nil
@@ -217,19 +252,32 @@ func (s *SSHAuthorizedKeyRes) CheckApply(ctx context.Context, apply bool) (bool,
 		}
 	}
 	create := &newFileAttrs{perm: 0o600, uid: uid, gid: gid}
-	ed, err := editFile(ctx, p, apply, create, linesEdit(s.edit))
+	edit := s.edit
+	if s.MatchBy == SSHKeyMatchComment {
+		// As Puppet's provider does when it writes the file: mode 0600,
+		// owned by the user.
+		create.always, edit = true, s.editByComment
+	}
+	ed, err := editFile(ctx, p, apply, create, linesEdit(edit))
 	if err != nil {
 		return false, err
 	}
 	if ed.changed {
-		what := "authorized the key in " + p
-		if s.State != LineStateExists {
-			what = "removed the key from " + p
-		}
-		changes = append(changes, ed.change(what))
+		changes = append(changes, ed.change(s.changeText(p)))
 	}
 	reportChanges(s.init, changes...)
 	return len(changes) == 0, nil
+}
+
+// changeText describes the change made to the file p.
+func (s *SSHAuthorizedKeyRes) changeText(p string) string {
+	switch {
+	case s.State == LineStateExists:
+		return "authorized the key in " + p
+	case s.MatchBy == SSHKeyMatchComment:
+		return fmt.Sprintf("removed the keys named %q from %s", s.comment, p)
+	}
+	return "removed the key from " + p
 }
 
 // edit makes the entry the only line of the file with this key (in place

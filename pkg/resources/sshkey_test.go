@@ -176,3 +176,97 @@ func TestSSHKeyWatch(t *testing.T) {
 	expectEvent(t, h, "edit", func() { mustWrite(t, p, "") })
 	checkApply(t, s, true, false)
 }
+
+func TestSSHKeyByCommentValidate(t *testing.T) {
+	typ, key := newSSHKey(t)
+	for _, tc := range []struct {
+		name string
+		s    SSHAuthorizedKeyRes
+		want string // "" accepted, otherwise part of the error
+	}{
+		{"parts, name as comment", SSHAuthorizedKeyRes{State: "exists", Type: typ, Key: key}, ""},
+		{"content", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key + " me"}, ""},
+		{"absent by comment alone", SSHAuthorizedKeyRes{State: "absent", Comment: "me"}, ""},
+		{"absent by name alone", SSHAuthorizedKeyRes{State: "absent"}, ""},
+		{"exists without key", SSHAuthorizedKeyRes{State: "exists", Comment: "me"}, "needs the key"},
+		{"content without comment", SSHAuthorizedKeyRes{State: "exists", Content: typ + " " + key}, "needs a comment"},
+		{"spaces around the comment", SSHAuthorizedKeyRes{State: "absent", Comment: " me"}, "white space"},
+		{"comment on two lines", SSHAuthorizedKeyRes{State: "absent", Comment: "a\nb"}, "spans lines"},
+		{"unknown matchby", SSHAuthorizedKeyRes{State: "absent", MatchBy: "name"}, "matchby"},
+	} {
+		tc.s.SetName("name@host")
+		if tc.s.MatchBy == "" {
+			tc.s.MatchBy = SSHKeyMatchComment
+		}
+		err := tc.s.Validate()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	s := &SSHAuthorizedKeyRes{State: "exists", MatchBy: "comment", Type: typ, Key: key, Options: []string{"no-pty"}}
+	s.SetName("name@host")
+	if err := s.Validate(); err != nil || s.line != "no-pty "+typ+" "+key+" name@host" || s.comment != "name@host" {
+		t.Fatalf("entry %q comment %q: %v", s.line, s.comment, err)
+	}
+}
+
+func TestSSHKeyByCommentEdits(t *testing.T) {
+	typ, key := newSSHKey(t)
+	otyp, okey := newSSHKey(t)
+	want := "no-pty " + typ + " " + key + " me"
+	old := otyp + " " + okey + " me"
+	other := otyp + " " + okey + " other"
+	for _, tc := range []struct {
+		name, start, state, want string
+	}{
+		{"append", "# keys\n" + other + "\n", "exists", "# keys\n" + other + "\n" + want + "\n"},
+		{"present", want + "\n", "exists", want + "\n"},
+		{"present, spaced otherwise", "no-pty  " + typ + "\t" + key + "   me\n", "exists", "no-pty  " + typ + "\t" + key + "   me\n"},
+		{"rotated key replaced in place", "a\n" + old + "\nb\n", "exists", "a\n" + want + "\nb\n"},
+		{"options replaced", typ + " " + key + " me\n", "exists", want + "\n"},
+		{"the last of the name is kept", old + "\n" + other + "\n" + want + "\n", "exists", other + "\n" + want + "\n"},
+		{"the last of the name is rewritten", want + "\n" + other + "\n" + old + "\n", "exists", other + "\n" + want + "\n"},
+		{"the same key under another name stays", typ + " " + key + " other\n", "exists", typ + " " + key + " other\n" + want + "\n"},
+		{"absent removes every line of the name", old + "\n" + other + "\n" + want + "\n# me\n", "absent", other + "\n# me\n"},
+		{"absent keeps a missing final newline", other + "\n" + old, "absent", other},
+		{"not a key", "garbage me\n", "absent", "garbage me\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			p := filepath.Join(t.TempDir(), "authorized_keys")
+			mustWrite(t, p, tc.start)
+			s := &SSHAuthorizedKeyRes{State: tc.state, File: p, MatchBy: "comment", Comment: "me"}
+			if tc.state == "exists" {
+				s.Type, s.Key, s.Options = typ, key, []string{"no-pty"}
+			}
+			s = newSSHRes(t, h, s)
+			checkApply(t, s, true, tc.start == tc.want)
+			if got := mustRead(t, p); got != tc.want {
+				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
+			}
+			checkApply(t, s, true, true)
+		})
+	}
+}
+
+// TestSSHKeyByCommentMode: a file rewritten by a resource matching by
+// comment gets mode 0600 and its user, as Puppet's provider leaves it.
+func TestSSHKeyByCommentMode(t *testing.T) {
+	testutil.NeedRoot(t)
+	typ, key := newSSHKey(t)
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "keys")
+	mustWrite(t, p, "# keys\n")
+	if err := os.Chmod(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newSSHRes(t, h, &SSHAuthorizedKeyRes{State: "exists", File: p, User: "nobody", MatchBy: "comment", Type: typ, Key: key, Comment: "me"})
+	checkApply(t, s, true, false)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm, uid, gid := statBits(fi); perm != 0o600 || uid != 65534 || gid != 65534 {
+		t.Fatalf("mode %04o owner %d:%d, want 0600 65534:65534", perm, uid, gid)
+	}
+}

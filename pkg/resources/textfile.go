@@ -212,10 +212,13 @@ func sweepBeside(path string) {
 }
 
 // newFileAttrs say how a missing file is created: with these permission
-// bits, and with this owner and group (-1: the engine's).
+// bits, and with this owner and group (-1: the engine's). With always, an
+// existing file that is rewritten gets them too (an owner or group of -1
+// then keeps the file's own).
 type newFileAttrs struct {
 	perm     uint32
 	uid, gid int
+	always   bool
 }
 
 // A fileEdit computes the wanted content of a file from its current
@@ -335,15 +338,26 @@ func missingDir(path string, err error) error {
 }
 
 // keptAttrs returns the permission bits, owner and group a replacement of
-// the file described by fi gets: its own (nil: those of create). An owner
+// the file described by fi gets: its own (nil, or create.always: those of
+// create). An owner
 // or group equal to the engine's is returned as -1 (nothing to change).
 func keptAttrs(fi os.FileInfo, create *newFileAttrs) (uint32, int, int) {
 	var perm uint32
 	var uid, gid int
-	if fi != nil {
-		perm, uid, gid = statBits(fi)
-	} else {
+	switch {
+	case fi == nil:
 		perm, uid, gid = create.perm, create.uid, create.gid
+	case create != nil && create.always:
+		perm, uid, gid = statBits(fi)
+		perm = create.perm
+		if create.uid >= 0 {
+			uid = create.uid
+		}
+		if create.gid >= 0 {
+			gid = create.gid
+		}
+	default:
+		perm, uid, gid = statBits(fi)
 	}
 	if uid == os.Geteuid() {
 		uid = -1

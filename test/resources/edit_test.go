@@ -1,20 +1,13 @@
 package resources_test
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
@@ -92,26 +85,8 @@ func TestLineDrift(t *testing.T) {
 // user: the .ssh directory and the file are created for the user, and a
 // key removed, re-commented or replaced by hand is put back.
 func TestSSHAuthorizedKeyDrift(t *testing.T) {
-	testutil.NeedRoot(t)
-	_, err := exec.LookPath("useradd")
-	testutil.Need(t, err == nil, "useradd (package passwd)")
-	name := fmt.Sprintf("mgmtk%08d", rand.IntN(1e8))
-	home := filepath.Join(t.TempDir(), name)
-	if out, err := exec.Command("useradd", "-M", "-d", home, "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
-		t.Fatalf("useradd: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("userdel", name).Run() })
-	u, err := user.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	os.Mkdir(home, 0o755)
-	os.Chown(home, uid, uid)
-
-	pub, _, _ := ed25519.GenerateKey(nil)
-	k, _ := ssh.NewPublicKey(pub)
-	typ, blob := k.Type(), base64.StdEncoding.EncodeToString(k.Marshal())
+	name, home, uid := throwawayUser(t)
+	typ, blob := newKey(t)
 	want := typ + " " + blob + " deploy"
 	rs := []res{{Kind: "ssh:authorized_key", Name: "deploy", Params: map[string]any{
 		"state": "exists", "user": name, "type": typ, "key": blob, "comment": "deploy"}}}
@@ -119,11 +94,7 @@ func TestSSHAuthorizedKeyDrift(t *testing.T) {
 	p := start(t, "--tmp-prefix")
 	p.Write(doc(t, 1, rs, nil))
 	p.Until("key written", func() bool { return read(f) == want+"\n" })
-	for path, mode := range map[string]os.FileMode{filepath.Dir(f): 0o700, f: 0o600} {
-		if got, m := owner(path); got != uid || m != mode {
-			t.Fatalf("%s: owner %d mode %v, want %d %v", path, got, m, uid, mode)
-		}
-	}
+	checkOwned(t, uid, map[string]os.FileMode{filepath.Dir(f): 0o700, f: 0o600})
 	for _, drift := range []struct{ what, write, want string }{
 		{"other comment", "# keys\n" + typ + " " + blob + " someone-else\n", "# keys\n" + want + "\n"},
 		{"key removed", "# keys\n", "# keys\n" + want + "\n"},

@@ -1,31 +1,13 @@
 package resources
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
-
-// newSSHKey returns the type and base64 blob of a fresh ed25519 key.
-func newSSHKey(t testing.TB) (string, string) {
-	t.Helper()
-	pub, _, err := ed25519.GenerateKey(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Type(), base64.StdEncoding.EncodeToString(k.Marshal())
-}
 
 func newSSHRes(t testing.TB, h *harness, s *SSHAuthorizedKeyRes) *SSHAuthorizedKeyRes {
 	t.Helper()
@@ -36,7 +18,7 @@ func newSSHRes(t testing.TB, h *harness, s *SSHAuthorizedKeyRes) *SSHAuthorizedK
 }
 
 func TestSSHKeyValidate(t *testing.T) {
-	typ, key := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
 	for _, tc := range []struct {
 		name string
 		s    SSHAuthorizedKeyRes
@@ -76,8 +58,8 @@ func TestSSHKeyValidate(t *testing.T) {
 }
 
 func TestSSHKeyEdits(t *testing.T) {
-	typ, key := newSSHKey(t)
-	otyp, okey := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
+	otyp, okey := testutil.SSHKey(t)
 	other := otyp + " " + okey + " other"
 	for _, tc := range []struct {
 		name, start, state, want string
@@ -108,7 +90,7 @@ func TestSSHKeyEdits(t *testing.T) {
 // user, owned by that user, and refuses a link that user planted.
 func TestSSHKeyUserFiles(t *testing.T) {
 	testutil.NeedRoot(t)
-	typ, key := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
 	h := newHarness(t)
 	home := t.TempDir()
 	p := filepath.Join(home, ".ssh", "authorized_keys")
@@ -151,7 +133,7 @@ func TestSSHKeyUserFiles(t *testing.T) {
 }
 
 func TestSSHKeyDefaultFile(t *testing.T) {
-	typ, key := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
 	s := &SSHAuthorizedKeyRes{State: "exists", Type: typ, Key: key}
 	if s.file() != "~/.ssh/authorized_keys" {
 		t.Fatal(s.file())
@@ -167,7 +149,7 @@ func TestSSHKeyDefaultFile(t *testing.T) {
 }
 
 func TestSSHKeyWatch(t *testing.T) {
-	typ, key := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
 	h := newHarness(t)
 	p := filepath.Join(t.TempDir(), "keys")
 	s := newSSHRes(t, h, &SSHAuthorizedKeyRes{State: "exists", File: p, Type: typ, Key: key})
@@ -178,7 +160,7 @@ func TestSSHKeyWatch(t *testing.T) {
 }
 
 func TestSSHKeyByCommentValidate(t *testing.T) {
-	typ, key := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
 	for _, tc := range []struct {
 		name string
 		s    SSHAuthorizedKeyRes
@@ -211,8 +193,8 @@ func TestSSHKeyByCommentValidate(t *testing.T) {
 }
 
 func TestSSHKeyByCommentEdits(t *testing.T) {
-	typ, key := newSSHKey(t)
-	otyp, okey := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
+	otyp, okey := testutil.SSHKey(t)
 	want := "no-pty " + typ + " " + key + " me"
 	old := otyp + " " + okey + " me"
 	other := otyp + " " + okey + " other"
@@ -253,7 +235,7 @@ func TestSSHKeyByCommentEdits(t *testing.T) {
 // comment gets mode 0600 and its user, as Puppet's provider leaves it.
 func TestSSHKeyByCommentMode(t *testing.T) {
 	testutil.NeedRoot(t)
-	typ, key := newSSHKey(t)
+	typ, key := testutil.SSHKey(t)
 	h := newHarness(t)
 	p := filepath.Join(t.TempDir(), "keys")
 	mustWrite(t, p, "# keys\n")

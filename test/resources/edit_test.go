@@ -85,8 +85,8 @@ func TestLineDrift(t *testing.T) {
 // user: the .ssh directory and the file are created for the user, and a
 // key removed, re-commented or replaced by hand is put back.
 func TestSSHAuthorizedKeyDrift(t *testing.T) {
-	name, home, uid := throwawayUser(t)
-	typ, blob := newKey(t)
+	name, home, uid := testutil.AddUser(t)
+	typ, blob := testutil.SSHKey(t)
 	want := typ + " " + blob + " deploy"
 	rs := []res{{Kind: "ssh:authorized_key", Name: "deploy", Params: map[string]any{
 		"state": "exists", "user": name, "type": typ, "key": blob, "comment": "deploy"}}}

@@ -1,63 +1,12 @@
 package resources_test
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
-	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"testing"
-
-	"golang.org/x/crypto/ssh"
 
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
-
-// throwawayUser adds a user with a unique name and an empty home
-// directory it owns, removed when the test ends, and returns its name,
-// home and uid.
-func throwawayUser(t *testing.T) (string, string, int) {
-	t.Helper()
-	testutil.NeedRoot(t)
-	_, err := exec.LookPath("useradd")
-	testutil.Need(t, err == nil, "useradd (package passwd)")
-	name := fmt.Sprintf("mgmtk%08d", rand.IntN(1e8))
-	home := filepath.Join(t.TempDir(), name)
-	if out, err := exec.Command("useradd", "-M", "-d", home, "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
-		t.Fatalf("useradd: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("userdel", name).Run() })
-	u, err := user.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(home, uid, uid); err != nil {
-		t.Fatal(err)
-	}
-	return name, home, uid
-}
-
-// newKey returns the type and base64 blob of a fresh ed25519 public key.
-func newKey(t *testing.T) (string, string) {
-	t.Helper()
-	pub, _, err := ed25519.GenerateKey(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := ssh.NewPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Type(), base64.StdEncoding.EncodeToString(k.Marshal())
-}
 
 // checkOwned checks that each path is owned by uid with the given mode.
 func checkOwned(t *testing.T, uid int, modes map[string]os.FileMode) {
@@ -75,9 +24,9 @@ func checkOwned(t *testing.T, uid int, modes map[string]os.FileMode) {
 // the same comment takes the old one's line) and finally removed, while
 // the other lines stay as they are.
 func TestSSHAuthorizedKeyByComment(t *testing.T) {
-	name, home, uid := throwawayUser(t)
-	typ, blob := newKey(t)
-	otyp, oblob := newKey(t)
+	name, home, uid := testutil.AddUser(t)
+	typ, blob := testutil.SSHKey(t)
+	otyp, oblob := testutil.SSHKey(t)
 	want := "no-pty " + typ + " " + blob + " deploy@ci"
 	other := otyp + " " + oblob + " alice@laptop"
 	params := map[string]any{"state": "exists", "user": name, "matchby": "comment",
@@ -102,7 +51,7 @@ func TestSSHAuthorizedKeyByComment(t *testing.T) {
 	}
 
 	// Rotation: a new key under the same name replaces the old line.
-	ntyp, nblob := newKey(t)
+	ntyp, nblob := testutil.SSHKey(t)
 	params["type"], params["key"] = ntyp, nblob
 	rotated := "no-pty " + ntyp + " " + nblob + " deploy@ci"
 	p.Write(doc(t, 2, rs, nil))

@@ -2,8 +2,13 @@ package testutil
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -60,4 +65,32 @@ func SharedTempDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// AddUser adds a user with a unique name and a home directory it owns
+// (mode 0755, empty), both removed when the test ends, and returns its
+// name, home and uid. It needs root and useradd.
+func AddUser(t testing.TB) (string, string, int) {
+	t.Helper()
+	NeedRoot(t)
+	_, err := exec.LookPath("useradd")
+	Need(t, err == nil, "useradd (package passwd)")
+	name := fmt.Sprintf("mgmtk%08d", rand.IntN(1e8))
+	home := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("useradd", "-M", "-d", home, "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, uid, uid); err != nil {
+		t.Fatal(err)
+	}
+	return name, home, uid
 }

@@ -20,7 +20,7 @@ var testFacts = map[string]any{
 	"os": map[string]any{"family": "Debian", "name": "Debian",
 		"release": map[string]any{"full": "12.11", "major": "12", "minor": "11"}},
 	"networking": map[string]any{"hostname": "testnode", "fqdn": "testnode.example.com", "domain": "example.com"},
-	"osfamily":   "Debian", "operatingsystem": "Debian",
+	"osfamily":   "Debian", "operatingsystem": "Debian", "memorysize": "15.62 GiB",
 }
 
 // puppetBatch compiles manifests with the installed Puppet, all in one

@@ -139,7 +139,8 @@ type evaluator struct {
 	loaded           map[string]bool
 	rubyTypes        map[string]bool
 	hiera            *hiera
-	factNames        map[string]bool // names Facter or a module's Ruby code may set
+	factNames        map[string]bool       // names Facter or a module's Ruby code may set
+	lazyDone         map[string]lazyResult // the lazy facts computed (lazyfacts.go)
 	depth            int
 	steps            uint       // evaluation steps, to look at the context now and then
 	epp              *eppRender // the EPP template being rendered

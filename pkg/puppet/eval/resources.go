@@ -197,10 +197,12 @@ func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, ty
 		// Puppet leaves out a namevar that equals the title
 		delete(r.Params, nv)
 	}
-	// defaults in effect now, nearest scope first
+	// defaults in effect now, nearest scope first; an attribute the
+	// declaration sets, to undef included, takes no default
 	for sc := s; sc != nil; sc = sc.dyn {
 		for k, v := range sc.defaults[r.Type] {
-			if _, set := r.Params[k]; !set && v != nil {
+			_, explicit := attrs[k]
+			if _, set := r.Params[k]; !set && !explicit && v != nil {
 				e.setParam(r, k, v)
 				if def != nil {
 					given[k] = v

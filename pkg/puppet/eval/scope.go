@@ -102,6 +102,9 @@ func (e *evaluator) topVar(p syntax.Pos, name string) any {
 	if v, ok := e.top.vars[name]; ok {
 		return v
 	}
+	if v, ok := e.lazyFact(name); ok {
+		return v
+	}
 	if e.opts.StrictFacts && e.isFactName(name) {
 		panic(syntax.Unsupported(p, "the fact '"+name+"', which the native fact gatherer does not know"))
 	}
@@ -116,6 +119,9 @@ func (e *evaluator) factValue(p syntax.Pos, name string) (any, bool) {
 		if v, ok := facts.m[name]; ok {
 			return v, true
 		}
+	}
+	if v, ok := e.lazyFact(name); ok {
+		return v, v != nil
 	}
 	if e.opts.StrictFacts && e.isFactName(name) {
 		panic(syntax.Unsupported(p, "the fact '"+name+"', which the native fact gatherer does not know"))

@@ -86,6 +86,11 @@ func (e *evaluator) dataType(s *scope, x *syntax.TypeRef) *ptype {
 	for _, n := range x.Titles {
 		params = append(params, e.expr(s, n))
 	}
+	if name == "Enum" {
+		// Puppet flattens the keys of Enum[...]: Enum[$list] takes the
+		// list's strings
+		params = flattenAll(params)
+	}
 	if _, ok := coreTypes[name]; ok {
 		return &ptype{name: name, params: params}
 	}

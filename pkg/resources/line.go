@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -40,12 +41,40 @@ type LineRes struct {
 	Content string `lang:"content" yaml:"content"`
 	// Trim removes white space around the content first.
 	Trim bool `lang:"trim" yaml:"trim"`
+
+	// Match is a regular expression (Go's syntax) matched against each
+	// line of the file, without its newline: with state "exists" the
+	// matching line is replaced by the content (all of them with
+	// multiple); with state "absent" and match_for_absence, the matching
+	// lines are removed.
+	Match string `lang:"match" yaml:"match"`
+	// After is a regular expression: a missing line is inserted after the
+	// line it matches (after each, with multiple) instead of at the end.
+	After string `lang:"after" yaml:"after"`
+	// Multiple lets match and after act on several lines; without it,
+	// more than one line to act on is an error.
+	Multiple bool `lang:"multiple" yaml:"multiple"`
+	// Replace false leaves a line that match matches as it is: the
+	// content is only added when no line matches.
+	Replace bool `lang:"replace" yaml:"replace"`
+	// MatchForAbsence makes state "absent" remove the lines match
+	// matches, instead of the lines equal to the content.
+	MatchForAbsence bool `lang:"match_for_absence" yaml:"match_for_absence"`
+	// AppendOnNoMatch false adds nothing when no line matches match and
+	// the content is missing.
+	AppendOnNoMatch bool `lang:"append_on_no_match" yaml:"append_on_no_match"`
+	// ReplaceAllMatchesNotMatchingLine replaces the lines match matches
+	// even when the content is already in the file.
+	ReplaceAllMatchesNotMatchingLine bool `lang:"replace_all_matches_not_matching_line" yaml:"replace_all_matches_not_matching_line"`
+
+	match, after *regexp.Regexp // compiled by Validate
 }
 
 // Default returns a line resource.
-func (l *LineRes) Default() engine.Res { return &LineRes{} }
+func (l *LineRes) Default() engine.Res { return &LineRes{Replace: true, AppendOnNoMatch: true} }
 
-// Validate checks the file and the state.
+// Validate checks the file, the state and the combination of the
+// parameters, and compiles match and after.
 func (l *LineRes) Validate() error {
 	if err := validEditPath("file", l.File, true); err != nil {
 		return err
@@ -55,7 +84,14 @@ func (l *LineRes) Validate() error {
 	default:
 		return fmt.Errorf("state %q must be %q or %q", l.State, LineStateExists, LineStateAbsent)
 	}
-	return nil
+	var err error
+	if l.match, err = compileParam("match", l.Match); err != nil {
+		return err
+	}
+	if l.after, err = compileParam("after", l.After); err != nil {
+		return err
+	}
+	return l.validatePattern()
 }
 
 // Init keeps the handle.
@@ -92,10 +128,11 @@ func (l *LineRes) Watch(ctx context.Context) error {
 }
 
 // CheckApply adds the block at the end of the file (creating a missing
-// file, mode 0600) or removes every occurrence of it.
+// file, mode 0600) or removes every occurrence of it; with match or after
+// it edits the lines they find (see editPattern).
 func (l *LineRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	block := l.block()
-	if block == nil {
+	if block == nil && !l.patterned() {
 		return true, nil
 	}
 	p, err := expandHome(l.File)
@@ -103,11 +140,19 @@ func (l *LineRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		return false, err
 	}
 	create := &newFileAttrs{perm: 0o600, uid: -1, gid: -1}
+	var what string
 	edit := func(t *textLines) error {
-		if l.State == LineStateExists {
+		switch {
+		case l.patterned():
+			var err error
+			what, err = l.editPattern(t, block, p)
+			return err
+		case l.State == LineStateExists:
 			t.ensure(block)
-		} else {
+			what = fmt.Sprintf("added %d line(s) to %s", len(block), p)
+		default:
 			t.remove(block)
+			what = fmt.Sprintf("removed %d line(s) from %s", len(block), p)
 		}
 		return nil
 	}
@@ -116,10 +161,6 @@ func (l *LineRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		return false, err
 	}
 	if ed.changed {
-		what := fmt.Sprintf("added %d line(s) to %s", len(block), p)
-		if l.State != LineStateExists {
-			what = fmt.Sprintf("removed %d line(s) from %s", len(block), p)
-		}
 		reportChanges(l.init, ed.change(what))
 	}
 	return !ed.changed, nil
@@ -187,7 +228,8 @@ func (t *textLines) ensure(block []string) {
 }
 
 // remove drops every occurrence of block (left to right, not
-// overlapping), keeping whether the text ends with a newline.
+// overlapping). The lines kept keep their newlines: the text ends without
+// one only if its last line had none and is kept.
 func (t *textLines) remove(block []string) {
 	out := t.lines[:0:0]
 	for i := 0; ; {
@@ -198,6 +240,9 @@ func (t *textLines) remove(block []string) {
 		}
 		out = append(out, t.lines[i:j]...)
 		i = j + len(block)
+		if i == len(t.lines) {
+			t.endNL = true // the line before the block had its newline
+		}
 	}
 	t.lines = out
 }

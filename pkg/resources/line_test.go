@@ -37,7 +37,7 @@ func TestLineEdits(t *testing.T) {
 		{"remove keeps final newline", "x\na\ny\n", "a", "absent", "x\ny\n"},
 		{"remove last line keeps final newline", "x\na\n", "a", "absent", "x\n"},
 		{"remove keeps missing final newline", "x\na\ny", "a", "absent", "x\ny"},
-		{"remove last unterminated line", "x\na", "a", "absent", "x"},
+		{"remove last unterminated line", "x\na", "a", "absent", "x\n"},
 		{"remove every occurrence", "a\nx\na\na\n", "a", "absent", "x\n"},
 		{"remove block", "a\nb\nx\na\nb\n", "a\nb", "absent", "x\n"},
 		{"remove everything", "a\n", "a", "absent", ""},

@@ -161,6 +161,23 @@
 //     newlines. One final newline ends the last line rather than adding an
 //     empty one. Empty content does nothing.
 //   - trim (bool, default false): remove white space around content first.
+//   - match (str, default ""): a regular expression (Go's syntax, matched
+//     against each line without its newline). With "exists", the line it
+//     matches is replaced by the content; with "absent" and
+//     match_for_absence, the lines it matches are removed.
+//   - after (str, default ""): a regular expression; a missing line is
+//     inserted after the line it matches instead of at the end.
+//   - multiple (bool, default false): let match and after act on several
+//     lines; without it, several lines to act on is an error and the file
+//     is left as it is.
+//   - replace (bool, default true): false leaves a line match matches as it
+//     is; the content is then added only when no line matches.
+//   - match_for_absence (bool, default false): with "absent", remove the
+//     lines match matches rather than the lines equal to the content.
+//   - append_on_no_match (bool, default true): false adds nothing when no
+//     line matches match.
+//   - replace_all_matches_not_matching_line (bool, default false): replace
+//     the lines match matches even when the content is already there.
 //
 // The block is present when consecutive whole lines of the file equal it
 // (found in time linear in the file). "exists" appends a missing block at
@@ -169,9 +186,36 @@
 // missing file is created (mode 0600, owned by the engine's user: manage
 // its mode with a file resource) unless the directory is missing, which is
 // an error. "absent" removes every occurrence (left to right, not
-// overlapping), keeping whether the file ends with a newline. line
-// receives values (its content, say, from an exec's output) and sends
-// nothing.
+// overlapping); the lines kept keep their newlines, so removing a last
+// line that had none leaves the file ending with the newline of the line
+// before it, and a final newline is never dropped.
+//
+// With match or after, the content is one line and the edit is that of
+// Puppet's file_line (stdlib's ruby provider), which puppet-graph
+// translates to these parameters:
+//
+//   - "exists" with match: nothing to do when the line is in the file and
+//     some line matches (unless replace_all_matches_not_matching_line,
+//     which then leaves out the lines equal to the content), or when no
+//     line matches and the line is there or append_on_no_match is false,
+//     or when some line matches and replace is false. Otherwise each
+//     matching line is replaced by the content; when none matches the
+//     line goes after the first line after matches, or at the end.
+//   - "exists" with after only: when the line is missing, it goes after
+//     the line after matches (each one, with multiple), or at the end.
+//   - "absent" with match and match_for_absence: the matching lines are
+//     removed.
+//
+// A file these edits rewrite has a newline at the end of every line, and
+// must be UTF-8 text (a file that is not is an error, as in Puppet).
+// Validate refuses what means nothing: match or after with a block of
+// several lines or, for "exists", without content; after, or match
+// without match_for_absence, with "absent"; match_for_absence with
+// "exists"; multiple without match or after;
+// replace_all_matches_not_matching_line without match, with replace false
+// or with "absent". Go's regular expressions take time linear in the
+// line, so no pattern makes an edit slow. line receives values (its
+// content, say, from an exec's output) and sends nothing.
 //
 // # ssh:authorized_key
 //

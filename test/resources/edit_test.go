@@ -66,7 +66,7 @@ func TestLineDrift(t *testing.T) {
 	}{
 		{"line removed", "# app\nport = 80\n", "# app\nport = 80\nmanaged = yes\n"},
 		{"unwanted line added", "# app\nport = 80\nmanaged = yes\nbad = 1\n", "# app\nport = 80\nmanaged = yes\n"},
-		{"unwanted line last, no newline", "managed = yes\nbad = 1", "managed = yes"},
+		{"unwanted line last, no newline", "managed = yes\nbad = 1", "managed = yes\n"},
 		{"emptied", "", "managed = yes\n"},
 	} {
 		replace(t, f, drift.write, 0o640)
@@ -77,6 +77,34 @@ func TestLineDrift(t *testing.T) {
 	p.Until("file recreated", func() bool { return read(f) == "managed = yes\n" })
 	if _, mode := owner(f); mode != 0o600 {
 		t.Fatalf("a recreated file has mode %v, want 0600", mode)
+	}
+	stopApply(t, p)
+}
+
+// TestLinePatternDrift keeps a setting in place by match and after, and
+// removes lines by match, repairing every edit made by hand.
+func TestLinePatternDrift(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "sshd_config")
+	os.WriteFile(f, []byte("# sshd\nPermitRootLogin yes\nX11Forwarding yes"), 0o644) // no final newline
+	rs := []res{
+		{Kind: "line", Name: "root", Params: map[string]any{"file": f, "state": "exists", "content": "PermitRootLogin no",
+			"match": `^#?\s*PermitRootLogin\b`, "after": `^# sshd$`}},
+		{Kind: "line", Name: "x11", Params: map[string]any{"file": f, "state": "absent", "match": `^X11`, "match_for_absence": true, "multiple": true}},
+	}
+	p := start(t, "--tmp-prefix")
+	p.Write(doc(t, 1, rs, nil))
+	p.Until("first repair", func() bool { return read(f) == "# sshd\nPermitRootLogin no\n" })
+	for _, drift := range []struct {
+		what, write, want string
+	}{
+		{"setting changed", "# sshd\nPermitRootLogin yes\n", "# sshd\nPermitRootLogin no\n"},
+		{"setting commented out, no newline", "# sshd\n#PermitRootLogin no", "# sshd\nPermitRootLogin no\n"},
+		{"setting removed", "a\n# sshd\nb\n", "a\n# sshd\nPermitRootLogin no\nb\n"},
+		{"lines to remove added", "X11Forwarding no\n# sshd\nPermitRootLogin no\nX11UseLocalhost no", "# sshd\nPermitRootLogin no\n"},
+	} {
+		replace(t, f, drift.write, 0o644)
+		p.Until("repair after "+drift.what, func() bool { return read(f) == drift.want })
 	}
 	stopApply(t, p)
 }

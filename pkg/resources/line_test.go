@@ -48,18 +48,25 @@ func TestLineEdits(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "f")
 			mustWrite(t, p, tc.start)
 			l := newLine(t, h, &LineRes{File: p, State: tc.state, Content: tc.content})
-			changed := tc.start != tc.want
-			checkApply(t, l, false, !changed)
-			if got := mustRead(t, p); got != tc.start {
-				t.Fatalf("apply=false changed the file to %q", got)
-			}
-			checkApply(t, l, true, !changed)
-			if got := mustRead(t, p); got != tc.want {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-			checkApply(t, l, true, true)
+			checkLineEdit(t, l, p, tc.start, tc.want)
 		})
 	}
+}
+
+// checkLineEdit checks that l leaves the file p, which holds start, as it
+// is with apply false and turns it into want with apply true, once.
+func checkLineEdit(t *testing.T, l *LineRes, p, start, want string) {
+	t.Helper()
+	changed := start != want
+	checkApply(t, l, false, !changed)
+	if got := mustRead(t, p); got != start {
+		t.Fatalf("apply=false changed the file to %q", got)
+	}
+	checkApply(t, l, true, !changed)
+	if got := mustRead(t, p); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	checkApply(t, l, true, true)
 }
 
 func TestLineCreatesMissingFile(t *testing.T) {

@@ -69,16 +69,7 @@ func TestLinePatternEdits(t *testing.T) {
 				}
 				return
 			}
-			changed := tc.start != tc.want
-			checkApply(t, l, false, !changed)
-			if got := mustRead(t, p); got != tc.start {
-				t.Fatalf("apply=false changed the file to %q", got)
-			}
-			checkApply(t, l, true, !changed)
-			if got := mustRead(t, p); got != tc.want {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-			checkApply(t, l, true, true)
+			checkLineEdit(t, l, p, tc.start, tc.want)
 		})
 	}
 }

@@ -42,6 +42,25 @@ func stopApply(t *testing.T, p *testutil.Proc) {
 	p.Terminate()
 }
 
+// A drift is an edit made by hand to a managed file and what the file
+// must hold once it is repaired.
+type drift struct {
+	what, write, want string
+}
+
+// repairs makes each drift to the file f (mode perm, owned by uid unless
+// it is -1) in turn and waits for the running mgmt-apply p to repair it.
+func repairs(t *testing.T, p *testutil.Proc, f string, perm os.FileMode, uid int, drifts []drift) {
+	t.Helper()
+	for _, d := range drifts {
+		replace(t, f, d.write, perm)
+		if uid >= 0 {
+			os.Chown(f, uid, uid)
+		}
+		p.Until("repair after "+d.what, func() bool { return read(f) == d.want })
+	}
+}
+
 // TestLineDrift keeps a line present and another absent in a file of
 // another user, and repairs every edit made by hand, keeping the file's
 // owner, mode and final newline state.
@@ -61,18 +80,12 @@ func TestLineDrift(t *testing.T) {
 	if uid, mode := owner(f); uid != 65534 || mode != 0o640 {
 		t.Fatalf("owner %d mode %v after the edit, want 65534 and 0640", uid, mode)
 	}
-	for _, drift := range []struct {
-		what, write, want string
-	}{
+	repairs(t, p, f, 0o640, 65534, []drift{
 		{"line removed", "# app\nport = 80\n", "# app\nport = 80\nmanaged = yes\n"},
 		{"unwanted line added", "# app\nport = 80\nmanaged = yes\nbad = 1\n", "# app\nport = 80\nmanaged = yes\n"},
 		{"unwanted line last, no newline", "managed = yes\nbad = 1", "managed = yes\n"},
 		{"emptied", "", "managed = yes\n"},
-	} {
-		replace(t, f, drift.write, 0o640)
-		os.Chown(f, 65534, 65534)
-		p.Until("repair after "+drift.what, func() bool { return read(f) == drift.want })
-	}
+	})
 	os.Remove(f)
 	p.Until("file recreated", func() bool { return read(f) == "managed = yes\n" })
 	if _, mode := owner(f); mode != 0o600 {
@@ -95,17 +108,12 @@ func TestLinePatternDrift(t *testing.T) {
 	p := start(t, "--tmp-prefix")
 	p.Write(doc(t, 1, rs, nil))
 	p.Until("first repair", func() bool { return read(f) == "# sshd\nPermitRootLogin no\n" })
-	for _, drift := range []struct {
-		what, write, want string
-	}{
+	repairs(t, p, f, 0o644, -1, []drift{
 		{"setting changed", "# sshd\nPermitRootLogin yes\n", "# sshd\nPermitRootLogin no\n"},
 		{"setting commented out, no newline", "# sshd\n#PermitRootLogin no", "# sshd\nPermitRootLogin no\n"},
 		{"setting removed", "a\n# sshd\nb\n", "a\n# sshd\nPermitRootLogin no\nb\n"},
 		{"lines to remove added", "X11Forwarding no\n# sshd\nPermitRootLogin no\nX11UseLocalhost no", "# sshd\nPermitRootLogin no\n"},
-	} {
-		replace(t, f, drift.write, 0o644)
-		p.Until("repair after "+drift.what, func() bool { return read(f) == drift.want })
-	}
+	})
 	stopApply(t, p)
 }
 

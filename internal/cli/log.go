@@ -57,9 +57,12 @@ type LogFlags struct {
 // The json form is one object per record, as slog.JSONHandler writes it,
 // with "tool" after "msg" and the levels named DEBUG, INFO, NOTICE, WARN and
 // ERROR.
+//
+// The positioned errors of bad input are not records: see Fail.
 type Logger struct {
 	*slog.Logger
-	out *logOutput
+	out  *logOutput
+	tool string
 }
 
 // logOutput is the writer shared by the handlers of one Logger.
@@ -90,7 +93,44 @@ func NewLogger(tool string, w io.Writer, f LogFlags) *Logger {
 		out.colour = out.tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 		h = &textHandler{out: out, tool: tool, level: level, plain: f.LogFormat == LogPlain}
 	}
-	return &Logger{Logger: slog.New(h), out: out}
+	return &Logger{Logger: slog.New(h), out: out, tool: tool}
+}
+
+// Fail reports err, the reason a tool fails or refuses its input. A
+// diagnostic of the input (see Positioned) is written as the
+// lines "TOOL: FILE:LINE:COL: message", as compilers write their
+// diagnostics, in every log format: editors jump to it, and scripts read
+// it as it always was. Any other error is a record at level error.
+func (l *Logger) Fail(err error) {
+	if !Positioned(err) {
+		l.Error(err.Error())
+		return
+	}
+	var b strings.Builder
+	Errorln(&b, l.tool, err)
+	l.out.write(b.String())
+}
+
+// Positioned reports whether err is a diagnostic of the input that says
+// where it is: a list of errors about the input (graph.ErrorList) each
+// with its position, or an error each of whose lines starts with
+// FILE:LINE:COL.
+func Positioned(err error) bool {
+	if l, ok := graph.AsList(err); ok {
+		for _, e := range l {
+			if _, ok := graph.ParsePosition(e.Pos); !ok {
+				return false
+			}
+		}
+		return len(l) > 0
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		pos, _, found := strings.Cut(line, ": ")
+		if p, ok := graph.ParsePosition(pos); !found || !ok || p.Col == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Terminal reports whether the log goes to a terminal in the text form.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -45,7 +46,10 @@ type ServerConfig struct {
 	PeerTLS  *TLSFiles
 	Insecure bool      // allow plain http (on loopback: for a member)
 	Log      io.Writer // etcd's own log; nil discards it
-	Debug    bool      // log etcd at info level instead of fatal errors only
+	// Logger, when set, receives etcd's own log instead of Log, as
+	// records in the format of the tool's log.
+	Logger *slog.Logger
+	Debug  bool // log etcd at info level instead of fatal errors only
 	// ForceNewCluster restarts a member from its data as the only member
 	// of its cluster, whatever the URLs it had: for private worlds, whose
 	// ports change from run to run.
@@ -380,7 +384,11 @@ func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	}
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	lg := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level))
+	var core zapcore.Core = &slogCore{lg: c.Logger, min: level}
+	if c.Logger == nil {
+		core = zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), level)
+	}
+	lg := zap.New(core)
 	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	ec.Logger = "zap"
 	return ec, nil

@@ -324,7 +324,7 @@ func TestUnmatched(t *testing.T) {
 		t.Errorf("exit %d: %s", r.Code, r.Stderr)
 	}
 	r = testutil.Run(t, "", "graph-merge", "--allow-unmatched", lang, testdata("ex2.mgmtgraph.yaml"))
-	if r.Code != 0 || strings.Count(r.Stderr, "warning:") != 2 {
+	if r.Code != 0 || strings.Count(r.Stderr, " WARN   graph-merge: ") != 2 {
 		t.Errorf("--allow-unmatched: exit %d: %s", r.Code, r.Stderr)
 	}
 	if d := decode(t, r.Stdout); len(d) != 1 || !strings.Contains(summary(d[0]), "noop[puppet_other]") || !strings.Contains(summary(d[0]), "admissible_Class[Mgmt_handover_to_mgmt]") {

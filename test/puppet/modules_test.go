@@ -44,7 +44,7 @@ exec { "argv":
 			t.Errorf("graph lacks %s:\n%s", want, p.Stdout)
 		}
 	}
-	if strings.Contains(p.Stderr, "Error:") {
+	if strings.Contains(p.Stderr, " ERROR ") {
 		t.Errorf("fallbacks are info, not errors:\n%s", p.Stderr)
 	}
 	a := testutil.Run(t, p.Stdout, "mgmt-apply", "--converged-timeout", "1", "--tmp-prefix")

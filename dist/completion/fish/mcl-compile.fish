@@ -15,4 +15,6 @@ complete -c mcl-compile -l collect-from -x -d 'Comma separated hosts whose expor
 complete -c mcl-compile -l tls-cert -r -F -d 'PEM certificate signed by the cluster\'s CA, naming who you are (see mgmt-cluster certs): this host\'s for mcl-compile and mgmt-apply, a member\'s for mgmt-cluster run'
 complete -c mcl-compile -l tls-key -r -F -d 'PEM key of --tls-cert'
 complete -c mcl-compile -l tls-ca -r -F -d 'PEM CA that signs every certificate of the cluster'
+complete -c mcl-compile -l log-format -x -a 'text plain json' -d 'Log format on stderr: text (time, level, tool: message), plain (tool: message, as compilers write diagnostics) or json (one object per line, for journald, Loki, jq)'
+complete -c mcl-compile -s v -l debug -d 'Log debug messages too'
 complete -c mcl-compile -l list-functions -d 'Print every function a program can call (signature, meaning, example) and exit'

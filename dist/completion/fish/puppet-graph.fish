@@ -16,3 +16,5 @@ complete -c puppet-graph -l watch -d 'Keep running: write a new graph whenever a
 complete -c puppet-graph -l conservative -d 'Accepted for compatibility: every translation that cannot be exact falls back to pippet'
 complete -c puppet-graph -l stats -d 'Print the translation summary counts to stderr'
 complete -c puppet-graph -s o -l output -x -a 'json yaml dot' -d 'Output format: json (graph documents), yaml or dot'
+complete -c puppet-graph -l log-format -x -a 'text plain json' -d 'Log format on stderr: text (time, level, tool: message), plain (tool: message, as compilers write diagnostics) or json (one object per line, for journald, Loki, jq)'
+complete -c puppet-graph -s v -l debug -d 'Log debug messages too'

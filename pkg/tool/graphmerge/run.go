@@ -44,6 +44,7 @@ type flags struct {
 	Output         string   `short:"o" default:"json" enum:"json,yaml,dot" help:"Output format: json, yaml or dot."`
 	AllowUnmatched bool     `help:"Warn about, instead of failing on, a mgmt_<X> class or a puppet_<X> noop without a partner."`
 	Inputs         []string `arg:"" name:"input" help:"Input streams: files, fifos, or - for stdin."`
+	cli.LogFlags
 }
 
 // An event is what an input's reader reports to the merge loop: a valid
@@ -77,6 +78,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "%s: stdin (-) given more than once\n", name)
 		return cli.ExitUsage
 	}
+	lg := cli.NewLogger(name, stderr, f.LogFlags)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events := make(chan event)
@@ -91,7 +93,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		format: format,
 		source: name + " " + strings.Join(f.Inputs, " "),
 		stdout: stdout,
-		stderr: stderr,
+		lg:     lg,
 	}
 	for i, in := range f.Inputs {
 		m.names[i] = inputName(in)
@@ -168,7 +170,7 @@ type merger struct {
 	graph  string // name of the last merged graph
 	failed bool   // the last document written was an error
 	stdout io.Writer
-	stderr io.Writer
+	lg     *cli.Logger
 }
 
 func (m *merger) loop(ctx context.Context, events <-chan event, open int) int {
@@ -184,10 +186,10 @@ func (m *merger) loop(ctx context.Context, events <-chan event, open int) int {
 		case ev.done:
 			open--
 			if ev.err != nil {
-				fmt.Fprintf(m.stderr, "%s: %s: %v\n", name, in, ev.err)
+				m.lg.Errorf("%s: %v", in, ev.err)
 			}
 			if m.last[ev.input] == nil {
-				fmt.Fprintf(m.stderr, "%s: %s: input ended without a valid graph\n", name, in)
+				m.lg.Errorf("%s: input ended without a valid graph", in)
 				return cli.ExitFail
 			}
 		case ev.err != nil:
@@ -218,7 +220,7 @@ func (m *merger) loop(ctx context.Context, events <-chan event, open int) int {
 	return cli.ExitOK
 }
 
-func (m *merger) logErr(err error) { cli.Errorln(m.stderr, name, err) }
+func (m *merger) logErr(err error) { m.lg.Fail(err) }
 
 // merge writes the merge of the inputs' last graphs, if every input has
 // one and none is failing. It returns false when stdout fails.
@@ -232,7 +234,7 @@ func (m *merger) merge() bool {
 	}
 	out, warnings, err := graph.Merge(m.opts, inputs...)
 	for _, w := range warnings {
-		fmt.Fprintf(m.stderr, "%s: warning: %s\n", name, w)
+		m.lg.Warnf("%s", w)
 	}
 	if err != nil {
 		m.logErr(err)
@@ -264,7 +266,7 @@ func (m *merger) write(doc *graph.Document) bool {
 	doc.Seq = m.seq
 	doc.Source = m.source
 	if err := graph.Encode(m.stdout, doc, m.format); err != nil {
-		fmt.Fprintf(m.stderr, "%s: writing output: %v\n", name, err)
+		m.lg.Errorf("writing output: %v", err)
 		return false
 	}
 	return true

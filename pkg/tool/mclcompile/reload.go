@@ -3,7 +3,6 @@ package mclcompile
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -21,9 +20,10 @@ import (
 type server struct {
 	check  func() (*sem.Program, error) // reads and checks the program again
 	emit   func(*graph.Document) error
-	stderr io.Writer
-	keep   bool  // --keep-running: wait for SIGHUP once the streams end
-	seq    int64 // the seq of the last document written
+	lg     *cli.Logger
+	stderr io.Writer // for the caret under a reload's first error
+	keep   bool      // --keep-running: wait for SIGHUP once the streams end
+	seq    int64     // the seq of the last document written
 }
 
 // serve runs prog until ctx ends, the streams end (unless keep), or the
@@ -77,24 +77,20 @@ func (s *server) wait(ctx context.Context, r *run, hup <-chan os.Signal) (*sem.P
 				return nil, r.err
 			}
 			done = nil
-			s.logf("every stream has ended: waiting for SIGHUP to read the program again")
+			s.lg.Infof("every stream has ended: waiting for SIGHUP to read the program again")
 		case <-ctx.Done():
 			<-r.done
 			return nil, r.err
 		case <-hup:
 			prog, err := s.check()
 			if err == nil {
-				s.logf("SIGHUP: the program was read again and checks: running it")
+				s.lg.Infof("SIGHUP: the program was read again and checks: running it")
 				return prog, nil
 			}
-			report(s.stderr, err)
-			s.logf("SIGHUP: the program does not check: the running one stays")
+			report(s.lg, s.stderr, err)
+			s.lg.Warnf("SIGHUP: the program does not check: the running one stays")
 		}
 	}
-}
-
-func (s *server) logf(format string, a ...any) {
-	fmt.Fprintf(s.stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
 }
 
 // errStdin is the reload error of a program read from stdin.

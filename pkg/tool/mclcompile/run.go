@@ -62,6 +62,7 @@ type flags struct {
 	// CollectFrom is the collecting host's allow-list of exporters.
 	CollectFrom string `name:"collect-from" help:"Comma separated hosts whose exported resources collect takes; the others are ignored (logged). Default: every host of the world." placeholder:"HOSTS"`
 	cli.TLSFlags
+	cli.LogFlags
 
 	// ListFunctions prints the data of docs/reference/functions.md.
 	ListFunctions bool `name:"list-functions" help:"Print every function a program can call (signature, meaning, example) and exit."`
@@ -94,26 +95,22 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "%s: expected \"<path>\"\nrun '%s --help' for usage\n", name, name)
 		return cli.ExitUsage
 	}
+	lg := cli.NewLogger(name, stderr, f.LogFlags)
 	var src []byte
 	if f.Path == "-" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: reading stdin: %v\n", name, err)
+			lg.Errorf("reading stdin: %v", err)
 			return cli.ExitFail
 		}
 		src = b
 	}
 	if f.PrintAST {
-		return printAST(f.Path, src, stdout, stderr)
+		return printAST(f.Path, src, stdout, lg)
 	}
 	host := f.Hostname
 	if host == "" {
 		host, _ = os.Hostname()
-	}
-	// Log lines quote names and values from the program's inputs and from
-	// other hosts (collected resources): none reaches stderr raw.
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "%s: %s\n", name, graph.Printable(fmt.Sprintf(format, a...)))
 	}
 	seeds := cli.List(f.Seeds)
 	var collectFrom []string // nil: every host
@@ -132,24 +129,28 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		w, err := world.Open(world.OpenConfig{Seeds: seeds, Hostname: host, Prefix: f.Prefix,
 			TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA)})
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: world: %v\n", name, err)
+			lg.Errorf("world: %v", err)
 			return cli.ExitFail
 		}
 		defer w.Close()
 		wld = w
 	}
+	// Log lines quote names and values from the program's inputs and from
+	// other hosts (collected resources): none reaches stderr raw, nor
+	// starts a line of its own.
+	logf := func(format string, a ...any) { lg.Info(graph.Printable(fmt.Sprintf(format, a...))) }
 	opts := sem.Options{Vars: f.Var, Prefix: f.Prefix, Hostname: host, Logf: logf,
 		Download: f.Download, World: wld, CollectFrom: collectFrom}
 	prog, err := sem.Check(f.Path, src, opts)
 	if err != nil {
-		report(stderr, err)
+		report(lg, stderr, err)
 		return cli.ExitFail
 	}
 	if f.Check {
 		// Stricter than a run: a statement of an unknown kind is an
 		// error even in a branch not taken.
 		if err := prog.KindErrors(); err != nil {
-			report(stderr, err)
+			report(lg, stderr, err)
 			return cli.ExitFail
 		}
 		return cli.ExitOK
@@ -162,7 +163,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.Once {
 		err = sem.NewEngine(prog).Run(ctx, true, emit)
 	} else {
-		s := &server{emit: emit, stderr: stderr, keep: f.KeepRunning, check: func() (*sem.Program, error) {
+		s := &server{emit: emit, lg: lg, stderr: stderr, keep: f.KeepRunning, check: func() (*sem.Program, error) {
 			if f.Path == "-" {
 				return nil, errStdin
 			}
@@ -174,17 +175,17 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if _, ok := graph.AsList(err); ok {
 			graph.Encode(stdout, &graph.Document{Mgmt: graph.Version, Graph: f.Graph, Source: source, Error: graph.ErrorDoc(err)}, graph.JSON)
 		}
-		report(stderr, err)
+		report(lg, stderr, err)
 		return cli.ExitFail
 	}
 	return cli.ExitOK
 }
 
-// report prints a compile error, one line per error of a list, with the
-// source line and a caret under the column of the first error when stderr
-// is a terminal.
-func report(stderr io.Writer, err error) {
-	cli.Errorln(stderr, name, err)
+// report prints a compile error (see cli.Logger.Fail), one line per
+// error of a list, with the source line and a caret under the column of
+// the first error when stderr is a terminal.
+func report(lg *cli.Logger, stderr io.Writer, err error) {
+	lg.Fail(err)
 	l, ok := graph.AsList(err)
 	if !ok || len(l) == 0 {
 		return
@@ -214,26 +215,26 @@ func report(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "\n%s\n%s^\n", line, pad)
 }
 
-func printAST(path string, src []byte, stdout, stderr io.Writer) int {
+func printAST(path string, src []byte, stdout io.Writer, lg *cli.Logger) int {
 	file := path
 	if path != "-" {
 		st, err := os.Stat(path)
 		if err == nil && st.IsDir() {
 			if file, err = sem.ModuleMain(path); err != nil {
-				fmt.Fprintf(stderr, "%s: %v\n", name, err)
+				lg.Fail(err)
 				return cli.ExitFail
 			}
 		}
 		b, err := os.ReadFile(file)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			lg.Fail(err)
 			return cli.ExitFail
 		}
 		src = b
 	}
 	prog, err := parser.Parse(file, string(src))
 	if err != nil {
-		report(stderr, err)
+		lg.Fail(err)
 		return cli.ExitFail
 	}
 	io.WriteString(stdout, ast.Print(prog))

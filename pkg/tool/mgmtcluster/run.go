@@ -34,6 +34,7 @@ type connFlags struct {
 type flags struct {
 	cli.VersionFlag
 	connFlags
+	cli.LogFlags
 
 	Run     runCmd     `cmd:"" help:"Run a host of the cluster: a member, or a standby beyond the ideal size."`
 	Status  statusCmd  `cmd:"" help:"Print the health of every member."`
@@ -47,14 +48,12 @@ type flags struct {
 
 // env is what a command runs with.
 type env struct {
-	ctx            context.Context
-	conn           *connFlags
-	stdin          io.Reader
-	stdout, stderr io.Writer
-}
-
-func (e *env) logf(format string, v ...any) {
-	fmt.Fprintf(e.stderr, name+": "+format+"\n", v...)
+	ctx    context.Context
+	conn   *connFlags
+	stdin  io.Reader
+	stdout io.Writer
+	lg     *cli.Logger
+	debug  bool // --debug: etcd's own messages at info level too
 }
 
 // tls returns the TLS files, or nil when none are configured.
@@ -129,7 +128,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if done {
 		return code
 	}
-	e := &env{ctx: ctx, conn: &f.connFlags, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, conn: &f.connFlags, stdin: stdin, stdout: stdout,
+		lg: cli.NewLogger(name, stderr, f.LogFlags), debug: f.Debug}
 	var err error
 	switch cmd := kctx.Command(); {
 	case cmd == "run":
@@ -152,7 +152,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
 	if err != nil {
-		e.logf("%v", err)
+		e.lg.Fail(err)
 		return cli.ExitFail
 	}
 	return cli.ExitOK
@@ -167,7 +167,6 @@ type runCmd struct {
 	AdvClientURLs    []string `name:"advertise-client-urls" help:"Client URLs given to others (default: --client-urls)." placeholder:"URL"`
 	AdvServerURLs    []string `name:"advertise-server-urls" help:"Peer URLs given to others (default: --server-urls)." placeholder:"URL"`
 	IdealClusterSize int      `name:"ideal-cluster-size" help:"Voting members wanted; more hosts wait as standby proxies." default:"5"`
-	Debug            bool     `help:"Log etcd's own messages at info level."`
 	Prometheus       bool     `help:"Serve Prometheus metrics: etcd's own (etcd_*), Go's and the process's."`
 	PrometheusListen string   `name:"prometheus-listen" help:"Address of the Prometheus endpoint." default:"127.0.0.1:9234" placeholder:"ADDR"`
 
@@ -243,12 +242,12 @@ func (r *runCmd) run(e *env) error {
 			Namespace:           e.conn.Namespace,
 			PeerTLS:             r.peerTLS,
 			Insecure:            e.conn.Insecure,
-			Log:                 e.stderr,
-			Debug:               r.Debug,
+			Logger:              e.lg.Logger,
+			Debug:               e.debug,
 		},
 		IdealSize: r.IdealClusterSize,
 		Namespace: e.conn.Namespace,
-		Logf:      e.logf,
+		Logf:      e.lg.Infof,
 		State:     notifyState,
 	})
 	if err != nil {
@@ -262,7 +261,7 @@ func (r *runCmd) run(e *env) error {
 			return fmt.Errorf("prometheus: %w", err)
 		}
 		defer stopMetrics()
-		e.logf("prometheus metrics on http://%s/metrics", at)
+		e.lg.Infof("prometheus metrics on http://%s/metrics", at)
 	}
 	stop := ignoreHangups(e)
 	defer stop()
@@ -286,5 +285,5 @@ func notifyState(state string) {
 // it logs to stderr, where there is no file to reopen), and a reload must
 // not stop it.
 func ignoreHangups(e *env) func() {
-	return cli.OnHangup(func() { e.logf("SIGHUP: nothing to reload (the flags are the configuration)") })
+	return cli.OnHangup(func() { e.lg.Infof("SIGHUP: nothing to reload (the flags are the configuration)") })
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,7 @@ type flags struct {
 	Conservative bool   `help:"Accepted for compatibility: every translation that cannot be exact falls back to pippet."`
 	Stats        bool   `help:"Print the translation summary counts to stderr."`
 	Output       string `short:"o" default:"json" enum:"json,yaml,dot" help:"Output format: json (graph documents), yaml or dot."`
+	cli.LogFlags
 }
 
 // Run runs puppet-graph with args and its streams and returns the exit code.
@@ -56,9 +58,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "%s: %v\nrun '%s --help' for usage\n", name, err, name)
 		return cli.ExitUsage
 	}
-	t, err := newTool(&f, stdin, stdout, stderr)
+	lg := cli.NewLogger(name, stderr, f.LogFlags)
+	t, err := newTool(&f, stdin, stdout, lg)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		lg.Fail(err)
 		return cli.ExitFail
 	}
 	if f.Watch {
@@ -66,10 +69,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if _, err := t.once(ctx); err != nil {
 		if sig, ok := cli.Signaled(ctx); ok {
-			fmt.Fprintf(stderr, "%s: stopped before the graph was written: %v\n", name, err)
+			lg.Errorf("stopped before the graph was written: %v", err)
 			return cli.ExitSignal(sig)
 		}
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		lg.Fail(err)
 		return cli.ExitFail
 	}
 	return cli.ExitOK
@@ -114,15 +117,15 @@ type tool struct {
 	f      *flags
 	stdin  io.Reader
 	stdout io.Writer
-	stderr io.Writer
+	lg     *cli.Logger
 	facts  map[string]any
 	mp     []string
 	seq    int64
 	last   []byte // last document written, without seq
 }
 
-func newTool(f *flags, stdin io.Reader, stdout, stderr io.Writer) (*tool, error) {
-	t := &tool{f: f, stdin: stdin, stdout: stdout, stderr: stderr}
+func newTool(f *flags, stdin io.Reader, stdout io.Writer, lg *cli.Logger) (*tool, error) {
+	t := &tool{f: f, stdin: stdin, stdout: stdout, lg: lg}
 	if f.Facts != "" {
 		b, err := os.ReadFile(f.Facts)
 		if err != nil {
@@ -141,7 +144,35 @@ func newTool(f *flags, stdin io.Reader, stdout, stderr io.Writer) (*tool, error)
 	return t, nil
 }
 
-func (t *tool) logLine(line string) { fmt.Fprintln(t.stderr, line) }
+// logLine logs a message of the translator or the compiler, which write
+// them in Puppet's style: its "Warning: " (or "Info: ", "Notice: ", ...)
+// becomes the level of the record.
+func (t *tool) logLine(line string) {
+	level, msg := puppetLevel(line)
+	t.lg.Log(context.Background(), level, msg)
+}
+
+// puppetLevel returns the level a Puppet-style message names, and the
+// message without the name.
+func puppetLevel(line string) (slog.Level, string) {
+	word, msg, ok := strings.Cut(line, ": ")
+	if !ok {
+		return slog.LevelInfo, line
+	}
+	switch word {
+	case "Debug":
+		return slog.LevelDebug, msg
+	case "Info":
+		return slog.LevelInfo, msg
+	case "Notice":
+		return cli.LevelNotice, msg
+	case "Warning":
+		return slog.LevelWarn, msg
+	case "Err", "Error", "Alert", "Emerg", "Crit":
+		return slog.LevelError, msg
+	}
+	return slog.LevelInfo, line
+}
 
 // source names the input in the document's source field.
 func (t *tool) source() string {
@@ -217,7 +248,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 		return nil, read, err
 	}
 	if f.Stats {
-		fmt.Fprint(t.stderr, st.Summary())
+		t.lg.Info(strings.TrimSuffix(st.Summary(), "\n"))
 	}
 	return doc, read, nil
 }

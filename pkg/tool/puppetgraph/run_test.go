@@ -228,9 +228,9 @@ File["/tmp/pg-l"] ~> Exec["e"]
 		t.Error("~> did not give a notify edge")
 	}
 	for _, want := range []string{
-		"Info: Tidy[h] goes to pippet: no native kind for type tidy (file: <code>, line: 6)",
-		"Info: Exec[r] goes to pippet: no native translation for returns",
-		"3 native translations\n", "1 failed translations\n", "1 unsupported resources\n",
+		"INFO   puppet-graph: Tidy[h] goes to pippet: no native kind for type tidy (file: <code>, line: 6)",
+		"INFO   puppet-graph: Exec[r] goes to pippet: no native translation for returns",
+		"puppet-graph: 3 native translations\n", "puppet-graph: 1 failed translations\n", "puppet-graph: 1 unsupported resources\n",
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
@@ -254,8 +254,8 @@ user { "pgc": ensure => present, comment => "Pg C", membership => inclusive, gro
 				t.Errorf("%v: want pippet %s, got %s", args, want, out)
 			}
 		}
-		if !strings.Contains(errs, "Info: File[/tmp/pg-c] goes to pippet: no native translation for parameter 'validate_cmd'") ||
-			!strings.Contains(errs, "Info: User[pgc] goes to pippet: kind user has no parameter 'comment'") || strings.Contains(errs, "Error:") {
+		if !strings.Contains(errs, "INFO   puppet-graph: File[/tmp/pg-c] goes to pippet: no native translation for parameter 'validate_cmd'") ||
+			!strings.Contains(errs, "INFO   puppet-graph: User[pgc] goes to pippet: kind user has no parameter 'comment'") || strings.Contains(errs, "ERROR") {
 			t.Errorf("%v: messages: %s", args, errs)
 		}
 	}

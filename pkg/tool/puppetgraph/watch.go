@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +29,7 @@ const settle = 100 * time.Millisecond
 func (t *tool) watch(ctx context.Context) int {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		fmt.Fprintf(t.stderr, "%s: %v\n", name, err)
+		t.lg.Errorf("%v", err)
 		return cli.ExitFail
 	}
 	defer w.Close()
@@ -71,7 +70,7 @@ func (t *tool) watch(ctx context.Context) int {
 				}
 				fire = timer.C
 			case err := <-w.Errors:
-				fmt.Fprintf(t.stderr, "%s: watch: %v\n", name, err)
+				t.lg.Errorf("watch: %v", err)
 			case <-fire:
 				fire, again = nil, true
 			case <-tick:
@@ -86,7 +85,7 @@ func (t *tool) watch(ctx context.Context) int {
 func (t *tool) step(ctx context.Context) []string {
 	doc, read, err := t.build(ctx)
 	if err != nil {
-		fmt.Fprintf(t.stderr, "%s: %v\n", name, err)
+		t.lg.Fail(err)
 		doc = &graph.Document{Mgmt: graph.Version, Graph: "puppet", Error: errDoc(err)}
 	}
 	var b bytes.Buffer
@@ -97,7 +96,7 @@ func (t *tool) step(ctx context.Context) []string {
 		t.last = b.Bytes()
 	}
 	if err := t.write(doc); err != nil {
-		fmt.Fprintf(t.stderr, "%s: %v\n", name, err)
+		t.lg.Errorf("%v", err)
 	}
 	return read
 }

@@ -38,6 +38,16 @@ func TestErrors(t *testing.T) {
 		{`notice(inline_template("<%= %w(a\\ b) %>"))`, "a backslash in a %w literal"},
 		{`notice(inline_template("<%= %w<a b %>"))`, "an unterminated %w literal"},
 		{`notice(inline_epp('<% if $x { %>'))`, "inline_epp:1:12: syntax error: unexpected end of file"},
+		// numbers Puppet does not read
+		{`$x = 1_000`, `x.pp:1:6: bad number "1_000"`},
+		{`$x = 0b101`, `x.pp:1:6: bad number "0b101"`},
+		{`$x = 0o17`, `x.pp:1:6: bad number "0o17"`},
+		{`$x = 1e+3`, `x.pp:1:6: bad number "1e"`},
+		{`$x = 09`, `x.pp:1:6: bad number "09"`},
+		{`notice("${1.5}")`, `x.pp:1:11: illegal numeric variable name "1.5"`},
+		// the top scope's variables are read, never assigned or declared, with ::
+		{`$::x = 1`, "x.pp:1:1: cannot assign to a qualified variable $::x"},
+		{`class c($::p) {}`, "x.pp:1:9: syntax error: a parameter name cannot be qualified: $::p"},
 	} {
 		_, err := compile(t, tc.src)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

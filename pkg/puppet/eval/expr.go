@@ -110,8 +110,17 @@ func (e *evaluator) checkInterpolated(p syntax.Pos, v any) {
 	}
 }
 
+// numberRe is the syntax of Puppet's numbers: hexadecimal, octal (a
+// leading 0), decimal, and floats with an optional exponent.
+var numberRe = regexp.MustCompile(`^(?:0[xX][0-9A-Fa-f]+|[0-9]+(?:\.[0-9]+)?(?:[eE]-?[0-9]+)?)$`)
+
+// number evaluates a number literal; one Puppet would not read (1_000,
+// 0b1, 1e+3, 09) is refused.
 func (e *evaluator) number(n *syntax.Num) any {
 	t := n.Text
+	if !numberRe.MatchString(t) {
+		e.fail(n.P, "bad number %q", t)
+	}
 	if strings.ContainsAny(t, ".eE") && !strings.HasPrefix(t, "0x") && !strings.HasPrefix(t, "0X") {
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {

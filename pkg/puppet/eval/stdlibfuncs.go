@@ -103,9 +103,9 @@ func (x *fcall) args3() []any {
 
 // pickFn returns the first argument that is neither undef nor empty
 // (pick fails when there is none, pick_default returns its last
-// argument).
+// argument, which as a Ruby 3.x function's argument is "" for undef).
 func pickFn(x *fcall) any {
-	args := x.args
+	args := x.args3()
 	if x.c.Name == "pick_default" {
 		if len(args) == 0 {
 			x.fail("pick_default(): Must receive at least one argument.")

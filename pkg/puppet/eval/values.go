@@ -165,18 +165,17 @@ func formatFloat(f float64) string {
 	case math.IsNaN(f):
 		return "NaN"
 	}
-	if a := math.Abs(f); a != 0 && (a >= 1e16 || a < 1e-4) {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		mant, exp, _ := strings.Cut(s, "e")
+	// As Ruby's Float#to_s: the shortest digits that read back the same,
+	// in exponent form (1.0e+15, 1.0e-05) outside 1e-4 <= |f| < 1e15.
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	if e, _ := strconv.Atoi(exp); f != 0 && (e < -4 || e >= 15) {
 		if !strings.Contains(mant, ".") {
 			mant += ".0"
 		}
-		if exp[0] == '+' {
-			exp = exp[1:]
-		}
 		return mant + "e" + exp
 	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
+	s = strconv.FormatFloat(f, 'f', -1, 64)
 	if !strings.Contains(s, ".") {
 		s += ".0"
 	}

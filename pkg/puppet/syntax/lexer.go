@@ -173,6 +173,8 @@ func (l *lexer) skipSpace() error {
 	return nil
 }
 
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 func isWord(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
@@ -216,14 +218,16 @@ func (l *lexer) next() (Token, error) {
 		if end == start {
 			return Token{}, &Error{p, "bad variable name"}
 		}
-		return tok(VAR, strings.TrimPrefix(l.src[l.off+1:end], "::"), end-l.off)
+		return tok(VAR, l.src[l.off+1:end], end-l.off) // $::x keeps its ::, the top scope's x
 	case c == '\'':
 		return l.single(p)
 	case c == '"':
 		return l.double(p)
 	case c >= '0' && c <= '9':
 		i := 0
-		for i < len(s) && (isWord(s[i]) || s[i] == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9') {
+		hex := len(s) > 1 && (s[1] == 'x' || s[1] == 'X')
+		for i < len(s) && (isWord(s[i]) || s[i] == '.' && i+1 < len(s) && isDigit(s[i+1]) ||
+			s[i] == '-' && !hex && (s[i-1] == 'e' || s[i-1] == 'E') && i+1 < len(s) && isDigit(s[i+1])) {
 			i++
 		}
 		return tok(NUMBER, s[:i], i)

@@ -276,6 +276,9 @@ func (p *parser) params(end string) []*Param {
 		}
 		rest := p.accept(PUNCT, "*")
 		v := p.expect(VAR, "")
+		if strings.Contains(v.Text, "::") {
+			p.fail(v.Pos, "syntax error: a parameter name cannot be qualified: $%s", v.Text)
+		}
 		prm := &Param{P: v.Pos, Name: v.Text, Type: typ, Rest: rest}
 		if p.accept(PUNCT, "=") {
 			prm.Default = p.expr()

@@ -320,7 +320,7 @@ func (p *parser) interpolate(t Token) Node {
 				}
 			}
 			flush()
-			s.Parts = append(s.Parts, &Var{P: offsetPos(t, i), Name: raw[j:k]})
+			s.Parts = append(s.Parts, &Var{P: offsetPos(t, i), Name: raw[i+1 : k]})
 			i = k - 1
 		default:
 			lit.WriteByte(c)
@@ -412,7 +412,10 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 	if len(toks) > 1 && toks[0].Kind == NAME && (toks[1].Kind == EOF || toks[1].Kind == PUNCT && (toks[1].Text == "[" || toks[1].Text == ".")) && !keywords[toks[0].Text] {
 		toks[0].Kind = VAR
 	}
-	if len(toks) == 2 && toks[0].Kind == NUMBER && strings.Trim(toks[0].Text, "0123456789") == "" {
+	if len(toks) == 2 && toks[0].Kind == NUMBER {
+		if strings.Trim(toks[0].Text, "0123456789") != "" {
+			p.fail(pos, "illegal numeric variable name %q: a name that starts with a digit must be a decimal number", toks[0].Text)
+		}
 		toks[0].Kind = VAR // ${1}: a regex capture
 	}
 	sub := &parser{toks: toks, depth: p.depth}

@@ -14,14 +14,19 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/puppet/eval"
 )
 
-// testFacts is the fact set both engines get in the differential test.
-var testFacts = map[string]any{
-	"hostname": "testnode", "fqdn": "testnode.example.com", "domain": "example.com", "kernel": "Linux",
-	"os": map[string]any{"family": "Debian", "name": "Debian",
-		"release": map[string]any{"full": "12.11", "major": "12", "minor": "11"}},
-	"networking": map[string]any{"hostname": "testnode", "fqdn": "testnode.example.com", "domain": "example.com"},
-	"osfamily":   "Debian", "operatingsystem": "Debian", "memorysize": "15.62 GiB",
-}
+// testFacts is the fact set both engines get in the differential test
+// (testdata/corpus/facts.json, which pkg/puppet/eval's tests read too).
+var testFacts = func() map[string]any {
+	data, err := os.ReadFile(filepath.Join("testdata", "corpus", "facts.json"))
+	if err != nil {
+		panic(err)
+	}
+	var facts map[string]any
+	if err := json.Unmarshal(data, &facts); err != nil {
+		panic(err)
+	}
+	return facts
+}()
 
 // puppetBatch compiles manifests with the installed Puppet, all in one
 // Ruby process (testdata/batch.rb) to pay Puppet's start-up once.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 // MetaParams are the metaparameters of a resource, as the graph document
@@ -133,12 +134,10 @@ type Send struct {
 	Changed bool
 }
 
-// World is the handle to the shared world (pkg/world implements it).
-// Resources that need it assert the narrower interface they use.
-type World interface {
-	// Hostname is this host's name in the world.
-	Hostname() string
-}
+// World is the handle to the shared world: worldapi.Handle, the one type the
+// world is passed along as. Resources that need it assert the narrower
+// interface of pkg/world they use.
+type World = worldapi.Handle
 
 // WantsText reports init.WantsText(), true when the Init has none.
 func WantsText(init *Init) bool {

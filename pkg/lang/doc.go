@@ -1,6 +1,7 @@
 // Package lang is the home of mcl, the language of mcl-compile. The
 // compiler is split in packages, each importing only the ones listed
-// before it (and pkg/graph):
+// before it, pkg/graph, and pkg/world/worldapi (the type of the world the
+// functions read, funcs.Env.World):
 //
 //	types    type terms, the type syntax, union-find unification
 //	ast      the syntax tree and its printer (canonical mcl source)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 // A Call is one call of a built-in function, as its implementation sees it.
@@ -58,9 +59,9 @@ type Env struct {
 	Args []string
 	// Logf writes a debug or warning line to the tool's log.
 	Logf func(format string, args ...any)
-	// World is the etcd world (a pkg/world World) for the world functions,
-	// nil when the tool has none.
-	World any
+	// World is the shared world for the world functions (each asserts
+	// the pkg/world interface it needs), nil when the tool has none.
+	World worldapi.Handle
 	// CollectFrom lists the hosts whose exported resources the collect
 	// statement (and world/collect.res) take; nil takes every host.
 	CollectFrom []string

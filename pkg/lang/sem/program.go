@@ -31,6 +31,7 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/parser"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 // Options configure Check.
@@ -48,7 +49,7 @@ type Options struct {
 	// Download allows fetching remote (git) modules.
 	Download bool
 	// World is given to the functions through funcs.Env.World.
-	World any
+	World worldapi.Handle
 	// CollectFrom lists the hosts whose exported resources collect takes
 	// (funcs.Env.CollectFrom); nil takes every host.
 	CollectFrom []string

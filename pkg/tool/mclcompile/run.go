@@ -40,6 +40,7 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/sem"
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // resource parameter schemas
 	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 const name = "mcl-compile"
@@ -124,7 +125,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		f.Prefix, _ = statedir.Default()
 	}
 	// The world is lazy: nothing is dialled until a function needs it.
-	var wld any
+	var wld worldapi.Handle
 	if len(seeds) > 0 || f.Prefix != "" {
 		w, err := world.Open(world.OpenConfig{Seeds: seeds, Hostname: host, Prefix: f.Prefix,
 			TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA)})

@@ -4,7 +4,7 @@
 // that uses the world (the kv and schedule kinds, json_edit) does not link
 // them into every program that runs resources: pkg/world implements these
 // interfaces over etcd, and a tool passes its world to the engine (whose
-// Init.World only promises a Hostname).
+// Init.World, a Handle, only promises a Hostname).
 package worldapi
 
 import (
@@ -15,14 +15,23 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
+// A Handle is the world as the stages pass it along: the engine to
+// resources (engine.Init.World), the compiler to functions
+// (funcs.Env.World). It promises only the host's name; every interface
+// below is a Handle, and a user asserts the narrowest one it needs (and
+// says so when the world given lacks it), so tests can give it a smaller
+// fake and the tools a world.Client.
+type Handle interface {
+	// Hostname is this host's name in the world.
+	Hostname() string
+}
+
 // The interfaces below are the parts of the world that resources and
-// functions use. A resource asserts the narrowest one it needs on the
-// engine's Init.World (which only promises Hostname), so tests can give it
-// a smaller fake and the engine a world.Client.
+// functions use.
 
 // StrWorld holds plain strings (the kv resource, world.getval).
 type StrWorld interface {
-	Hostname() string
+	Handle
 	StrGet(ctx context.Context, key string) (string, bool, error)
 	StrSet(ctx context.Context, key, value string) error
 	StrDel(ctx context.Context, key string) error
@@ -31,7 +40,7 @@ type StrWorld interface {
 
 // StrMapWorld holds per-host strings (kv with mapped, world.kvlookup).
 type StrMapWorld interface {
-	Hostname() string
+	Handle
 	StrMapGet(ctx context.Context, namespace string) (map[string]string, error)
 	StrMapGetHost(ctx context.Context, namespace string) (string, bool, error)
 	StrMapSet(ctx context.Context, namespace, value string) error
@@ -41,7 +50,7 @@ type StrMapWorld interface {
 
 // ResWorld publishes and collects exported resources.
 type ResWorld interface {
-	Hostname() string
+	Handle
 	ResExport(ctx context.Context, rs []*graph.Resource) error
 	ResCollect(ctx context.Context, kind string) ([]*Exported, error)
 	ResWatch(ctx context.Context) <-chan error
@@ -49,7 +58,7 @@ type ResWorld interface {
 
 // SchedulerWorld lets hosts volunteer for namespaces and read the result.
 type SchedulerWorld interface {
-	Hostname() string
+	Handle
 	SchedulerAdd(ctx context.Context, ns string, opts SchedOpts) error
 	SchedulerWithdraw(ctx context.Context, ns string) error
 	SchedulerRelease(ns string)
@@ -60,7 +69,7 @@ type SchedulerWorld interface {
 
 // ConvergedWorld shares each host's converged state.
 type ConvergedWorld interface {
-	Hostname() string
+	Handle
 	SetConverged(ctx context.Context, converged bool) error
 	Converged(ctx context.Context) (map[string]bool, error)
 	ConvergedWatch(ctx context.Context) <-chan error

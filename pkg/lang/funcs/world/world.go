@@ -6,9 +6,9 @@
 // then.
 //
 // The world reaches the functions through the call's environment: the
-// compiler sets funcs.Env's World field (any value implementing the
-// pkg/world interface a function needs). Without a world, the functions
-// fail with an error saying how to provide one.
+// compiler sets funcs.Env's World field (a worldapi.Handle, which each
+// function asserts the pkg/world interface it needs on). Without a world,
+// the functions fail with an error saying how to provide one.
 //
 // Collecting: the collect statement applies resources another host wrote,
 // so it takes only what it selected. pkg/world's ResCollect refuses an
@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strconv"
 
@@ -40,6 +39,7 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 	pw "github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 const collectRow = "struct{name str; host str; data str}"
@@ -95,20 +95,16 @@ func sigs(ss ...string) []*types.Type {
 // errNoWorld is the error of a world function run without a world.
 var errNoWorld = errors.New("this function needs the world: give --seeds, or run where the tool starts its embedded one")
 
-// WorldOf returns the world of env: its field World, if set.
-func WorldOf(env *funcs.Env) any {
+// WorldOf returns the world of env, nil when it has none.
+func WorldOf(env *funcs.Env) worldapi.Handle {
 	if env == nil {
 		return nil
 	}
-	f := reflect.ValueOf(env).Elem().FieldByName("World")
-	if !f.IsValid() || (f.Kind() == reflect.Interface && f.IsNil()) {
-		return nil
-	}
-	return f.Interface()
+	return env.World
 }
 
 // A worldStream is a StreamImpl that also gets the world.
-type worldStream func(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error
+type worldStream func(ctx context.Context, w worldapi.Handle, c *funcs.Call, emit func(values.Value)) error
 
 func withWorld(s worldStream) funcs.StreamImpl {
 	return func(ctx context.Context, c *funcs.Call, emit func(values.Value)) error {
@@ -121,7 +117,7 @@ func withWorld(s worldStream) funcs.StreamImpl {
 }
 
 // need asserts the interface T on w.
-func need[T any](w any, name string) (T, error) {
+func need[T any](w worldapi.Handle, name string) (T, error) {
 	t, ok := w.(T)
 	if !ok {
 		return t, fmt.Errorf("the world given does not provide %s", name)
@@ -193,7 +189,7 @@ func strArg(c *funcs.Call, i int) string {
 	return string(s)
 }
 
-func streamGetval(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+func streamGetval(ctx context.Context, w worldapi.Handle, c *funcs.Call, emit func(values.Value)) error {
 	sw, err := need[pw.StrWorld](w, "strings")
 	if err != nil {
 		return err
@@ -214,7 +210,7 @@ func Getval(ctx context.Context, w pw.StrWorld, key string, out *types.Type, log
 	}, emit)
 }
 
-func streamKVLookup(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+func streamKVLookup(ctx context.Context, w worldapi.Handle, c *funcs.Call, emit func(values.Value)) error {
 	mw, err := need[pw.StrMapWorld](w, "per-host strings")
 	if err != nil {
 		return err
@@ -235,7 +231,7 @@ func KVLookup(ctx context.Context, w pw.StrMapWorld, namespace string, out *type
 	}, emit)
 }
 
-func streamSchedule(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+func streamSchedule(ctx context.Context, w worldapi.Handle, c *funcs.Call, emit func(values.Value)) error {
 	sw, err := need[pw.SchedulerWorld](w, "the scheduler")
 	if err != nil {
 		return err
@@ -255,7 +251,7 @@ func Schedule(ctx context.Context, w pw.SchedulerWorld, namespace string, out *t
 	}, emit)
 }
 
-func streamCollectRes(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+func streamCollectRes(ctx context.Context, w worldapi.Handle, c *funcs.Call, emit func(values.Value)) error {
 	rw, err := need[pw.ResWorld](w, "exported resources")
 	if err != nil {
 		return err
@@ -263,7 +259,7 @@ func streamCollectRes(ctx context.Context, w any, c *funcs.Call, emit func(value
 	return Collect(ctx, rw, strArg(c, 0), nil, false, collectOptions(c.Env), c.Out(), emit)
 }
 
-func streamCollect(ctx context.Context, w any, c *funcs.Call, emit func(values.Value)) error {
+func streamCollect(ctx context.Context, w worldapi.Handle, c *funcs.Call, emit func(values.Value)) error {
 	rw, err := need[pw.ResWorld](w, "exported resources")
 	if err != nil {
 		return err

@@ -247,3 +247,26 @@ func TestSelection(t *testing.T) {
 		}
 	}
 }
+
+// hostOnly is a world that offers nothing but its host's name.
+type hostOnly string
+
+func (h hostOnly) Hostname() string { return string(h) }
+
+// TestWorldLacksPart: each world function asserts the part of the world it
+// reads, and a world without it is an error naming that part.
+func TestWorldLacksPart(t *testing.T) {
+	for name, part := range map[string]string{"world.getval": "strings", "world.kvlookup": "per-host strings",
+		"world.schedule": "the scheduler", "world/collect.res": "exported resources"} {
+		i := strings.LastIndex(name, ".")
+		f, ok := funcs.Lookup(name[:i], name[i+1:])
+		if !ok {
+			t.Fatalf("%s not registered", name)
+		}
+		env := &funcs.Env{World: hostOnly("h1")}
+		err := f.Stream(context.Background(), &funcs.Call{Type: f.Sigs[0], Args: []values.Value{values.Str("x")}, Env: env}, func(values.Value) {})
+		if err == nil || !strings.Contains(err.Error(), "does not provide "+part) {
+			t.Errorf("%s on a world of host names only: got %v, want it to name %s", name, err, part)
+		}
+	}
+}

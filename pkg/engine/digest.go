@@ -36,8 +36,9 @@ func digestParams(params map[string]any) paramsDigest {
 }
 
 type digester struct {
-	h   hash.Hash
-	buf [9]byte
+	h       hash.Hash
+	buf     [9]byte
+	scratch [128]byte
 }
 
 func (d *digester) tag(t byte, n uint64) {
@@ -46,9 +47,16 @@ func (d *digester) tag(t byte, n uint64) {
 	d.h.Write(d.buf[:])
 }
 
+// str hashes s, a short one through the scratch buffer rather than a
+// copy of its own.
 func (d *digester) str(t byte, s string) {
 	d.tag(t, uint64(len(s)))
-	d.h.Write([]byte(s))
+	if len(s) > len(d.scratch) {
+		d.h.Write([]byte(s))
+		return
+	}
+	n := copy(d.scratch[:], s)
+	d.h.Write(d.scratch[:n])
 }
 
 func (d *digester) value(v any) bool {

@@ -14,6 +14,9 @@ import (
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]func() Res{}
+	// a resource of each kind as its function returns it, never changed:
+	// NewResource calls its Default, which returns a new one
+	protos = map[string]Res{}
 )
 
 // RegisterResource makes a resource kind available to the engine and
@@ -32,6 +35,7 @@ func RegisterResource(kind string, fn func() Res) {
 		panic(fmt.Sprintf("engine: resource kind %q: %v", kind, err))
 	}
 	registry[kind] = fn
+	protos[kind] = fn()
 	graph.RegisterKind(s)
 }
 
@@ -39,12 +43,12 @@ func RegisterResource(kind string, fn func() Res) {
 // its kind set.
 func NewResource(kind string) (Res, error) {
 	registryMu.RLock()
-	fn, ok := registry[kind]
+	proto, ok := protos[kind]
 	registryMu.RUnlock()
 	if !ok {
 		return nil, errors.New(graph.UnknownKind(kind, RegisteredKinds()))
 	}
-	r := fn().Default()
+	r := proto.Default()
 	r.SetKind(kind)
 	return r, nil
 }

@@ -88,8 +88,9 @@ type builder struct {
 // from the relationship metaparameters, automatic requirements, then
 // every container replaced by a pair of admissible_/completed_ whits.
 func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
-	b := &builder{cat: c, g: &RelGraph{}, byRef: map[string]*Vertex{},
-		byAlias: map[string]*Vertex{}, pairs: map[[2]*Vertex]bool{}}
+	n := len(c.Resources)
+	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, n)}, byRef: make(map[string]*Vertex, n),
+		byAlias: make(map[string]*Vertex, n), pairs: map[[2]*Vertex]bool{}}
 	for _, r := range c.Resources {
 		v := &Vertex{Ref: ralRef(r), Type: strings.ToLower(r.Type), Name: NamevarValue(r), Res: r}
 		b.g.Vertices = append(b.g.Vertices, v)

@@ -96,9 +96,13 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	}
 	st := &Stats{Reasons: map[string]int{}}
 	comp := findCompanions(g)
+	n := len(g.Vertices)
 	doc := &graph.Document{Mgmt: graph.Version, Graph: c.Name}
-	refs := map[*Vertex]graph.Ref{}
-	seen := map[graph.Ref]*graph.Resource{}
+	if n > 0 && len(g.Edges) > 0 {
+		doc.Resources, doc.Edges = make([]*graph.Resource, 0, n), make([]*graph.Edge, 0, len(g.Edges))
+	}
+	refs := make(map[*Vertex]graph.Ref, n)
+	seen := make(map[graph.Ref]*graph.Resource, n)
 	for _, v := range g.Vertices {
 		r := translateVertex(v, opts, st, comp)
 		if old := seen[r.Ref()]; old != nil {
@@ -109,7 +113,7 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 		doc.Resources = append(doc.Resources, r)
 	}
 	type pair struct{ from, to graph.Ref }
-	edges := map[pair]*graph.Edge{}
+	edges := make(map[pair]*graph.Edge, len(g.Edges))
 	edge := func(p pair) *graph.Edge {
 		ge := edges[p]
 		if ge == nil {

@@ -167,12 +167,14 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 	schema, known := lookupKind(st.Kind)
 	// Unknown kinds are an error when resources are registered at all
 	// (without any, the compiler accepts every kind untyped).
-	if kinds := graph.Kinds(); !known && len(kinds) > 0 {
-		n.unknown = noKind(st.Kind, kinds)
-		if c.kindErrs == nil {
-			c.kindErrs = map[ast.Pos]*graph.PosError{}
+	if !known {
+		if kinds := graph.Kinds(); len(kinds) > 0 {
+			n.unknown = noKind(st.Kind, kinds)
+			if c.kindErrs == nil {
+				c.kindErrs = map[ast.Pos]*graph.PosError{}
+			}
+			c.kindErrs[st.Pos] = errAt(st.Pos, StageRuntime, "%s", n.unknown)
 		}
-		c.kindErrs[st.Pos] = errAt(st.Pos, StageRuntime, "%s", n.unknown)
 	}
 	for _, f := range st.Fields {
 		fn := &resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}

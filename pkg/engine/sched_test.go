@@ -80,7 +80,7 @@ func newMachine(t *testing.T, cfg Config) *machine {
 	return &machine{t: t, s: newSched(New(cfg), rec), rec: rec}
 }
 
-// graph builds a document from "name key=value" specs and "a -> b" edges
+// smGraph builds a graph from "name key=value" specs and "a -> b" edges
 // ("~>" notifies).
 func smGraph(seq int64, specs []string, edges ...string) *Graph {
 	d := &graph.Document{Mgmt: graph.Version, Graph: "sm", Seq: seq}

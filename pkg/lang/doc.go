@@ -9,7 +9,9 @@
 //	         interpolation; errors "FILE:LINE:COL: syntax error: ..."
 //	values   runtime values
 //	funcs    the built-in function registry and API (see its doc.go);
-//	         funcs/all the core modules, funcs/library the rest
+//	         funcs/all the core modules, funcs/library the rest (the
+//	         modules may also import what they read: the file watcher,
+//	         the state directory, fwupd's client, pkg/world)
 //	sem      scope resolution, type checking with deferred constraints, the
 //	         typed IR, and the reactive engine that turns it into graph
 //	         documents (pkg/graph)

@@ -139,7 +139,7 @@ func (a *augeas) set(path, value string) error {
 	return nil
 }
 
-// open starts libaugeas with only the lens loaded, for only the file.
+// openAugeas starts libaugeas with only the lens loaded, for only the file.
 func openAugeas(lens, file string) (*augeas, error) {
 	root := C.CString("/")
 	defer C.free(unsafe.Pointer(root))

@@ -6,7 +6,7 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 )
 
-// binary operator precedence levels, lowest first.
+// levels are the binary operators by precedence level, lowest first.
 var levels = [][]string{
 	{"<|>"},
 	{"or"},

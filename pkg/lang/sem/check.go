@@ -12,11 +12,6 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
 )
 
-// checker resolves names and types a program, building its IR. Scope
-// errors abort at once (panic with *graph.PosError, recovered in Check); type
-// errors are recorded (all of them, up to graph.MaxStageErrors) so that
-// scope errors found later in the walk still win, as the stages run in
-// that order.
 // maxCopies bounds the copies of func statements and classes (each use
 // site checks its own copy, so nesting multiplies them).
 const maxCopies = 100000
@@ -28,6 +23,11 @@ const maxCopies = 100000
 // classes and modules an expression uses (each checked at its first use).
 const maxCheckDepth = 10000
 
+// checker resolves names and types a program, building its IR. Scope
+// errors abort at once (panic with *graph.PosError, recovered in Check); type
+// errors are recorded (all of them, up to graph.MaxStageErrors) so that
+// scope errors found later in the walk still win, as the stages run in
+// that order.
 type checker struct {
 	copies  int
 	depth   int

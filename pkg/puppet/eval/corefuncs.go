@@ -666,7 +666,7 @@ func digFn(x *fcall) any {
 	return v
 }
 
-// sortStrings sorts values as Puppet's sort does: numbers numerically,
+// sortValues sorts values as Puppet's sort does: numbers numerically,
 // strings by their bytes.
 func sortValues(x *fcall, arr []any) []any {
 	out := append([]any{}, arr...)

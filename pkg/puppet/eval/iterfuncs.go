@@ -93,10 +93,11 @@ func init() {
 	})
 }
 
-// items lists what an iteration visits: array elements with their index,
-// hash pairs, 0..n-1 for an integer, the characters of a string.
+// An item is one thing an iteration visits, with its key.
 type item struct{ key, val any }
 
+// items lists what an iteration visits: array elements with their index,
+// hash pairs, 0..n-1 for an integer, the characters of a string.
 func (x *fcall) items(v any) ([]item, bool) {
 	var out []item
 	switch c := v.(type) {

@@ -55,7 +55,7 @@ func (t *ptype) String() string {
 	return t.name + "[" + strings.Join(parts, ", ") + "]"
 }
 
-// resolve returns the definition of an alias (or t itself).
+// resolveType returns the definition of an alias (or t itself).
 func (e *evaluator) resolveType(p syntax.Pos, t *ptype) *ptype {
 	for depth := 0; t.alias != nil; depth++ {
 		a := t.alias

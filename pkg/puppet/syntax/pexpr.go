@@ -192,8 +192,10 @@ func (p *parser) typePrimary(t Token) Node {
 	return r
 }
 
-// keywordValues are keywords that may stand as values (hash keys,
-// attribute values) when no construct follows.
+// namePrimary parses an expression that starts with the bare word t: a
+// boolean, undef, default, an if, unless or case expression, a resource,
+// a call or a name. Another keyword may stand only as a hash key (before
+// =>).
 func (p *parser) namePrimary(t Token) Node {
 	next := p.peek(1)
 	switch t.Text {

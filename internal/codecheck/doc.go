@@ -1,0 +1,5 @@
+// Package codecheck holds tests that read the module's own source and
+// check rules no compiler does: a doc comment names the declaration it
+// documents, and each stage of the mcl compiler imports only the stages
+// before it (pkg/lang/doc.go). It has no code of its own.
+package codecheck

@@ -37,16 +37,17 @@ var mappings = map[string]*mapping{}
 
 func init() {
 	for typ, m := range map[string]*mapping{
-		"file":      fileMapping,
-		"exec":      execMapping,
-		"package":   packageMapping,
-		"service":   serviceMapping,
-		"user":      userMapping,
-		"group":     groupMapping,
-		"notify":    notifyMapping,
-		"mount":     mountMapping,
-		"file_line": fileLineMapping,
-		"anchor":    {kind: "noop", rules: map[string]rule{"name": none}},
+		"file":               fileMapping,
+		"exec":               execMapping,
+		"package":            packageMapping,
+		"service":            serviceMapping,
+		"user":               userMapping,
+		"group":              groupMapping,
+		"notify":             notifyMapping,
+		"mount":              mountMapping,
+		"file_line":          fileLineMapping,
+		"ssh_authorized_key": sshAuthorizedKeyMapping,
+		"anchor":             {kind: "noop", rules: map[string]rule{"name": none}},
 		// a concat_fragment does nothing on its own: the concat_file that
 		// collects it carries its content to Puppet (see companions)
 		"concat_fragment": {kind: "noop", rules: map[string]rule{

@@ -225,6 +225,10 @@ func (b *builder) autoRequires(v *Vertex) []*Vertex {
 		if u := str("user"); u != "" && !isDigits(u) {
 			add("user", u)
 		}
+	case "ssh_authorized_key":
+		if u := str("user"); u != "" {
+			add("user", u)
+		}
 	case "user":
 		if g := str("gid"); g != "" && !isDigits(g) {
 			add("group", g)

@@ -68,15 +68,16 @@ func SharedTempDir(t testing.TB) string {
 }
 
 // AddUser adds a user with a unique name and a home directory it owns
-// (mode 0755, empty), both removed when the test ends, and returns its
-// name, home and uid. It needs root and useradd.
+// (mode 0755, empty, in a directory everyone may enter), both removed
+// when the test ends, and returns its name, home and uid. It needs root
+// and useradd.
 func AddUser(t testing.TB) (string, string, int) {
 	t.Helper()
 	NeedRoot(t)
 	_, err := exec.LookPath("useradd")
 	Need(t, err == nil, "useradd (package passwd)")
 	name := fmt.Sprintf("mgmtk%08d", rand.IntN(1e8))
-	home := filepath.Join(t.TempDir(), name)
+	home := filepath.Join(SharedTempDir(t), name)
 	if out, err := exec.Command("useradd", "-M", "-d", home, "-s", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		t.Fatalf("useradd: %v: %s", err, out)
 	}

@@ -18,8 +18,14 @@
 # and the extras' (bump EXTRA_STAMP when EXTRA or their configuration
 # changes: only the extra step runs again, on a copy of the cached root).
 #
+# With MGMT_E2E_PUPPET=1 it also installs Puppet (puppet-agent) in the root,
+# for the Puppet module corpus, whose noop runs happen inside the container
+# (pippet resources run Puppet there); a third stamp keeps that layer, which
+# runs without it ignore.
+#
 # Environment: MGMT_E2E_CACHE (default /var/cache/mgmt-e2e), MGMT_E2E_SUITE
-# (default bookworm), MGMT_E2E_MIRROR (default http://deb.debian.org/debian).
+# (default bookworm), MGMT_E2E_MIRROR (default http://deb.debian.org/debian),
+# MGMT_E2E_PUPPET.
 set -euo pipefail
 CACHE=${MGMT_E2E_CACHE:-/var/cache/mgmt-e2e}
 SUITE=${MGMT_E2E_SUITE:-bookworm}
@@ -28,6 +34,8 @@ ROOT=$CACHE/$SUITE
 STAMP="v2 systemd dbus dbus-user-session libpam-systemd packagekit packagekit-tools"
 EXTRA="netbase firewalld fwupd fwupd-tests systemd-container"
 EXTRA_STAMP="v1 $EXTRA; fwupd allowed in a container"
+PUPPET="puppet-agent"
+PUPPET_STAMP="v1 $PUPPET"
 
 t() { echo "[$(date +%T)] build: $*"; }
 
@@ -44,7 +52,34 @@ fi
 
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
+# From the mirror's list, in the root without booting it: no daemon starts.
+apt_in_root() {
+	systemd-nspawn -q -D "$ROOT.tmp" --register=no --keep-unit --pipe \
+		env DEBIAN_FRONTEND=noninteractive apt-get -o Dir::Etc::SourceList=/etc/apt/sources.list.mirror "$@"
+}
+
+# add_puppet installs Puppet in a copy of the up-to-date root.
+add_puppet() {
+	t "apt-get install $PUPPET"
+	rm -rf "$ROOT.tmp"
+	cp -a "$ROOT" "$ROOT.tmp"
+	{ apt_in_root update -qq && apt_in_root install -y -qq --no-install-recommends $PUPPET; } \
+		>"$CACHE/apt-puppet.log" 2>&1 || {
+		tail -20 "$CACHE/apt-puppet.log" >&2
+		exit 1
+	}
+	rm -rf "$ROOT.tmp/var/lib/apt/lists/"* "$ROOT.tmp/var/cache/apt/"*.bin "$ROOT.tmp/var/cache/apt/archives/"*.deb
+	echo "$PUPPET_STAMP" >"$ROOT.tmp/.mgmt-e2e-puppet-stamp"
+	rm -rf "$ROOT"
+	mv "$ROOT.tmp" "$ROOT"
+	t "done: $(du -sh "$ROOT" | cut -f1) in $ROOT"
+}
+
 if stamp_ok "$ROOT/.mgmt-e2e-stamp" "$STAMP" && stamp_ok "$ROOT/.mgmt-e2e-extra-stamp" "$EXTRA_STAMP"; then
+	if [ "${MGMT_E2E_PUPPET:-}" = 1 ] && ! stamp_ok "$ROOT/.mgmt-e2e-puppet-stamp" "$PUPPET_STAMP"; then
+		add_puppet
+		exit 0
+	fi
 	t "cached root $ROOT is up to date"
 	exit 0
 fi
@@ -76,11 +111,6 @@ else
 fi
 
 t "apt-get install $EXTRA"
-# From the mirror's list, in the root without booting it: no daemon starts.
-apt_in_root() {
-	systemd-nspawn -q -D "$ROOT.tmp" --register=no --keep-unit --pipe \
-		env DEBIAN_FRONTEND=noninteractive apt-get -o Dir::Etc::SourceList=/etc/apt/sources.list.mirror "$@"
-}
 { apt_in_root update -qq && apt_in_root install -y -qq --no-install-recommends $EXTRA; } \
 	>"$CACHE/apt-extra.log" 2>&1 || {
 	tail -20 "$CACHE/apt-extra.log" >&2
@@ -92,6 +122,10 @@ rm -rf "$ROOT.tmp/var/lib/apt/lists/"* "$ROOT.tmp/var/cache/apt/"*.bin "$ROOT.tm
 mkdir -p "$ROOT.tmp/etc/systemd/system/fwupd.service.d"
 printf '[Unit]\nConditionVirtualization=\n' >"$ROOT.tmp/etc/systemd/system/fwupd.service.d/mgmt-e2e.conf"
 echo "$EXTRA_STAMP" >"$ROOT.tmp/.mgmt-e2e-extra-stamp"
+rm -f "$ROOT.tmp/.mgmt-e2e-puppet-stamp"
 rm -rf "$ROOT"
 mv "$ROOT.tmp" "$ROOT"
 t "done: $(du -sh "$ROOT" | cut -f1) in $ROOT"
+if [ "${MGMT_E2E_PUPPET:-}" = 1 ]; then
+	add_puppet
+fi

@@ -24,9 +24,7 @@ package system
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -40,32 +38,7 @@ import (
 // the container and copies it to /opt/mgmt/name inside it.
 func install(t *testing.T, m *systemtest.Machine, name, pkg string, test bool) string {
 	t.Helper()
-	tmp := filepath.Join(t.TempDir(), name)
-	args := []string{"build", "-o", tmp, pkg}
-	if test {
-		args = []string{"test", "-c", "-o", tmp, pkg}
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = testutil.Root()
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	data, err := os.ReadFile(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := m.Path("/opt/mgmt/" + name)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(dst+".new", dst); err != nil {
-		t.Fatal(err)
-	}
-	return "/opt/mgmt/" + name
+	return m.Install(t, testutil.Root(), name, pkg, test)
 }
 
 // TestResourcesInMachine runs the resource package's live tests (svc, pkg

@@ -87,6 +87,39 @@ func (m *Machine) Run(t testing.TB, args ...string) string {
 	return string(out)
 }
 
+// Install builds a Go package of the module in dir (a command, or with
+// test a test binary) without cgo, copies it to /opt/mgmt/name inside the
+// machine and returns that path.
+func (m *Machine) Install(t testing.TB, dir, name, pkg string, test bool) string {
+	t.Helper()
+	tmp := filepath.Join(t.TempDir(), name)
+	args := []string{"build", "-o", tmp, pkg}
+	if test {
+		args = []string{"test", "-c", "-o", tmp, pkg}
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	data, err := os.ReadFile(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := m.Path("/opt/mgmt/" + name)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst+".new", data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dst+".new", dst); err != nil {
+		t.Fatal(err)
+	}
+	return "/opt/mgmt/" + name
+}
+
 // Live lets the test run only when MGMT_SYSTEM_LIVE=1 says that this
 // process runs inside a throwaway machine it may change. Elsewhere it skips
 // when the test runs inside the container from another place

@@ -18,8 +18,11 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	reports := vs.reports
 	vs.reports, vs.capture = nil, false
 	vs.notesMu.Unlock()
-	notes := notesOf(reports)
 	check := vs.checkRun
+	if err != nil && !check && vs.upPendingNow && (s.e.cfg.Noop || vs.meta.Noop) {
+		reports, ok, err = uncheckedNoop(reports, err), false, nil
+	}
+	notes := notesOf(reports)
 	if (ok || err != nil) && !check {
 		for _, n := range notes {
 			s.e.logf("%s: %s", vs.key, n)
@@ -66,6 +69,15 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	for _, e := range vs.out {
 		s.enqueue(e.to)
 	}
+}
+
+// uncheckedNoop turns the error of a noop check whose dependencies have
+// pending changes into a change that could not be checked: what the check
+// reads (a unit, a directory, a command) may come from the change a
+// dependency would make, so the error says nothing yet about the real run.
+// It is reported, with the error, as a change the run would have to make.
+func uncheckedNoop(reports []Reported, err error) []Reported {
+	return append(reports, Reported{What: "not checked (a dependency has pending changes): " + err.Error()})
 }
 
 // debugDone logs, at debug level, how long a CheckApply took and what it

@@ -238,6 +238,27 @@ func TestNoopUpstreamPending(t *testing.T) {
 	}
 }
 
+// TestNoopUncheckedWhenUpstreamPending: in a noop run, a resource that
+// fails its check while a dependency would change is reported as a change
+// it could not check (not a failure); without a pending dependency the same
+// error is a failure, and a run that applies fails as always.
+func TestNoopUncheckedWhenUpstreamPending(t *testing.T) {
+	h := start(t, engine.Config{Noop: true})
+	sys.set("c", "v")
+	h.load(doc(1, []string{"a want=1", "b want=2 fail=#99", "c want=v", "d want=4 fail=#99"}, "a -> b", "c -> d"))
+	st := h.converge(1)
+	logs := h.logs.String()
+	if st.Failed != 1 || st.Pending != 2 {
+		t.Fatalf("failed %d pending %d, want 1 and 2 (b unchecked, a pending; d failed)\n%s", st.Failed, st.Pending, logs)
+	}
+	if !strings.Contains(logs, "tval[b]: would change: not checked (a dependency has pending changes): failing on purpose") {
+		t.Fatalf("no unchecked change for b:\n%s", logs)
+	}
+	if !strings.Contains(logs, "tval[d]: error: failing on purpose") {
+		t.Fatalf("d, whose dependency is in its state, did not fail:\n%s", logs)
+	}
+}
+
 func TestMetaNoopOnly(t *testing.T) {
 	h := start(t, engine.Config{})
 	h.load(doc(1, []string{"a want=1 meta.noop=true", "b want=2"}))

@@ -18,10 +18,7 @@
 #   unix:path=/proc/<pid1>/root/run/dbus/system_bus_socket
 #
 # Environment: MGMT_E2E_CACHE, MGMT_E2E_SUITE (see build.sh), MGMT_E2E_NAME
-# (default mgmt-e2e), MGMT_E2E_STATE (default /run/mgmt-e2e-$NAME),
-# MGMT_E2E_BIND_RO (host directories, separated by spaces, bound read-only at
-# the same path in the container: the Puppet module corpus binds Debian's
-# modules).
+# (default mgmt-e2e), MGMT_E2E_STATE (default /run/mgmt-e2e-$NAME).
 set -euo pipefail
 CACHE=${MGMT_E2E_CACHE:-/var/cache/mgmt-e2e}
 SUITE=${MGMT_E2E_SUITE:-bookworm}
@@ -35,10 +32,6 @@ if [ -f "$STATE/nspawn.pid" ] && kill -0 "$(cat "$STATE/nspawn.pid")" 2>/dev/nul
 	exit 1
 fi
 mkdir -p "$STATE"
-binds=()
-for d in ${MGMT_E2E_BIND_RO:-}; do
-	binds+=("--bind-ro=$d")
-done
 
 (
 	for h in systemd unified; do
@@ -48,7 +41,7 @@ done
 		fi
 	done
 	exec setsid systemd-nspawn -q -D "$ROOT" --volatile=overlay -b --private-network \
-		--register=no --keep-unit --console=pipe -M "$NAME" "${binds[@]}" \
+		--register=no --keep-unit --console=pipe -M "$NAME" \
 		>"$STATE/console.log" 2>&1 </dev/null
 ) &
 echo $! >"$STATE/nspawn.pid"

@@ -7,5 +7,5 @@ class { 'tftp':
   options   => '--ipv6 --timeout 60',
 }
 tftp::file { 'pxelinux.0':
-  source => 'puppet:///modules/tftp/README',
+  source => 'puppet:///modules/rsync/motd',
 }

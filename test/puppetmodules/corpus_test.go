@@ -322,6 +322,8 @@ func applyInMachine(t *testing.T, doc string, args []string) testutil.Result {
 	if cm.err != "" {
 		testneed.Missing(t, "%s", cm.err)
 	}
+	const marker = "/run/mgmt-corpus-noop"
+	cm.m.Run(t, "touch", marker)
 	cmd := cm.m.Command(append([]string{cm.bin}, args...)...)
 	cmd.Stdin = strings.NewReader(doc)
 	var out, errb bytes.Buffer
@@ -333,7 +335,24 @@ func applyInMachine(t *testing.T, doc string, args []string) testutil.Result {
 	} else if err != nil {
 		t.Fatalf("running mgmt-apply in the container: %v", err)
 	}
+	if changed := changedSince(t, cm.m, marker); changed != "" {
+		t.Errorf("the noop run changed the container:\n%s", changed)
+	}
 	return testutil.Result{Code: code, Stdout: out.String(), Stderr: errb.String()}
+}
+
+// changedSince lists what changed in the container since the marker file
+// was touched, where a configuration run could write: the system's
+// configuration, packages, units, accounts and the usual data
+// directories (Puppet's own state and caches, and PackageKit's log of
+// transactions, which records queries, left out).
+func changedSince(t *testing.T, m *systemtest.Machine, marker string) string {
+	t.Helper()
+	out := m.Run(t, "find", "/etc", "/opt", "/srv", "/home", "/root", "/usr", "/var/lib",
+		"-path", "/var/lib/puppet", "-prune", "-o", "-path", "/opt/mgmt", "-prune", "-o",
+		"-path", "/var/lib/systemd/timers", "-prune", "-o", "-path", "/var/lib/PackageKit", "-prune", "-o",
+		"-newer", marker, "-print")
+	return strings.TrimSpace(out)
 }
 
 // allowed reports whether a noop failure contains one of the texts a

@@ -1,6 +1,6 @@
 # puppetlabs-haproxy, examples/init.pp (without the exported balancer member)
 # native: refused /usr/share/puppet/modules/haproxy/templates/fragments/_bind.erb:17:3: unsupported by the native engine: Ruby in a template: the keyword begin
-# noop: svc[haproxy]: error: watch: d-bus unix:path=/run/dbus/system_bus_socket
+# noop: clean
 class { '::haproxy':
   enable           => true,
   global_options   => {

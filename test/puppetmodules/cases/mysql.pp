@@ -1,7 +1,6 @@
 # puppetlabs-mysql, examples/mysql_database.pp
 # native: same
-# noop: svc[mariadb]: error: watch: d-bus unix:path=/run/dbus/system_bus_socket
-# noop: pippet[Mysql_datadir[/var/lib/mysql]]: error: puppet failed to apply mysql_datadir[/var/lib/mysql]: Puppet: Could not find a suitable provider for mysql_datadir
+# noop: clean
 class { 'mysql::server':
   root_password => 'password'
 }

@@ -60,6 +60,9 @@ func namesSomething(w string, first bool) bool {
 	return false
 }
 
+// articles may come before the name a doc comment starts with.
+var articles = map[string]bool{"A": true, "An": true, "The": true, "a": true, "an": true, "the": true}
+
 // wrongName returns the name a doc comment starts with when it is not
 // name, the declaration's ("" when it names it, or starts a sentence that
 // names nothing).
@@ -69,7 +72,7 @@ func wrongName(doc *ast.CommentGroup, name string) string {
 	}
 	words := strings.Fields(doc.Text())
 	first := true
-	if len(words) > 1 && (words[0] == "A" || words[0] == "An" || words[0] == "The") {
+	if len(words) > 1 && articles[words[0]] {
 		words, first = words[1:], false
 	}
 	if len(words) == 0 {
@@ -134,6 +137,7 @@ func TestWrongName(t *testing.T) {
 		{"Functions of the core.", "init", ""},
 		{"The parseX function, parsing.", "parseY", "parseX"},
 		{"The corpus of examples.", "corpus2", ""},
+		{"a resource of each kind", "protos", ""},
 	} {
 		if got := wrongName(doc(tc.doc), tc.name); got != tc.want {
 			t.Errorf("%q on %s: got %q, want %q", tc.doc, tc.name, got, tc.want)

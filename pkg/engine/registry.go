@@ -14,8 +14,9 @@ import (
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]func() Res{}
-	// a resource of each kind as its function returns it, never changed:
-	// NewResource calls its Default, which returns a new one
+	// protos holds a resource of each kind as its function returns it,
+	// never changed: NewResource calls its Default, which returns a new
+	// one.
 	protos = map[string]Res{}
 )
 

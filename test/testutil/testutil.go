@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
@@ -51,8 +53,13 @@ func Tools(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		touchSources()
-		binDir, buildErr = os.MkdirTemp("", "mgmt-e2e-bin-")
+		sweepTools()
+		binDir, buildErr = os.MkdirTemp("", toolsPrefix)
 		if buildErr != nil {
+			return
+		}
+		// the test process that owns the build, for sweepTools
+		if buildErr = os.WriteFile(filepath.Join(binDir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); buildErr != nil {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...")
@@ -63,6 +70,31 @@ func Tools(t testing.TB) string {
 		t.Fatalf("building the tools: %v\n%s", buildErr, buildOut)
 	}
 	return binDir
+}
+
+const (
+	toolsPrefix = "mgmt-e2e-bin-"
+	ownerFile   = ".owner-pid"
+)
+
+// sweepTools removes the tool builds of test processes that have ended: a
+// test binary cannot remove its own at exit (it has no hook after its last
+// test), and each build takes some 170 MB of the temporary directory.
+func sweepTools() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), toolsPrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil {
+			continue // being made, or made by an older version: left alone
+		}
+		pid, err := strconv.Atoi(string(b))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // touchSources stats every Go source file and go.mod/go.sum of the

@@ -89,10 +89,7 @@ func (x *fcall) toInteger() any {
 		}
 		return int64(v)
 	case bool:
-		if v {
-			return int64(1)
-		}
-		return int64(0)
+		return boolInt(v)
 	case string:
 		t := strings.TrimSpace(v)
 		if radix != 0 && radix != 10 || len(x.args) == 2 && radix == 10 {
@@ -121,10 +118,7 @@ func (x *fcall) toNumeric() any {
 	case int64, float64:
 		return v
 	case bool:
-		if v {
-			return int64(1)
-		}
-		return int64(0)
+		return boolInt(v)
 	case string:
 		t := strings.TrimSpace(v)
 		if m := intLiteral.FindStringSubmatch(t); m != nil {
@@ -260,4 +254,12 @@ func (x *fcall) toHash() any {
 	}
 	x.unsupported("of " + typeName(x.args[0]))
 	return nil
+}
+
+// boolInt converts a Boolean to Integer as Integer() and Numeric() do.
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

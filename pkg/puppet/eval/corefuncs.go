@@ -454,17 +454,24 @@ func regsubstFn(x *fcall) any {
 		}
 		return s[:loc[0]] + string(re.ExpandString(nil, repl, s, loc)) + s[loc[1]:]
 	}
-	switch t := x.args[0].(type) {
+	return x.eachString(func(s string) any { return sub(s) })
+}
+
+// eachString applies fn to the first argument, a String, or to each
+// element of it, an Array (giving an Array): the rule of regsubst() and
+// match().
+func (x *fcall) eachString(fn func(string) any) any {
+	switch v := x.args[0].(type) {
 	case string:
-		return sub(t)
+		return fn(v)
 	case []any:
-		out := make([]any, len(t))
-		for i, el := range t {
-			out[i] = sub(toString(el))
+		out := make([]any, len(v))
+		for i, el := range v {
+			out[i] = fn(toString(el))
 		}
 		return out
 	}
-	x.fail("regsubst() expects a String or an Array, got %s", typeName(x.args[0]))
+	x.fail("%s() expects a String or an Array, got %s", x.c.Name, typeName(x.args[0]))
 	return nil
 }
 
@@ -609,18 +616,7 @@ func matchFn(x *fcall) any {
 		}
 		return out
 	}
-	switch v := x.args[0].(type) {
-	case string:
-		return one(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, el := range v {
-			out[i] = one(toString(el))
-		}
-		return out
-	}
-	x.fail("match() expects a String or an Array, got %s", typeName(x.args[0]))
-	return nil
+	return x.eachString(one)
 }
 
 func hashFn(f func([]byte) string) func(x *fcall) any {

@@ -558,6 +558,12 @@ func (e *evaluator) compare(p syntax.Pos, op string, l, r any) bool {
 			c = 1
 		}
 	}
+	return ordered(op, c)
+}
+
+// ordered reports whether a comparison's result c (-1, 0 or 1) satisfies
+// the operator op: <, >, <= or >=.
+func ordered(op string, c int) bool {
 	switch op {
 	case "<":
 		return c < 0

@@ -275,6 +275,15 @@ func (x *fcall) hash(i int) *hash {
 	return h
 }
 
+// optionalHash returns argument i, a Hash, or an empty hash when it is
+// not given or undef.
+func (x *fcall) optionalHash(i int) *hash {
+	if i >= len(x.args) || x.args[i] == nil {
+		return newHash()
+	}
+	return x.hash(i)
+}
+
 func (x *fcall) needLambda(lo, hi int) *lambdaValue {
 	if x.lambda == nil {
 		x.fail("%s() expects a lambda", x.c.Name)

@@ -539,18 +539,10 @@ func fromRuby(r *rctx, p syntax.Pos, v any) any {
 // rubyToS is Ruby's to_s (what <%= %> writes).
 func rubyToS(v any) string {
 	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
+	case nil, string, int64, float64, bool:
+		return toString(v) // Puppet interpolates these as Ruby writes them
 	case rsym:
 		return string(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return formatFloat(x)
-	case bool:
-		return strconv.FormatBool(x)
 	case rclass:
 		return string(x)
 	case rrange:

@@ -252,7 +252,7 @@ func (l *rlexer) str(s string) rtok {
 				b.WriteByte(e)
 			}
 		case ch == '#' && q == '"' && i+1 < len(s) && s[i+1] == '{':
-			end := rubyMatchBrace(s, i+2)
+			end := syntax.MatchBrace(s, i+2)
 			if end < 0 {
 				l.fail("an unterminated #{")
 			}
@@ -271,29 +271,6 @@ func (l *rlexer) str(s string) rtok {
 	out.parts = append(out.parts, b.String())
 	l.advance(i + 1)
 	return rtok{kind: "str", str: out, text: s[1:i]}
-}
-
-func rubyMatchBrace(s string, from int) int {
-	depth := 1
-	for i := from; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		case '"', '\'':
-			q := s[i]
-			for i++; i < len(s) && s[i] != q; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		}
-	}
-	return -1
 }
 
 func (l *rlexer) regex(s string) rtok {

@@ -63,15 +63,7 @@ func (r *rctx) binop(env *renv, n *rnode) any {
 		if !ok {
 			r.fail(n.pos, "comparing "+rubyClass(l)+" with "+rubyClass(rv))
 		}
-		switch n.name {
-		case "<":
-			return c < 0
-		case ">":
-			return c > 0
-		case "<=":
-			return c <= 0
-		}
-		return c >= 0
+		return ordered(n.name, c)
 	case "<<":
 		if a, ok := l.(*rarray); ok {
 			a.v = append(a.v, rv)

@@ -24,51 +24,42 @@ func mergeFn(x *fcall) any {
 	if x.lambda != nil {
 		x.unsupported("with a lambda")
 	}
-	if len(x.args) < 2 {
-		x.fail("merge(): wrong number of arguments (%d; must be at least 2)", len(x.args))
-	}
 	out := newHash()
-	for _, a := range x.args {
-		switch h := a.(type) {
-		case nil:
-		case string:
-			if h != "" {
-				x.fail("merge: unexpected argument type String, only expects hash arguments")
-			}
-		case *hash:
-			for _, k := range h.keys {
-				out.set(k, h.m[k])
-			}
-		default:
-			x.fail("merge: unexpected argument type %s, only expects hash arguments", typeName(a))
+	for _, h := range x.mergedHashes() {
+		for _, k := range h.keys {
+			out.set(k, h.m[k])
 		}
 	}
 	return out
 }
 
 func deepMergeFn(x *fcall) any {
-	if len(x.args) < 2 {
-		x.fail("deep_merge(): wrong number of arguments (%d; must be at least 2)", len(x.args))
+	out := newHash()
+	for _, h := range x.mergedHashes() {
+		out = deepMerge(out, h)
 	}
-	var out *hash
+	return out
+}
+
+// mergedHashes checks the arguments of merge() and deep_merge(): at
+// least two, each a Hash, undef or "" (which are left out).
+func (x *fcall) mergedHashes() []*hash {
+	if len(x.args) < 2 {
+		x.fail("%s(): wrong number of arguments (%d; must be at least 2)", x.c.Name, len(x.args))
+	}
+	var out []*hash
 	for _, a := range x.args {
 		switch h := a.(type) {
 		case nil:
 		case string:
 			if h != "" {
-				x.fail("deep_merge: unexpected argument type String, only expects hash arguments")
+				x.fail("%s: unexpected argument type String, only expects hash arguments", x.c.Name)
 			}
 		case *hash:
-			if out == nil {
-				out = newHash()
-			}
-			out = deepMerge(out, h)
+			out = append(out, h)
 		default:
-			x.fail("deep_merge: unexpected argument type %s, only expects hash arguments", typeName(a))
+			x.fail("%s: unexpected argument type %s, only expects hash arguments", x.c.Name, typeName(a))
 		}
-	}
-	if out == nil {
-		return newHash()
 	}
 	return out
 }

@@ -147,29 +147,30 @@ func assertPrivateFn(x *fcall) any {
 func ensureResourceFn(x *fcall) any {
 	x.arity(2, 3)
 	args := x.args3()
-	params := newHash()
-	if len(args) == 3 && args[2] != "" {
-		params = x.hash(2)
-	}
+	params := x.optionalHash(2)
 	typ := strings.ToLower(toString(args[0]))
 	for _, title := range flatStrings(args[1]) {
-		if x.e.definedWithParams(x.s, catalog.CapitalizeType(typ), title, params) {
-			continue
-		}
-		h := newHash()
-		h.set(title, params)
-		x.e.declareHash(x.s, x.c.P, typ, h, newHash(), false)
+		x.ensure(typ, title, params)
 	}
 	return nil
+}
+
+// ensure declares typ[title] with params unless it is declared with them
+// already: the rule of ensure_resource(), ensure_resources() and
+// ensure_packages().
+func (x *fcall) ensure(typ, title string, params *hash) {
+	if x.e.definedWithParams(x.s, catalog.CapitalizeType(typ), title, params) {
+		return
+	}
+	h := newHash()
+	h.set(title, params)
+	x.e.declareHash(x.s, x.c.P, typ, h, newHash(), false)
 }
 
 func ensureResourcesFn(x *fcall) any {
 	x.arity(2, 3)
 	args := x.args3()
-	defaults := newHash()
-	if len(args) == 3 && args[2] != "" {
-		defaults = x.hash(2)
-	}
+	defaults := x.optionalHash(2)
 	titles := x.hash(1)
 	typ := strings.ToLower(toString(args[0]))
 	for _, title := range titles.keys {
@@ -179,12 +180,7 @@ func ensureResourcesFn(x *fcall) any {
 				params.set(k, body.m[k])
 			}
 		}
-		if x.e.definedWithParams(x.s, catalog.CapitalizeType(typ), title, params) {
-			continue
-		}
-		h := newHash()
-		h.set(title, params)
-		x.e.declareHash(x.s, x.c.P, typ, h, newHash(), false)
+		x.ensure(typ, title, params)
 	}
 	return nil
 }
@@ -193,25 +189,19 @@ func ensurePackagesFn(x *fcall) any {
 	x.arity(1, 2)
 	defaults := newHash()
 	defaults.set("ensure", "installed")
-	if len(x.args) == 2 && x.args[1] != nil {
-		for _, k := range x.hash(1).keys {
-			defaults.set(k, x.hash(1).m[k])
-		}
-		if defaults.m["ensure"] == "present" {
-			defaults.set("ensure", "installed")
-		}
+	given := x.optionalHash(1)
+	for _, k := range given.keys {
+		defaults.set(k, given.m[k])
+	}
+	if defaults.m["ensure"] == "present" {
+		defaults.set("ensure", "installed")
 	}
 	if h, ok := x.args[0].(*hash); ok {
 		call := &fcall{e: x.e, s: x.s, c: x.c, args: []any{"package", h, defaults}}
 		return ensureResourcesFn(call)
 	}
 	for _, name := range flatStrings(x.args[0]) {
-		if x.e.definedWithParams(x.s, "Package", name, defaults) {
-			continue
-		}
-		h := newHash()
-		h.set(name, defaults)
-		x.e.declareHash(x.s, x.c.P, "package", h, newHash(), false)
+		x.ensure("package", name, defaults)
 	}
 	return nil
 }

@@ -301,7 +301,7 @@ func (p *parser) interpolate(t Token) Node {
 				lit.WriteByte(raw[i])
 			}
 		case c == '$' && i+1 < len(raw) && raw[i+1] == '{':
-			end := matchBrace(raw, i+2)
+			end := MatchBrace(raw, i+2)
 			if end < 0 {
 				p.fail(offsetPos(t, i), "unterminated ${ in string")
 			}
@@ -357,9 +357,10 @@ func unicodeEscape(s string) (int, rune) {
 	return 4, rune(v)
 }
 
-// matchBrace finds the brace closing the one before from, skipping quoted
-// strings.
-func matchBrace(s string, from int) int {
+// MatchBrace finds the brace closing the one before from, skipping quoted
+// strings: the end of a ${...} interpolation in Puppet, or of a #{...} in
+// Ruby. It returns -1 when the brace is not closed.
+func MatchBrace(s string, from int) int {
 	depth := 1
 	for i := from; i < len(s); i++ {
 		switch s[i] {

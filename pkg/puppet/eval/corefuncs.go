@@ -500,13 +500,8 @@ func rubyReplacement(r string) string {
 func splitFn(x *fcall) any {
 	x.arity(2, 2)
 	s := x.str(0)
-	var re *regexp.Regexp
-	switch p := x.args[1].(type) {
-	case *regexp.Regexp:
-		re = p
-	case string:
-		re = x.e.regexp(x.c.P, p)
-	default:
+	re := x.pattern(1)
+	if re == nil {
 		x.fail("split() expects a pattern, got %s", typeName(x.args[1]))
 	}
 	out := []any{}
@@ -592,17 +587,24 @@ func typeFn(x *fcall) any {
 	return &ptype{name: typeName(x.args[0])}
 }
 
+// pattern returns argument i, a Regexp or a String compiled as one, or
+// nil when it is neither.
+func (x *fcall) pattern(i int) *regexp.Regexp {
+	switch p := x.args[i].(type) {
+	case *regexp.Regexp:
+		return p
+	case string:
+		return x.e.regexp(x.c.P, p)
+	}
+	return nil
+}
+
 // matchFn returns the match of a regexp (whole match and groups), or
 // undef.
 func matchFn(x *fcall) any {
 	x.arity(2, 2)
-	var re *regexp.Regexp
-	switch p := x.args[1].(type) {
-	case *regexp.Regexp:
-		re = p
-	case string:
-		re = x.e.regexp(x.c.P, p)
-	default:
+	re := x.pattern(1)
+	if re == nil {
 		x.unsupported("with a " + typeName(x.args[1]))
 	}
 	one := func(s string) any {

@@ -168,3 +168,29 @@ func TestTemplateWords(t *testing.T) {
 		t.Errorf("message = %v", got)
 	}
 }
+
+// TestTemplateSelfHolding checks Ruby arrays that hold themselves: inspect
+// writes [...] for the inner one and == holds, as in Ruby; flatten and
+// join, which Ruby refuses, are refused. None may exhaust the stack.
+func TestTemplateSelfHolding(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"<% a = []; a << a -%><%= a.inspect %>", "[[...]]"},
+		{"<% a = []; a << a -%><%= a %>", "[[...]]"},
+		{"<% a = [1]; a << a -%><%= a == a %>", "true"},
+	} {
+		c, err := compile(t, `notify { "n": message => inline_template("`+tc.code+`") }`)
+		if err != nil {
+			t.Errorf("%s: %v", tc.code, err)
+			continue
+		}
+		if got := find(c, "Notify[n]").Params["message"]; got != tc.want {
+			t.Errorf("%s: got %v, want %s", tc.code, got, tc.want)
+		}
+	}
+	for _, code := range []string{"<% a = []; a << a -%><%= a.flatten.size %>", "<% a = []; a << a -%><%= a.join(',') %>"} {
+		_, err := compile(t, `notify { "n": message => inline_template("`+code+`") }`)
+		if err == nil || !strings.Contains(err.Error(), "flattening an array that holds itself") {
+			t.Errorf("%s: got %v, want a refusal", code, err)
+		}
+	}
+}

@@ -611,21 +611,30 @@ func (e *evaluator) arith(p syntax.Pos, op string, l, r any) any {
 	if !ok1 || !ok2 || op == "<<" || op == ">>" {
 		e.fail(p, "Operator '%s' is not applicable to %s and %s", op, typeName(l), typeName(r))
 	}
-	switch op {
-	case "+":
-		return lf + rf
-	case "-":
-		return lf - rf
-	case "*":
-		return lf * rf
-	case "/":
-		if rf == 0 {
-			e.fail(p, "division by 0")
-		}
-		return lf / rf
+	if op == "/" && rf == 0 {
+		e.fail(p, "division by 0")
+	}
+	if f, ok := floatArith(op, lf, rf); ok {
+		return f
 	}
 	e.fail(p, "Operator '%%' is not applicable to Float values")
 	return nil
+}
+
+// floatArith applies + - * or / to two floats (Puppet and Ruby alike);
+// it reports false for any other operator.
+func floatArith(op string, a, b float64) (float64, bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "/":
+		return a / b, true
+	}
+	return 0, false
 }
 
 func (e *evaluator) intArith(p syntax.Pos, op string, a, b int64) any {

@@ -105,19 +105,10 @@ func (r *rctx) arrayMethod(p syntax.Pos, a *rarray, name string, args []any, blk
 		if len(args) == 1 {
 			sep = rubyToS(args[0])
 		}
-		var parts []string
-		var walk func(v any)
-		walk = func(v any) {
-			if inner, ok := v.(*rarray); ok {
-				for _, el := range inner.v {
-					walk(el)
-				}
-				return
-			}
-			parts = append(parts, rubyToS(v))
-		}
-		for _, el := range a.v {
-			walk(el)
+		flat := r.flatten(p, a)
+		parts := make([]string, len(flat))
+		for i, el := range flat {
+			parts[i] = rubyToS(el)
 		}
 		return strings.Join(parts, sep)
 	case "sort":
@@ -143,19 +134,7 @@ func (r *rctx) arrayMethod(p syntax.Pos, a *rarray, name string, args []any, blk
 		return out
 	case "flatten":
 		argc(0, 0)
-		out := &rarray{}
-		var walk func(v any)
-		walk = func(v any) {
-			if inner, ok := v.(*rarray); ok {
-				for _, el := range inner.v {
-					walk(el)
-				}
-				return
-			}
-			out.v = append(out.v, v)
-		}
-		walk(a)
-		return out
+		return &rarray{v: r.flatten(p, a)}
 	case "compact":
 		out := &rarray{}
 		for _, el := range a.v {
@@ -371,4 +350,29 @@ func (r *rctx) hashMethod(p syntax.Pos, h *rhash, name string, args []any, blk *
 	}
 	r.fail(p, "the method Hash#"+name)
 	return nil
+}
+
+// flatten returns the elements of a and of the arrays in it, at any depth
+// (Array#flatten, and what Array#join writes). An array that holds itself
+// is refused, as Ruby does.
+func (r *rctx) flatten(p syntax.Pos, a *rarray) []any {
+	var out []any
+	open := map[*rarray]bool{}
+	var walk func(a *rarray)
+	walk = func(a *rarray) {
+		if open[a] {
+			r.fail(p, "flattening an array that holds itself")
+		}
+		open[a] = true
+		for _, el := range a.v {
+			if inner, ok := el.(*rarray); ok {
+				walk(inner)
+				continue
+			}
+			out = append(out, el)
+		}
+		delete(open, a)
+	}
+	walk(a)
+	return out
 }

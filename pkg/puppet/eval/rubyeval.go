@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -556,27 +557,44 @@ func rubyToS(v any) string {
 }
 
 // rubyInspectValue is Ruby's inspect.
-func rubyInspectValue(v any) string {
+func rubyInspectValue(v any) string { return rubyInspect(v, map[any]bool{}) }
+
+// rubySymbolWord is a symbol that inspect writes without quotes.
+var rubySymbolWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*[?!]?$`)
+
+// rubyInspect is inspect within the arrays and hashes open: one that
+// holds itself is written [...] or {...} inside, as Ruby does.
+func rubyInspect(v any, open map[any]bool) string {
 	switch x := v.(type) {
 	case nil:
 		return "nil"
 	case string:
 		return rubyQuote(x)
 	case rsym:
-		if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*[?!]?$`).MatchString(string(x)) {
+		if rubySymbolWord.MatchString(string(x)) {
 			return ":" + string(x)
 		}
 		return ":" + rubyQuote(string(x))
 	case *rarray:
+		if open[x] {
+			return "[...]"
+		}
+		open[x] = true
+		defer delete(open, x)
 		parts := make([]string, len(x.v))
 		for i, el := range x.v {
-			parts[i] = rubyInspectValue(el)
+			parts[i] = rubyInspect(el, open)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case *rhash:
+		if open[x] {
+			return "{...}"
+		}
+		open[x] = true
+		defer delete(open, x)
 		parts := make([]string, len(x.keys))
 		for i, k := range x.keys {
-			parts[i] = rubyInspectValue(k) + "=>" + rubyInspectValue(x.m[keyOf(k)])
+			parts[i] = rubyInspect(k, open) + "=>" + rubyInspect(x.m[keyOf(k)], open)
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case *regexp.Regexp:
@@ -621,31 +639,36 @@ func rubyQuote(s string) string {
 }
 
 // rEqual is Ruby's ==.
-func rEqual(a, b any) bool {
+func rEqual(a, b any) bool { return rEqualIn(a, b, map[[2]any]bool{}) }
+
+// rEqualIn is == within the pairs of arrays or hashes being compared: a
+// pair met again (values that hold themselves) is equal, as in Ruby.
+func rEqualIn(a, b any, open map[[2]any]bool) bool {
 	switch x := a.(type) {
 	case int64, float64:
 		fa, _ := numeric(a)
 		fb, ok := numeric(b)
 		return ok && fa == fb
-	case *rarray:
-		y, ok := b.(*rarray)
-		if !ok || len(x.v) != len(y.v) {
-			return false
+	case *rarray, *rhash:
+		pair := [2]any{a, b}
+		if a == b || open[pair] {
+			return true
 		}
-		for i := range x.v {
-			if !rEqual(x.v[i], y.v[i]) {
-				return false
-			}
+		open[pair] = true
+		defer delete(open, pair)
+		eq := func(v, w any) bool { return rEqualIn(v, w, open) }
+		if xa, ok := x.(*rarray); ok {
+			y, ok := b.(*rarray)
+			return ok && slices.EqualFunc(xa.v, y.v, eq)
 		}
-		return true
-	case *rhash:
+		xh := x.(*rhash)
 		y, ok := b.(*rhash)
-		if !ok || len(x.keys) != len(y.keys) {
+		if !ok || len(xh.keys) != len(y.keys) {
 			return false
 		}
-		for k, v := range x.m {
+		for k, v := range xh.m {
 			w, ok := y.m[k]
-			if !ok || !rEqual(v, w) {
+			if !ok || !eq(v, w) {
 				return false
 			}
 		}

@@ -136,15 +136,8 @@ func (r *rctx) arith(p syntax.Pos, op string, l, rv any) any {
 		}
 		lf, _ := numeric(l)
 		rf, _ := numeric(rv)
-		switch op {
-		case "+":
-			return lf + rf
-		case "-":
-			return lf - rf
-		case "*":
-			return lf * rf
-		case "/":
-			return lf / rf
+		if f, ok := floatArith(op, lf, rf); ok {
+			return f
 		}
 	}
 	r.fail(p, rubyClass(l)+" "+op+" "+rubyClass(rv))

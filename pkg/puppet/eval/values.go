@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,15 +256,7 @@ func equal(a, b any) bool {
 		return ok && fa == fb
 	case []any:
 		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, equal)
 	case *hash:
 		y, ok := b.(*hash)
 		if !ok || len(x.keys) != len(y.keys) {

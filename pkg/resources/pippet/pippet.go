@@ -393,13 +393,14 @@ func (w *worker) do(ctx context.Context, req request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			w.cmd.Process.Kill()
-		case <-done:
+	killed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(killed)
+		w.cmd.Process.Kill()
+	})
+	defer func() {
+		if !stop() {
+			<-killed
 		}
 	}()
 	if _, err := w.in.Write(append(b, '\n')); err != nil {

@@ -225,6 +225,13 @@ func (r *rctx) arrayMethod(p syntax.Pos, a *rarray, name string, args []any, blk
 		argc(1, 1)
 		return r.arith(p, name, a, args[0])
 	case "[]":
+		if rg, ok := args[0].(rrange); ok && len(args) == 1 {
+			lo, n, in := rangeSlice(len(a.v), rg)
+			if !in {
+				return nil
+			}
+			return &rarray{v: append([]any{}, a.v[lo:lo+n]...)}
+		}
 		if len(args) == 1 {
 			if i, ok := args[0].(int64); ok {
 				if i < 0 {
@@ -297,7 +304,7 @@ func (r *rctx) hashMethod(p syntax.Pos, h *rhash, name string, args []any, blk *
 				}
 				r.fail(p, "fetch of a missing key")
 			}
-			return nil
+			return h.def
 		}
 		return v
 	case "key?", "has_key?", "include?", "member?":

@@ -22,10 +22,17 @@ type (
 		lo, hi int64
 		excl   bool
 	}
-	rarray struct{ v []any }
-	rhash  struct {
-		keys []any
-		m    map[rkey]any
+	// puppet marks an array or hash made from a Puppet value (which the
+	// template may not change: Puppet shares it)
+	rarray struct {
+		v      []any
+		puppet bool
+	}
+	rhash struct {
+		keys   []any
+		m      map[rkey]any
+		def    any // Hash.new(def): the value of a missing key
+		puppet bool
 	}
 	rkey struct {
 		kind string
@@ -77,6 +84,7 @@ type rctx struct {
 	file  string
 	texts []string
 	out   strings.Builder
+	match rmatchState // $~ (rubymore.go)
 }
 
 // An renv holds local variables; a block's sees and assigns its outer
@@ -130,6 +138,10 @@ func (r *rctx) eval(env *renv, n *rnode) any {
 		return b.String()
 	case "regex":
 		return r.regexp(n.pos, n.val.(string), n.name)
+	case "nthref":
+		return r.nthRef(n.pos, n.val.(int64))
+	case "indexassign":
+		return r.indexAssign(env, n)
 	case "ivar":
 		return toRuby(r, n.pos, r.e.lookup(r.s, n.pos, n.name))
 	case "ident":
@@ -290,8 +302,14 @@ func (r *rctx) caseEq(p syntax.Pos, pattern, v any) bool {
 	case rclass:
 		return rIsA(v, x)
 	case *regexp.Regexp:
-		s, ok := v.(string)
-		return ok && x.MatchString(s)
+		switch s := v.(type) {
+		case string:
+			return r.setMatch(x, s) != nil
+		case rsym:
+			return r.setMatch(x, string(s)) != nil
+		}
+		r.match.lost = true
+		return false
 	case rrange:
 		n, ok := v.(int64)
 		return ok && n >= x.lo && (n < x.hi || !x.excl && n == x.hi)
@@ -310,6 +328,14 @@ func (r *rctx) regexp(p syntax.Pos, pat, flags string) *regexp.Regexp {
 	re, err := regexp.Compile(prefix + ")" + pat)
 	if err != nil {
 		r.fail(p, "the regexp /"+pat+"/ ("+err.Error()+")")
+	}
+	named, numbered := false, false
+	for _, name := range re.SubexpNames()[1:] {
+		named, numbered = named || name != "", numbered || name == ""
+	}
+	if named && numbered {
+		// Ruby does not capture (...) in a regexp with named groups
+		r.fail(p, "the regexp /"+pat+"/: named groups beside unnamed ones")
 	}
 	return re
 }
@@ -358,7 +384,7 @@ func (r *rctx) call(env *renv, n *rnode) any {
 	case rscope:
 		return r.scopeCall(n, args)
 	case rclass:
-		r.fail(n.pos, "the class method "+string(x)+"."+n.name)
+		return r.classMethod(n.pos, x, n.name, args, n.blk)
 	}
 	return r.method(n.pos, recv, n.name, args, n.blk, env)
 }
@@ -426,6 +452,8 @@ func (r *rctx) kernel(env *renv, n *rnode, args []any) any {
 // scope.call_function('NAME', [args]).
 func (r *rctx) scopeCall(n *rnode, args []any) any {
 	switch {
+	case n.name == "to_hash" && len(args) == 0:
+		return rscopeHash{p: n.pos}
 	case n.name == "lookupvar" || n.name == "[]":
 		if len(args) != 1 {
 			r.fail(n.pos, "scope.lookupvar with several arguments")
@@ -487,13 +515,14 @@ func toRuby(r *rctx, p syntax.Pos, v any) any {
 	case nil, string, int64, float64, bool:
 		return x
 	case []any:
-		out := &rarray{v: make([]any, len(x))}
+		out := &rarray{v: make([]any, len(x)), puppet: true}
 		for i, el := range x {
 			out.v[i] = toRuby(r, p, el)
 		}
 		return out
 	case *hash:
 		out := newRHash()
+		out.puppet = true
 		for _, k := range x.keys {
 			out.set(k, toRuby(r, p, x.m[k]))
 		}
@@ -546,6 +575,8 @@ func rubyToS(v any) string {
 		return string(x)
 	case rclass:
 		return string(x)
+	case rmatchData:
+		return rubyToS(x.groups[0])
 	case rrange:
 		op := ".."
 		if x.excl {
@@ -599,6 +630,10 @@ func rubyInspect(v any, open map[any]bool) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	case *regexp.Regexp:
 		return "/" + reSource(x) + "/"
+	case rmatchData:
+		return x.inspect()
+	case rscopeHash:
+		panic(syntax.Unsupported(x.p, "Ruby in a template: scope.to_hash as a whole"))
 	}
 	return rubyToS(v)
 }

@@ -123,7 +123,7 @@ func (l *rlexer) valueEnded() bool {
 	}
 	t := l.toks[len(l.toks)-1]
 	switch t.kind {
-	case "num", "str", "sym", "ivar", "ident", "const", "regex":
+	case "num", "str", "sym", "ivar", "ident", "const", "regex", "nthref":
 		return true
 	case "kw":
 		return t.text == "end" || t.text == "nil" || t.text == "true" || t.text == "false" || t.text == "self"
@@ -161,6 +161,10 @@ func (l *rlexer) next() rtok {
 		j := word(1)
 		l.advance(j)
 		return rtok{kind: "ivar", text: s[1:j]}
+	case c == '$' && len(s) > 1 && s[1] >= '1' && s[1] <= '9' && !(len(s) > 2 && isIdentChar(s[2])):
+		// $1 .. $9: a group of the last regexp match
+		l.advance(2)
+		return rtok{kind: "nthref", text: s[1:2]}
 	case c == '$':
 		l.fail("global variables")
 	case c == ':' && len(s) > 1 && (isIdentChar(s[1]) && !(s[1] >= '0' && s[1] <= '9')) && !strings.HasPrefix(s, "::"):

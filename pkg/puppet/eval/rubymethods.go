@@ -36,22 +36,7 @@ func (r *rctx) binop(env *renv, n *rnode) any {
 	case "===":
 		return r.caseEq(n.pos, l, rv)
 	case "=~", "!~":
-		re, ok := rv.(*regexp.Regexp)
-		s, isStr := l.(string)
-		if !ok || !isStr {
-			if l == nil && ok {
-				return n.name == "!~"
-			}
-			r.fail(n.pos, "=~ other than a string against a regexp")
-		}
-		loc := re.FindStringIndex(s)
-		if n.name == "!~" {
-			return loc == nil
-		}
-		if loc == nil {
-			return nil
-		}
-		return int64(len([]rune(s[:loc[0]])))
+		return r.matchOp(n, l, rv)
 	case "<=>":
 		c, ok := rCompare(l, rv)
 		if !ok {
@@ -244,6 +229,10 @@ func (r *rctx) elems(p syntax.Pos, v any) []any {
 
 // method calls a method on a value.
 func (r *rctx) method(p syntax.Pos, recv any, name string, args []any, blk *rblock, env *renv) any {
+	if _, ok := recv.(rscopeHash); ok {
+		return r.scopeHashMethod(p, name, args)
+	}
+	r.regexpArg(name, args)
 	argc := func(lo, hi int) {
 		if len(args) < lo || len(args) > hi {
 			r.fail(p, fmt.Sprintf("%s.%s with %d arguments", rubyClass(recv), name, len(args)))
@@ -306,6 +295,8 @@ func (r *rctx) method(p syntax.Pos, recv any, name string, args []any, blk *rblo
 				return r.stringMethod(p, rubyToS(v), name, []any{x}, blk, env, argc)
 			}
 		}
+	case rmatchData:
+		return r.matchDataMethod(p, x, name, args)
 	case rrange:
 		switch name {
 		case "each", "map", "collect", "to_a", "select", "reject", "each_with_index":
@@ -383,6 +374,17 @@ func (r *rctx) stringMethod(p syntax.Pos, s, name string, args []any, blk *rbloc
 			}
 		}
 		return false
+	case "index":
+		argc(1, 1)
+		sub, ok := args[0].(string)
+		if !ok {
+			r.fail(p, "String#index of a "+rubyClass(args[0]))
+		}
+		i := strings.Index(s, sub)
+		if i < 0 {
+			return nil
+		}
+		return int64(len([]rune(s[:i])))
 	case "split":
 		return r.split(p, s, args)
 	case "gsub", "sub":
@@ -410,15 +412,20 @@ func (r *rctx) stringMethod(p syntax.Pos, s, name string, args []any, blk *rbloc
 		argc(1, 1)
 		re, ok := args[0].(*regexp.Regexp)
 		if !ok {
-			re = r.regexp(p, regexp.QuoteMeta(rubyToS(args[0])), "")
+			// String#match makes a regexp of a string: Regexp.new(str)
+			s, isStr := args[0].(string)
+			if !isStr {
+				r.fail(p, "String#"+name+" of a "+rubyClass(args[0]))
+			}
+			re = r.regexp(p, s, "")
 		}
 		if name == "match?" {
 			return re.MatchString(s)
 		}
-		if !re.MatchString(s) {
+		if r.setMatch(re, s) == nil {
 			return nil
 		}
-		r.fail(p, "using MatchData")
+		return rmatchData{groups: r.match.groups, names: re.SubexpNames()}
 	case "+", "*", "%":
 		argc(1, 1)
 		return r.arith(p, name, s, args[0])
@@ -539,6 +546,12 @@ func (r *rctx) stringIndex(p syntax.Pos, s string, args []any) any {
 	rs := []rune(s)
 	if len(args) == 1 {
 		switch k := args[0].(type) {
+		case rrange:
+			lo, n, in := rangeSlice(len(rs), k)
+			if !in {
+				return nil
+			}
+			return string(rs[lo : lo+n])
 		case int64:
 			if k < 0 {
 				k += int64(len(rs))

@@ -11,7 +11,7 @@ import (
 // fields hold its parts.
 type rnode struct {
 	kind string // lit str sym regex ivar ident const call index op not and or if case array hash
-	// assign opassign range ternary seq defined
+	// assign opassign indexassign range ternary seq defined nthref def begin
 	pos   syntax.Pos
 	val   any      // lit: the value; regex: the pattern
 	name  string   // ident, const, ivar, call (method), op (operator), assign (variable)
@@ -165,7 +165,14 @@ func (p *rparser) assign() *rnode {
 			return &rnode{kind: "opassign", pos: t.pos, name: t.text, val: strings.TrimSuffix(op.text, "="), a: v}
 		}
 	}
-	return p.ternary()
+	n := p.ternary()
+	if op := p.tok(); op.kind == "op" && op.text == "=" && n.kind == "index" {
+		// x[k] = v
+		p.i++
+		p.skipNL()
+		return &rnode{kind: "indexassign", pos: op.pos, recv: n.recv, args: n.args, a: p.assign()}
+	}
+	return n
 }
 
 func (p *rparser) ternary() *rnode {
@@ -413,6 +420,8 @@ func (p *rparser) primary() *rnode {
 		return &rnode{kind: "lit", pos: t.pos, val: rsym(name)}
 	case "regex":
 		return &rnode{kind: "regex", pos: t.pos, val: t.text, name: t.str.parts[0].(string)}
+	case "nthref":
+		return &rnode{kind: "nthref", pos: t.pos, val: int64(t.text[0] - '0')}
 	case "words":
 		n := &rnode{kind: "array", pos: t.pos}
 		for _, w := range t.list {

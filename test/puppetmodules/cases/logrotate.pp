@@ -1,5 +1,5 @@
 # rodjek-logrotate, README
-# native: refused /usr/share/puppet/modules/logrotate/templates/etc/logrotate.d/rule.erb:10:12: unsupported by the native engine: Ruby in a template: the scope method to_hash
+# native: same
 # noop: clean
 logrotate::rule { 'messages':
   path         => '/var/log/messages',

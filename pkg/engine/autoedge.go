@@ -215,28 +215,10 @@ func (g *Graph) mayReach(from, to *Vertex) bool {
 	if g.walkSeen == nil {
 		g.walkSeen = make(map[*Vertex]bool, maxGroupWalk)
 	}
-	seen := g.walkSeen
-	clear(seen)
-	seen[from] = true
-	stack := append(g.walkStack[:0], from)
-	defer func() { g.walkStack = stack[:0] }()
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, e := range v.out {
-			if e.To == to {
-				return true
-			}
-			if !seen[e.To] {
-				if len(seen) >= maxGroupWalk {
-					return true
-				}
-				seen[e.To] = true
-				stack = append(stack, e.To)
-			}
-		}
-	}
-	return false
+	clear(g.walkSeen)
+	ok, stack := walkReaches(from, to, g.walkSeen, g.walkStack[:0], maxGroupWalk)
+	g.walkStack = stack[:0]
+	return ok
 }
 
 func hasSendRecv(v *Vertex) bool {

@@ -172,22 +172,34 @@ func (g *Graph) addDocEdge(from, to *Vertex, e *graph.Edge) {
 
 // reachable reports whether to can be reached from from along edges.
 func reachable(from, to *Vertex) bool {
-	seen := map[*Vertex]bool{from: true}
-	stack := []*Vertex{from}
+	ok, _ := walkReaches(from, to, map[*Vertex]bool{}, nil, 0)
+	return ok
+}
+
+// walkReaches reports whether to can be reached from from along edges,
+// with seen (empty) and stack as the walk's scratch space; with a limit
+// above 0 it also reports true once the walk would visit more than limit
+// vertices. It returns the stack for the next walk to reuse.
+func walkReaches(from, to *Vertex, seen map[*Vertex]bool, stack []*Vertex, limit int) (bool, []*Vertex) {
+	seen[from] = true
+	stack = append(stack, from)
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, e := range v.out {
 			if e.To == to {
-				return true
+				return true, stack
 			}
 			if !seen[e.To] {
+				if limit > 0 && len(seen) >= limit {
+					return true, stack
+				}
 				seen[e.To] = true
 				stack = append(stack, e.To)
 			}
 		}
 	}
-	return false
+	return false, stack
 }
 
 // dedupeEdges collects the edges of vs, merging parallel edges without

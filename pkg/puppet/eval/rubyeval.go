@@ -22,8 +22,9 @@ type (
 		lo, hi int64
 		excl   bool
 	}
-	// puppet marks an array or hash made from a Puppet value (which the
-	// template may not change: Puppet shares it)
+	// rarray is a Ruby array; its puppet field (as rhash's) marks one made
+	// from a Puppet value, which the template may not change: Puppet
+	// shares it.
 	rarray struct {
 		v      []any
 		puppet bool

@@ -28,6 +28,12 @@ type Change struct {
 	Text     bool
 	Old, New []byte
 	Path     string
+	// Hidden marks a change of content the resource keeps secret (a file
+	// with show_diff false): never diffed; From and To, when set, say
+	// only its sizes, and the diff the engine shows in noop runs (and at
+	// debug level) is the line "content would change (diff hidden): FROM
+	// -> TO".
+	Hidden bool
 }
 
 // String returns the change as the log writes it: "content", or "mode
@@ -157,6 +163,24 @@ func (vs *vstate) reason() string {
 // CheckApply, with the diff of a text change when it is wanted.
 func (e *Engine) report(vs *vstate, c Change) {
 	r := Reported{What: c.What, From: c.From, To: c.To}
+	if vs.secret && (r.From != "" || r.To != "") {
+		// A value received from a secret may be any property's.
+		r.From, r.To = "(secret)", "(secret)"
+	}
+	if c.Hidden {
+		c.Text = false
+		if vs.diffNow && e.cfg.DiffLines > 0 {
+			verb := "changed"
+			if e.cfg.Noop || vs.meta.Noop || vs.checkRun {
+				verb = "would change"
+			}
+			r.Diff = c.What + " " + verb + " (diff hidden)"
+			if r.From != "" || r.To != "" {
+				r.Diff += ": " + orNone(r.From) + " -> " + orNone(r.To)
+			}
+			r.Diff += "\n"
+		}
+	}
 	if c.Text && vs.diffNow && vs.secret {
 		if e.cfg.DiffLines > 0 {
 			r.Diff = "not shown: the content holds a secret that " + vs.key + " receives (from a password resource)\n"

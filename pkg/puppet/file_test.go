@@ -1,7 +1,11 @@
 package puppet
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 )
 
 // TestFileForms checks file translations that must stay exact: an absent
@@ -35,6 +39,10 @@ func TestFileForms(t *testing.T) {
 		{"link by target", map[string]any{"ensure": "/etc/t"}, `{"path":"/f","source":"/etc/t","state":"exists","symlink":true}`},
 		{"link with content", map[string]any{"ensure": "link", "target": "/t", "content": "x"}, ""},
 		{"deferred content", map[string]any{"ensure": "file", "content": map[string]any{"__ptype": "Deferred", "name": "f"}}, ""},
+		{"show_diff false", map[string]any{"ensure": "file", "content": "x", "show_diff": false},
+			`{"content":"x","path":"/f","show_diff":false,"state":"exists"}`},
+		{"show_diff true", map[string]any{"ensure": "file", "content": "x", "show_diff": true}, `{"content":"x","path":"/f","state":"exists"}`},
+		{"show_diff of another type", map[string]any{"ensure": "file", "show_diff": "maybe"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := translateOne(t, "file", "/f", tc.params)
@@ -48,5 +56,40 @@ func TestFileForms(t *testing.T) {
 				t.Errorf("got %s %s, want file %s", r.Kind, asJSON(r.Params), tc.want)
 			}
 		})
+	}
+}
+
+// TestFileSensitive: a Sensitive content translates to a file with
+// show_diff false; another Sensitive parameter still goes to pippet, and
+// no message quotes a Sensitive value.
+func TestFileSensitive(t *testing.T) {
+	translate := func(params map[string]any, sensitive ...string) (*graph.Resource, string) {
+		c := &catalog.Catalog{Name: "n", Resources: []*catalog.Resource{
+			{Type: "File", Title: "/f", Kind: catalog.KindCompilable, Params: params, Sensitive: sensitive},
+		}}
+		var log strings.Builder
+		doc, _, err := Translate(c, Options{Log: func(l string) { log.WriteString(l + "\n") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range doc.Resources {
+			if r.Kind != "noop" {
+				return r, log.String()
+			}
+		}
+		t.Fatal("no resource")
+		return nil, ""
+	}
+	r, _ := translate(map[string]any{"ensure": "file", "content": "s3cret"}, "content")
+	if want := `{"content":"s3cret","path":"/f","show_diff":false,"state":"exists"}`; r.Kind != "file" || asJSON(r.Params) != want {
+		t.Errorf("Sensitive content: got %s %s, want file %s", r.Kind, asJSON(r.Params), want)
+	}
+	r, _ = translate(map[string]any{"ensure": "file", "content": "x", "owner": "s3cret-owner"}, "owner")
+	if r.Kind != "pippet" {
+		t.Errorf("Sensitive owner: got %s, want pippet", r.Kind)
+	}
+	r, log := translate(map[string]any{"ensure": "file", "content": []any{"s3cret-list"}}, "content")
+	if r.Kind != "pippet" || strings.Contains(log, "s3cret") || !strings.Contains(log, "content => (a Sensitive value)") {
+		t.Errorf("Sensitive content of another type: got %s, log %q", r.Kind, log)
 	}
 }

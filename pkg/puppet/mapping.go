@@ -81,6 +81,9 @@ type tr struct {
 	out    map[string]any
 	meta   graph.Meta
 	why    string // the first reason to fall back; "" while the translation is exact
+	// secret holds the parameters whose values were Sensitive: their
+	// values never reach a message.
+	secret map[string]bool
 }
 
 // get consumes and returns parameter k.
@@ -109,6 +112,10 @@ func (t *tr) fallback(format string, args ...any) {
 
 // fallbackValue records that parameter k cannot be translated with value v.
 func (t *tr) fallbackValue(k string, v any) {
+	if t.secret[k] {
+		t.fallback("no native translation for %s => (a Sensitive value)", k)
+		return
+	}
 	t.fallback("no native translation for %s => %s", k, inspect(v))
 }
 

@@ -189,8 +189,13 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions) *graph
 		st.note(opts, v, "no native kind for type "+v.Type)
 		return pippet(v, opts, comp[v])
 	}
-	t := &tr{v: v, opts: opts, params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}}
-	if len(v.Res.Sensitive) > 0 {
+	t := &tr{v: v, opts: opts, params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}, secret: map[string]bool{}}
+	for _, k := range v.Res.Sensitive {
+		t.secret[k] = true
+	}
+	// A Sensitive content is a file's with show_diff false (fileWhole):
+	// the engine keeps it out of every log and event, as Puppet does.
+	if len(v.Res.Sensitive) > 0 && !(v.Type == "file" && len(t.secret) == 1 && t.secret["content"]) {
 		t.fallback("sensitive parameters (%s): Puppet keeps them out of its logs", strings.Join(v.Res.Sensitive, ", "))
 	}
 	if rich := richParam(t.params); rich != "" {

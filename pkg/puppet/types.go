@@ -39,8 +39,15 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 	"provider":                only("posix"),
 	"selinux_ignore_defaults": only("false"),
 	"sourceselect":            only("first"),
-	"show_diff":               none,
-	"validate_replacement":    none, // only used with validate_cmd, which falls back
+	// false (or a Sensitive content, see fileWhole): no diff, sizes only
+	"show_diff": func(t *tr, k string, v any) {
+		if b, ok := boolValue(v); !ok {
+			t.fallbackValue(k, v)
+		} else if !b {
+			t.out["show_diff"] = false
+		}
+	},
+	"validate_replacement": none, // only used with validate_cmd, which falls back
 }}
 
 // fileWhole translates ensure (with target and the directory's trailing
@@ -96,6 +103,9 @@ func fileWhole(t *tr) {
 		t.get("content")
 		if s, isStr := c.(string); isStr {
 			t.out["content"] = s
+			if t.secret["content"] {
+				t.out["show_diff"] = false
+			}
 		} else {
 			t.fallbackValue("content", c)
 		}

@@ -103,6 +103,11 @@ type FileRes struct {
 	// SELinux is the SELinux context (the security.selinux attribute) of
 	// the entry; "" removes it. A host without SELinux refuses it.
 	SELinux *string `lang:"selinux" yaml:"selinux"`
+	// ShowDiff, when false, keeps the content out of every log and event:
+	// a change of content is reported with the sizes before and after,
+	// never with a diff ("content would change (diff hidden): 12 bytes
+	// -> 20 bytes"), for a file that holds a secret. Unset is true.
+	ShowDiff *bool `lang:"show_diff" yaml:"show_diff"`
 
 	mode     *fileMode
 	uid, gid int             // resolved owner and group, -1 until resolved
@@ -113,6 +118,10 @@ type FileRes struct {
 
 // Default returns a file resource with its defaults.
 func (obj *FileRes) Default() engine.Res { return &FileRes{} }
+
+// hidesDiff reports whether the content is kept out of logs and events
+// (show_diff false).
+func (obj *FileRes) hidesDiff() bool { return obj.ShowDiff != nil && !*obj.ShowDiff }
 
 // path returns the managed path, with its trailing slash for a directory:
 // path (or the name), its parts replaced by dirname and basename.
@@ -485,7 +494,11 @@ func (obj *FileRes) create(c *fileCheck) error {
 	c.change("created")
 	// In noop mode a source that is not there yet (another resource
 	// would make it first) leaves only the diff out.
-	if dataErr == nil && data != nil && len(data) <= engine.MaxDiffInput {
+	switch {
+	case dataErr != nil || data == nil:
+	case obj.hidesDiff():
+		c.report(hiddenChange("content", -1, len(data)))
+	case len(data) <= engine.MaxDiffInput:
 		c.report(textChange("content", c.path, nil, data))
 	}
 	if !c.apply {
@@ -569,9 +582,12 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 	if err != nil || same {
 		return err
 	}
-	if engine.WantsText(obj.init) {
+	switch {
+	case obj.hidesDiff():
+		c.report(hiddenChange("content", c.fi.Size(), len(want)))
+	case engine.WantsText(obj.init):
 		c.report(contentChange(c.path, c.fi.Size(), want))
-	} else {
+	default:
 		c.change("content") // no diff wanted: the old content is not read
 	}
 	if !c.apply {
@@ -755,6 +771,8 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("purge differs")
 	case (obj.SELinux == nil) != (res.SELinux == nil) || obj.SELinux != nil && *obj.SELinux != *res.SELinux:
 		return fmt.Errorf("the selinux context differs")
+	case obj.hidesDiff() != res.hidesDiff():
+		return fmt.Errorf("show_diff differs")
 	}
 	return nil
 }

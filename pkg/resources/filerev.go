@@ -218,7 +218,7 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 			return nil, err
 		}
 	}
-	r := &FileRes{Path: obj.path()}
+	r := &FileRes{Path: obj.path(), ShowDiff: obj.ShowDiff}
 	r.SetKind(obj.Kind())
 	r.SetName(obj.Name())
 	meta := *obj.MetaParams()

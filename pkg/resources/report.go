@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -32,4 +33,15 @@ func reportChanges(init *engine.Init, cs ...engine.Change) {
 // (nil: no file), described by what.
 func textChange(what, path string, old, new []byte) engine.Change {
 	return engine.Change{What: what, Text: true, Old: old, New: new, Path: path}
+}
+
+// hiddenChange returns the change of a secret content (show_diff false)
+// of old bytes (-1: no file) to new bytes, described by what: its sizes
+// only.
+func hiddenChange(what string, old int64, new int) engine.Change {
+	from := "absent"
+	if old >= 0 {
+		from = strconv.FormatInt(old, 10) + " bytes"
+	}
+	return engine.Change{What: what, Hidden: true, From: from, To: strconv.Itoa(new) + " bytes"}
 }

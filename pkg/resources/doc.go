@@ -180,7 +180,8 @@
 //     the lines match matches even when the content is already there.
 //
 // The block is present when consecutive whole lines of the file equal it
-// (found in time linear in the file). "exists" appends a missing block at
+// (found in time linear in the file; a line that ends with CR LF is
+// compared without its carriage return). "exists" appends a missing block at
 // the end; when the file's last line has no newline, one is added first
 // so that no two lines are joined, and the appended lines end with one. A
 // missing file is created (mode 0600, owned by the engine's user: manage

@@ -263,8 +263,10 @@ func linesEdit(edit func(*textLines) error) fileEdit {
 }
 
 // findLines returns the index of the first occurrence of block in lines
-// at or after from, or -1. It is the Knuth-Morris-Pratt search over lines,
-// so it takes time linear in the number of lines whatever the block.
+// at or after from, or -1; a line of the file is compared without the
+// carriage return of a CR LF end (see chompCR). It is the
+// Knuth-Morris-Pratt search over lines, so it takes time linear in the
+// number of lines whatever the block.
 func findLines(lines, block []string, from int) int {
 	if len(block) == 0 {
 		return -1
@@ -280,10 +282,11 @@ func findLines(lines, block []string, from int) int {
 		fail[i] = k
 	}
 	for i, k := from, 0; i < len(lines); i++ {
-		for k > 0 && lines[i] != block[k] {
+		s := chompCR(lines[i])
+		for k > 0 && s != block[k] {
 			k = fail[k-1]
 		}
-		if lines[i] == block[k] {
+		if s == block[k] {
 			k++
 		}
 		if k == len(block) {
@@ -291,4 +294,11 @@ func findLines(lines, block []string, from int) int {
 		}
 	}
 	return -1
+}
+
+// chompCR returns the line s of a file without the carriage return of a
+// CR LF line end, which is not part of the line when lines are compared
+// (Puppet's file_line compares them so too).
+func chompCR(s string) string {
+	return strings.TrimSuffix(s, "\r")
 }

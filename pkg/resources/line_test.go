@@ -42,6 +42,10 @@ func TestLineEdits(t *testing.T) {
 		{"remove block", "a\nb\nx\na\nb\n", "a\nb", "absent", "x\n"},
 		{"remove everything", "a\n", "a", "absent", ""},
 		{"whole lines only", "xa\n", "a", "absent", "xa\n"},
+		{"CR LF line present", "x\r\na\r\n", "a", "exists", "x\r\na\r\n"},
+		{"CR LF last line present", "x\r\na\r", "a", "exists", "x\r\na\r"},
+		{"CR LF line removed", "x\r\na\r\ny\r\n", "a", "absent", "x\r\ny\r\n"},
+		{"CR LF block", "a\r\nb\r\n", "a\nb", "absent", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -237,14 +241,14 @@ func TestLineWatch(t *testing.T) {
 func TestFindLines(t *testing.T) {
 	naive := func(lines, block []string, from int) int {
 		for i := from; i+len(block) <= len(lines); i++ {
-			if slices.Equal(lines[i:i+len(block)], block) {
+			if slices.EqualFunc(lines[i:i+len(block)], block, func(l, b string) bool { return strings.TrimSuffix(l, "\r") == b }) {
 				return i
 			}
 		}
 		return -1
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	words := []string{"a", "b", ""}
+	words := []string{"a", "b", "", "a\r", "\r"}
 	pick := func(n int) []string {
 		out := make([]string, n)
 		for i := range out {

@@ -85,10 +85,7 @@ func (l *LineRes) editPattern(t *textLines, block []string, path string) (string
 		return "", errors.New("match and after need the content: one line to write")
 	}
 	line := block[0]
-	present := false
-	for _, s := range t.lines {
-		present = present || s == line
-	}
+	present := findLines(t.lines, block, 0) >= 0
 	if l.match == nil {
 		if present {
 			return "", nil
@@ -184,7 +181,7 @@ func (l *LineRes) countMatches(lines []string, line string) int {
 	}
 	n := 0
 	for _, s := range lines {
-		if re.MatchString(s) && !(l.ReplaceAllMatchesNotMatchingLine && s == line) {
+		if re.MatchString(s) && !(l.ReplaceAllMatchesNotMatchingLine && chompCR(s) == line) {
 			n++
 		}
 	}

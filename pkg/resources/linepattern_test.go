@@ -29,6 +29,8 @@ func TestLinePatternEdits(t *testing.T) {
 		{"match adds the final newline", "port=80\nb=2", pline("port=81", "exists", match("^port=")), "port=81\nb=2\n", ""},
 		{"match appends when nothing matches", "a=1", pline("port=81", "exists", match("^port=")), "a=1\nport=81\n", ""},
 		{"match leaves a present line", "port=81\nport=80\n", pline("port=81", "exists", match("^port=")), "port=81\nport=80\n", ""},
+		{"match leaves a present CR LF line", "port=81\r\nport=80\r\n", pline("port=81", "exists", match("^port=")), "port=81\r\nport=80\r\n", ""},
+		{"match replaces a CR LF line", "a\r\nport=80\r\n", pline("port=81", "exists", match("^port=")), "a\r\nport=81\n", ""},
 		{"match twice without multiple", "port=1\nport=2\n", pline("port=3", "exists", match("^port=")), "", "2 lines of"},
 		{"match twice with multiple", "port=1\nx\nport=2\n", pline("port=3", "exists", func(l *LineRes) { l.Match, l.Multiple = "^port=", true }),
 			"port=3\nx\nport=3\n", ""},

@@ -1,5 +1,5 @@
 # puppetlabs-apache, examples/vhost.pp
-# native: refused /usr/share/puppet/modules/apache/templates/vhost/_directories.erb:23:26: unsupported by the native engine: Ruby in a template: global variables
+# native: refused /usr/share/puppet/modules/apache/templates/vhost/_directories.erb:3:13: unsupported by the native engine: Ruby in a template: the scope method setvar
 # noop: clean
 class { '::apache': }
 apache::vhost { 'first.example.com':

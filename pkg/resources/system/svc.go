@@ -208,12 +208,6 @@ func (r *SvcRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		}
 	}
 	if st.load == "not-found" && (r.State == "running" || r.Startup == "enabled") {
-		if !apply && engine.Pending(r.init) {
-			// a noop run: the package or file that brings the unit is
-			// a change of a dependency that was not made
-			r.logf("unit %s not found yet: it would come from a pending change of a dependency", r.Unit())
-			return false, nil
-		}
 		return false, fmt.Errorf("unit %s not found", r.Unit())
 	}
 	okStartup := r.Startup == "" || (r.Startup == "enabled") == st.enabled()

@@ -454,34 +454,6 @@ func pkgFiles(name string) []string {
 	return tarFiles(list)
 }
 
-// aptLocalSources reports whether one of apt's sources under dir (the
-// one-line sources.list files and the deb822 .sources files) may be a
-// local file: repository, the only kind pkgFiles reads packages from.
-// Asking apt-get costs a second or more, and its http method starts even
-// for --print-uris; reading the lists costs microseconds. With APT_CONFIG
-// set, apt may read other lists: then the answer is yes.
-func aptLocalSources(dir string) bool {
-	if os.Getenv("APT_CONFIG") != "" {
-		return true
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "sources.list.d", "*.list"))
-	more, _ := filepath.Glob(filepath.Join(dir, "sources.list.d", "*.sources"))
-	files = append(append(files, filepath.Join(dir, "sources.list")), more...)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil && !os.IsNotExist(err) {
-			return true // unreadable: let apt-get say
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			line, _, _ = strings.Cut(line, "#")
-			if strings.Contains(line, "file:") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // tarFiles lists the regular files and symlinks of a tar archive as
 // absolute paths.
 func tarFiles(b []byte) []string {
@@ -530,18 +502,4 @@ func dpkgFiles(root, name string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func globArch(base, name string) ([]string, error) {
-	ents, err := os.ReadDir(base)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), name+":") && strings.HasSuffix(e.Name(), ".list") {
-			out = append(out, base+e.Name())
-		}
-	}
-	return out, nil
 }

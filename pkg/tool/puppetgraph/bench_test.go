@@ -37,21 +37,64 @@ func classesManifest(n int) string {
 	return b.String()
 }
 
+// mixedManifest returns a manifest of about n resources in classes of a
+// hundred: in each, a directory, files with five parameters and their
+// content in variables, ordering edges, an exec requiring a file, a
+// package, and an instance of a define that holds a file.
+func mixedManifest(n int) string {
+	var b strings.Builder
+	b.WriteString(`$base = "/tmp/pscale"
+file { $base: ensure => directory }
+define pscale::site($port, $root = "${base}/sites") {
+  file { "${root}/${title}.conf": ensure => file, content => "listen ${port}\n", mode => "0640", require => File[$root] }
+}
+file { "${base}/sites": ensure => directory, mode => "0755" }
+`)
+	for c := 0; c < n/100; c++ {
+		fmt.Fprintf(&b, "class pscale::c%d {\n  $dir = \"${base}/c%d\"\n", c, c)
+		b.WriteString("  file { $dir: ensure => directory, owner => \"root\", group => \"root\", mode => \"0755\" }\n")
+		for j := 0; j < 99; j++ {
+			i := c*100 + j
+			switch k := j % 10; {
+			case k < 7:
+				fmt.Fprintf(&b, "  $v%d = \"value %d\\n\"\n", j, i)
+				fmt.Fprintf(&b, "  file { \"${dir}/f%d\": ensure => file, content => $v%d, mode => \"0644\", owner => \"root\", group => \"root\", backup => false }\n", j, j)
+				if k == 3 {
+					fmt.Fprintf(&b, "  File[\"${dir}/f%d\"] -> File[\"${dir}/f%d\"]\n", j-1, j)
+				}
+			case k == 7:
+				fmt.Fprintf(&b, "  exec { \"pscale-%d\": command => \"/bin/touch ${dir}/e%d\", creates => \"${dir}/e%d\", path => [\"/bin\", \"/usr/bin\"], require => File[\"${dir}/f%d\"] }\n", i, j, j, j-1)
+			case k == 8:
+				fmt.Fprintf(&b, "  package { \"pscale-pkg-%d\": ensure => installed }\n", i)
+			default:
+				fmt.Fprintf(&b, "  pscale::site { \"s%d\": port => %d }\n", i, 1000+i%50000)
+			}
+		}
+		fmt.Fprintf(&b, "}\ninclude pscale::c%d\n", c)
+	}
+	return b.String()
+}
+
 // BenchmarkNativeScale runs `puppet-graph --engine native` in-process on
 // manifests of 10,000 and 100,000 file resources, to the graph written
-// out, and on manifests of 1,000 and 10,000 classes; us/resource is the
+// out, on manifests of 1,000 and 10,000 classes, and on mixed manifests
+// (mixedManifest) of 10,000 and 100,000 resources; us/resource is the
 // time per resource (or class), the same at both sizes when the compiler
 // is linear.
 func BenchmarkNativeScale(b *testing.B) {
 	for _, c := range []struct {
 		shape string
 		n     int
-	}{{"files", 10000}, {"files", 100000}, {"classes", 1000}, {"classes", 10000}} {
+	}{{"files", 10000}, {"files", 100000}, {"classes", 1000}, {"classes", 10000},
+		{"mixed", 10000}, {"mixed", 100000}} {
 		b.Run(fmt.Sprintf("%s/N=%d", c.shape, c.n), func(b *testing.B) {
 			n := c.n
 			src := scaleManifest(n)
-			if c.shape == "classes" {
+			switch c.shape {
+			case "classes":
 				src = classesManifest(n)
+			case "mixed":
+				src = mixedManifest(n)
 			}
 			path := filepath.Join(b.TempDir(), "site.pp")
 			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {

@@ -18,14 +18,31 @@ import (
 // renderERB renders an ERB template in scope s.
 func (e *evaluator) renderERB(s *scope, p syntax.Pos, file, src string) string {
 	r := &rctx{e: e, s: s, file: file}
-	code, marks, err := r.translate(file, src)
-	if err != nil {
-		panic(err)
+	t := e.erbTemplates[file]
+	if t == nil || t.src != src {
+		code, marks, err := r.translate(file, src)
+		if err != nil {
+			panic(err)
+		}
+		t = &erbParsed{src: src, texts: r.texts, stmts: rubyParseMapped(syntax.Pos{File: file, Line: 1, Col: 1}, code, marks)}
+		if e.erbTemplates == nil {
+			e.erbTemplates = map[string]*erbParsed{}
+		}
+		e.erbTemplates[file] = t
 	}
-	stmts := rubyParseMapped(syntax.Pos{File: file, Line: 1, Col: 1}, code, marks)
+	r.texts = t.texts
 	env := &renv{vars: map[string]any{}}
-	r.breakable(func() any { return r.block(env, stmts) })
+	r.breakable(func() any { return r.block(env, t.stmts) })
 	return r.out.String()
+}
+
+// An erbParsed is a template parsed once per compilation: a module's
+// template is rendered for each resource that uses it, and the parsed
+// code is not changed by running it.
+type erbParsed struct {
+	src   string
+	texts []string
+	stmts []*rnode
 }
 
 // A srcMark says that the Ruby code from offset off on comes from the

@@ -98,14 +98,7 @@ func (e *evaluator) knownType(typ string) bool {
 	if known, ok := e.rubyTypes[typ]; ok {
 		return known
 	}
-	found := false
-	for _, dir := range e.opts.ModulePath {
-		m, _ := filepath.Glob(filepath.Join(dir, "*", "lib", "puppet", "type", typ+".rb"))
-		if len(m) > 0 {
-			found = true
-			break
-		}
-	}
+	found := len(e.modules().find(filepath.Join("lib", "puppet", "type", typ+".rb"))) > 0
 	e.rubyTypes[typ] = found
 	return found
 }
@@ -145,6 +138,8 @@ type evaluator struct {
 	steps            uint       // evaluation steps, to look at the context now and then
 	epp              *eppRender // the EPP template being rendered
 	namevars         map[string]string
+	mods             *modIndex // the module path's files, read once (modindex.go)
+	erbTemplates     map[string]*erbParsed
 }
 
 // Compile evaluates the manifest src (read from file) into a catalog.

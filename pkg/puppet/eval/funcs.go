@@ -138,11 +138,9 @@ func (e *evaluator) rubyFunction(name string) bool {
 	}
 	rel := filepath.Join(strings.Split(name, "::")...) + ".rb"
 	found := false
-	for _, dir := range e.opts.ModulePath {
-		for _, sub := range []string{"lib/puppet/functions", "lib/puppet/parser/functions"} {
-			if m, _ := filepath.Glob(filepath.Join(dir, "*", sub, rel)); len(m) > 0 {
-				found = true
-			}
+	for _, sub := range []string{"lib/puppet/functions", "lib/puppet/parser/functions"} {
+		if len(e.modules().find(filepath.Join(sub, rel))) > 0 {
+			found = true
 		}
 	}
 	e.rubyTypes[key] = found

@@ -171,10 +171,8 @@ func serviceProviderFact(e *evaluator) (any, bool) {
 	case "", "5", "6", "7":
 		return nil, false
 	}
-	for _, dir := range e.opts.ModulePath {
-		if m, _ := filepath.Glob(filepath.Join(dir, "*", "lib", "puppet", "provider", "service", "*.rb")); len(m) > 0 {
-			return nil, false
-		}
+	if len(e.modules().findSuffix(filepath.Join("lib", "puppet", "provider", "service"), ".rb")) > 0 {
+		return nil, false
 	}
 	if strings.Contains(readString("/proc/1/comm"), "systemd") {
 		// systemd: confined to a systemd PID 1 and systemctl in PATH,

@@ -99,13 +99,7 @@ func (e *evaluator) addModuleFacts(facts *hash) {
 		if _, ok := facts.m[name]; ok {
 			continue
 		}
-		defined := false
-		for _, dir := range e.opts.ModulePath {
-			if m, _ := filepath.Glob(filepath.Join(dir, "*", "lib", "facter", name+".rb")); len(m) > 0 {
-				defined = true
-			}
-		}
-		if !defined {
+		if len(e.modules().find(filepath.Join("lib", "facter", name+".rb"))) == 0 {
 			continue
 		}
 		if v, ok := f(); ok && v != nil {

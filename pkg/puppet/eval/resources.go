@@ -347,18 +347,13 @@ func (e *evaluator) namevar(typ string) string {
 		return nv
 	}
 	nv := "name"
-	for _, dir := range e.opts.ModulePath {
-		m, _ := filepath.Glob(filepath.Join(dir, "*", "lib", "puppet", "type", typ+".rb"))
-		if len(m) == 0 {
-			continue
-		}
+	if m := e.modules().find(filepath.Join("lib", "puppet", "type", typ+".rb")); len(m) > 0 {
 		src := readString(m[0])
 		if x := namevarParam.FindStringSubmatch(src); x != nil {
 			nv = x[1] + x[2]
 		} else if x := isNamevar.FindStringSubmatch(src); x != nil {
 			nv = x[1]
 		}
-		break
 	}
 	e.namevars[key] = nv
 	return nv

@@ -74,7 +74,9 @@ func (l *rlexer) jump() {
 
 // rubyLex splits Ruby source into tokens.
 func rubyLex(pos syntax.Pos, src string, marks []srcMark) []rtok {
-	l := &rlexer{src: src, pos: pos, marks: marks}
+	// about one token per four bytes of template code: growing the
+	// slice from empty copied the tokens of a long template many times
+	l := &rlexer{src: src, pos: pos, marks: marks, toks: make([]rtok, 0, len(src)/4+1)}
 	l.jump()
 	for {
 		sp := l.skip()

@@ -1,7 +1,7 @@
 // Package resources holds the core resource kinds (file, exec, noop, test,
 // print, msg, timer, password, value, line, ssh:authorized_key, sysctl,
-// json:edit, tar, gzip, exit, fwattr, and augeas in a build with the tag
-// augeas). The kinds that act on the host through its services (svc, cron,
+// json:edit, tar, gzip, exit, fwattr, postgresql:psql, and augeas in a
+// build with the tag augeas). The kinds that act on the host through its services (svc, cron,
 // nspawn, net, firewalld, gsettings, fwupd:*, ...) live in
 // pkg/resources/system and are documented there. Each registers itself
 // with the engine in an init function; parameters carry `lang` and `yaml`
@@ -524,6 +524,60 @@
 // process or the next, skips the command before it ran; without such a
 // record, send_output, send_stdout and send_stderr are sent instead (an
 // unset one as no value). exec receives nothing (it is not Recvable).
+//
+// # postgresql:psql
+//
+// A postgresql:psql resource runs an SQL command with psql, the way the
+// ruby provider of Puppet's postgresql_psql (puppetlabs-postgresql) does,
+// which puppet-graph translates to it. Each SQL text (the command, and a
+// guard wrapped as "SELECT COUNT(*) FROM (GUARD) count"), after
+// "set search_path to A,B; " when search_path is set, is passed to psql
+// as one argument, without a shell:
+//
+//	PSQL_PATH [-d DB] [-p PORT] -t -X -c SQL
+//
+// psql runs in cwd (default /tmp) as psql_user with psql_group (default
+// postgres and postgres; an empty group is the user's primary one) and
+// the user's supplementary groups, unless psql_user is the engine's own
+// user, whose groups it keeps. Its standard input is /dev/null; standard
+// output and error share one pipe. Its environment is the engine's
+// without HOME, USER, LOGNAME and the locale variables, with LANG=C and
+// LC_ALL=C, then connect_settings, then environment (each wins over what
+// came before). A psql_path without a slash is looked up in that
+// environment's PATH. Unlike Puppet, which enters cwd as root before
+// changing user, psql enters it as psql_user: a cwd that user may not
+// search is an error.
+//
+// At each CheckApply the command is due unless onlyif is set and its count
+// is not above 0, or unless is set and its count is above 0, or
+// refreshonly is set (checked in this order, the guards run even for a
+// refreshonly resource, as in Puppet). The count is read as Ruby reads
+// it: the leading integer of the output, white space stripped (anything
+// else reads as 0). A guard that psql fails on (non-zero exit) is an
+// error, and so is a command psql fails on. With a refresh the guards are
+// checked once more after that and, when they let it (refreshonly does
+// not stop it then), the command runs again: Puppet syncs the command and
+// then refreshes the resource in the same run. A noop check (apply false)
+// runs the guards and says "run ..." when the command would run, never
+// running it. Note that psql 15 and later print the result of every
+// statement of -c: with search_path, the "SET" line comes before a
+// guard's count, which then reads as 0, as it does for Puppet's provider.
+//
+// Nothing watches the database: Watch ends at once, and the periodic
+// recheck (mgmt-apply --recheck, every 30 minutes by default, as often as
+// Puppet runs) runs the guards again and the command when they let it.
+//
+// Security: the SQL runs with psql_user's rights in the database, by
+// default the superuser postgres, which can read and write every
+// database and run programs as the system user postgres (COPY ... TO
+// PROGRAM): whoever writes the graph is trusted as root is, like the
+// author of an exec. postgresql:psql is never collected from another
+// host (Collectable returns false). With sensitive set, the SQL texts
+// and psql's output (whose error messages quote the SQL) appear in no
+// message or log line: the resource's own lines say "the SQL command
+// (sensitive: not shown)" and its errors give psql's exit status only.
+// The parameters still travel in the graph document, in clear: protect
+// the graph as a secret when it holds one.
 //
 // # The value store
 //

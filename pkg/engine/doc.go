@@ -28,16 +28,21 @@
 //
 // One goroutine, Run, owns every piece of scheduling state (the sched
 // type); everything else talks to it through a message inbox. Per resource,
-// a watch goroutine calls Init and then Watch (or polls, with Meta:poll),
+// the watch calls Init and then Watch (or polls, with Meta:poll),
 // retrying a failed Watch as Meta:retry and Meta:delay say; its Running and
-// Event calls become messages. A Subscriber (the file kind) is followed
-// through Subscribe instead: the goroutine ends once the subscription is
-// in place, the resource's events come from whoever watches for it (the
-// shared file watcher), and cancelling the vertex's watch (a swap, the
-// end of Run) stops the subscription, so an idle graph of 100,000 files
-// holds no goroutine per file. A subscription that breaks goes on in a new
-// goroutine as a failed Watch. CheckApply calls run in their own
-// goroutines and report back with a message. The rules, applied by the Run
+// Event calls become messages. Init runs in a task of the engine's pool
+// (at most 16 goroutines, whatever the size of the graph), and so does
+// Subscribe for a Subscriber (the file kind), which is followed through
+// Subscribe instead of Watch: the resource's events come from whoever
+// watches for it (the shared file watcher), and cancelling the vertex's
+// watch (a swap, the end of Run) stops the subscription in a task of the
+// pool, so an idle graph of 100,000 files holds no goroutine, context or
+// channel per file, and loading or stopping it runs no more goroutines
+// than the pool's. A Watch that blocks runs in a goroutine of its own, and
+// a subscription that breaks goes on in a new goroutine as a failed Watch.
+// CheckApply calls run in their own goroutines, at most Config.Parallel at
+// once (a slot is taken before the goroutine starts), and report back with
+// a message. The rules, applied by the Run
 // goroutine after each batch of messages:
 //
 //   - An event marks its resource dirty. A dirty resource runs its

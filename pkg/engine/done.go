@@ -276,7 +276,7 @@ func (s *sched) logChange(vs *vstate, apply bool, dur time.Duration, reports []R
 
 // sendValues marks dirty the receivers whose sent value changed.
 func (s *sched) sendValues(vs *vstate) {
-	sr, ok := vs.res.(Sendable)
+	sr, ok := vs.v.Res.(Sendable)
 	if !ok {
 		return
 	}

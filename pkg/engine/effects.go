@@ -18,7 +18,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 		ctx, cancel = context.WithTimeout(e.runCtx, time.Duration(vs.meta.Timeout)*time.Millisecond)
 	}
 	vs.cancelRun = cancel
-	res := vs.res
+	res := vs.v.Res
 	e.applyWG.Add(1)
 	e.goTrack(func() {
 		defer e.applyWG.Done()
@@ -39,26 +39,18 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 	})
 }
 
-func (e *Engine) watch(vs *vstate) {
-	ctx, cancel := context.WithCancel(e.runCtx)
-	vs.cancel = cancel
-	vs.watchDone = make(chan struct{})
-	vs.init = e.newInit(vs)
-	e.goTrack(func() { e.watchLoop(ctx, vs) })
-}
-
 func (e *Engine) finalize(vs *vstate, realize, apply bool) {
 	e.goTrack(func() {
-		if vs.watchDone != nil {
-			<-vs.watchDone
+		if vs.init != nil {
+			<-vs.watchDone()
 		}
 		if realize && vs.initOK {
-			if _, err := safeCheckApply(e.runCtx, vs.res, apply); err != nil {
+			if _, err := safeCheckApply(e.runCtx, vs.v.Res, apply); err != nil {
 				e.errorf("%s", errorAt(vs, "realize: %v", err))
 			}
 		}
 		if vs.initOK {
-			if err := safely(vs.res.Cleanup); err != nil {
+			if err := safely(vs.v.Res.Cleanup); err != nil {
 				e.errorf("%s", errorAt(vs, "cleanup: %v", err))
 			}
 		}

@@ -103,6 +103,7 @@ type Engine struct {
 	// owned by the Run goroutine
 	s *sched
 
+	tasks   pool           // short tasks: the start of each watch, the stop of a subscription
 	wg      sync.WaitGroup // every goroutine the engine started
 	applyWG sync.WaitGroup // running CheckApply calls
 }

@@ -59,7 +59,7 @@ func (vs *vstate) initRefresh() bool { return vs.refreshNow }
 func (vs *vstate) initUpstreamPending() bool { return vs.upPendingNow }
 
 func (vs *vstate) initSend(st any) error {
-	sr, ok := vs.res.(Sendable)
+	sr, ok := vs.v.Res.(Sendable)
 	if !ok {
 		return fmt.Errorf("%s is not Sendable", vs.key)
 	}

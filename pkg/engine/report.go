@@ -136,8 +136,8 @@ func fromSlot(w why) int {
 func (vs *vstate) mark(w why, from *vstate) {
 	vs.dirty = true
 	vs.why |= w
-	if k := fromSlot(w); k >= 0 && from != nil && vs.whyFrom[k] == "" {
-		vs.whyFrom[k] = from.key
+	if k := fromSlot(w); k >= 0 && from != nil && vs.whyFrom[k] == nil {
+		vs.whyFrom[k] = from
 	}
 }
 
@@ -151,11 +151,11 @@ func (vs *vstate) reason() string {
 			continue
 		}
 		if k := fromSlot(b); k >= 0 {
-			w = strings.Replace(w, "%s", vs.whyFrom[k], 1)
+			w = strings.Replace(w, "%s", vs.whyFrom[k].key, 1)
 		}
 		words = append(words, w)
 	}
-	vs.why, vs.whyFrom = 0, [3]string{}
+	vs.why, vs.whyFrom = 0, [3]*vstate{}
 	return strings.Join(words, ", ")
 }
 
@@ -252,7 +252,7 @@ func (s *sched) receivesSecret(vs *vstate) bool {
 		if e.send == "" {
 			continue
 		}
-		if ss, ok := e.from.res.(SecretSender); ok && ss.SendsSecrets() || e.from.secret {
+		if ss, ok := e.from.v.Res.(SecretSender); ok && ss.SendsSecrets() || e.from.secret {
 			return true
 		}
 	}

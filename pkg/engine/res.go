@@ -29,7 +29,10 @@ type Res interface {
 	// Validate reports problems in the parameters. It must not touch the
 	// system; it runs before Init and again after values are received.
 	Validate() error
-	// Init prepares the resource and keeps the Init handle.
+	// Init prepares the resource and keeps the Init handle. It returns
+	// without waiting on anything outside the resource: the engine runs
+	// the Init calls of a graph a few at a time (waiting belongs in Watch
+	// or CheckApply, which take a context).
 	Init(*Init) error
 	// Cleanup releases what Init set up. It runs after Watch has ended.
 	Cleanup() error

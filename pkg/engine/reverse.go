@@ -47,7 +47,7 @@ func (e *Engine) reversePath(kind, name string) string {
 
 // saveReversal records the reversed resource of vs under the prefix.
 func (s *sched) saveReversal(vs *vstate) {
-	rv, ok := vs.res.(Reversible)
+	rv, ok := vs.v.Res.(Reversible)
 	if !ok {
 		return
 	}

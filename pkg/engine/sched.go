@@ -49,7 +49,6 @@ type vstate struct {
 	e    *Engine
 	v    *Vertex
 	key  string
-	res  Res
 	meta *MetaParams
 	init *Init
 
@@ -61,11 +60,19 @@ type vstate struct {
 	notesMu   sync.Mutex
 	evPending atomic.Bool
 	capture   bool
-	initOK    bool // set by the watch goroutine before watchDone closes
+	initOK    bool // set by the watch before it ends (watch.go)
 	reports   []Reported
-	watchDone chan struct{}
-	cancel    context.CancelFunc
-	sub       atomic.Pointer[subscription] // the last subscription of its watch
+
+	// its watch (watch.go), guarded by wmu
+	wmu      sync.Mutex
+	wstop    bool               // the watch is cancelled
+	wended   bool               // the watch is over
+	subState uint8              // its subscription: subNone, subStarting, subParked
+	wretries int16              // retries left to the Watch its subscription stands for
+	wdone    chan struct{}      // closed once the watch is over, made by a waiter
+	wcancel  context.CancelFunc // cancels the context of its running Watch
+	subStop  func()             // stops its parked subscription
+	subEarly error              // a failure reported before Subscribe returned
 
 	// set by the loop before a CheckApply starts, read by it (the two
 	// bools are in the loop-owned words below)
@@ -118,9 +125,8 @@ type vstate struct {
 	limit      string   // the kernel limit it is polled for
 	driftNotes []string // what the recheck said
 
-	whyFrom   [3]string // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
-	reasonNow string    // reasons of the running CheckApply
-	startedAt time.Time
+	whyFrom   [3]*vstate // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
+	reasonNow string     // reasons of the running CheckApply
 }
 
 type redge struct {
@@ -471,7 +477,6 @@ func (s *sched) start(vs *vstate) {
 	debug := s.e.debugOn()
 	vs.diffNow = s.e.cfg.Results != nil || s.e.cfg.DiffLines > 0 && (debug || !apply && !vs.checkRun)
 	vs.secret = s.receivesSecret(vs)
-	vs.startedAt = time.Now()
 	if debug {
 		mode := "apply"
 		if !apply {
@@ -491,7 +496,7 @@ func (s *sched) receive(vs *vstate) error {
 		if e.send == "" {
 			continue
 		}
-		sr, ok := e.from.res.(Sendable)
+		sr, ok := e.from.v.Res.(Sendable)
 		if !ok {
 			continue
 		}
@@ -503,7 +508,7 @@ func (s *sched) receive(vs *vstate) error {
 		if !ok {
 			return errorfSR(e, "the sender sent no key %q", e.send)
 		}
-		dst, ok := fieldByLang(reflect.ValueOf(vs.res), e.recv)
+		dst, ok := fieldByLang(reflect.ValueOf(vs.v.Res), e.recv)
 		if !ok {
 			return errorfSR(e, "the receiver has no parameter %q", e.recv)
 		}
@@ -515,14 +520,14 @@ func (s *sched) receive(vs *vstate) error {
 		if recv == nil {
 			recv = map[string]*Send{}
 		}
-		recv[e.recv] = &Send{Res: e.from.res, Key: e.send, Changed: c}
+		recv[e.recv] = &Send{Res: e.from.v.Res, Key: e.send, Changed: c}
 	}
 	vs.recvNow = recv
-	if rr, ok := vs.res.(Recvable); ok && recv != nil {
+	if rr, ok := vs.v.Res.(Recvable); ok && recv != nil {
 		rr.SetRecv(recv)
 	}
 	if changed {
-		if err := vs.res.Validate(); err != nil {
+		if err := vs.v.Res.Validate(); err != nil {
 			return errorfSR(nil, "invalid after receiving values: %v", err)
 		}
 	}

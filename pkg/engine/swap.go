@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -57,7 +56,7 @@ func (s *sched) swap(g *Graph) {
 	for _, vs := range next {
 		s.order = append(s.order, vs)
 		s.nres += 1 + len(vs.v.Members)
-		all = append(all, vs.res)
+		all = append(all, vs.v.Res)
 		for _, m := range vs.v.Members {
 			all = append(all, m.Res)
 		}
@@ -119,7 +118,7 @@ func sameRes(a, b *Vertex) bool {
 
 func (s *sched) newVState(v *Vertex) *vstate {
 	meta := v.Res.MetaParams()
-	vs := &vstate{e: s.e, v: v, key: v.key, res: v.Res, meta: meta, retries: meta.Retry, lim: limiter(meta)}
+	vs := &vstate{e: s.e, v: v, key: v.key, meta: meta, retries: meta.Retry, lim: limiter(meta)}
 	type semaID struct {
 		key  string
 		size int
@@ -210,7 +209,7 @@ func (s *sched) reblock() {
 // with retries.
 func (s *sched) launch(vs *vstate) {
 	vs.launched = true
-	if _, ok := vs.res.(Reversible); ok && !vs.meta.Reverse && vs.reversal == "" {
+	if _, ok := vs.v.Res.(Reversible); ok && !vs.meta.Reverse && vs.reversal == "" {
 		// Its predecessor has stopped: what it saved for a reversal
 		// describes a state that this resource no longer undoes.
 		s.forgetReverseState(vs)
@@ -308,97 +307,12 @@ func (s *sched) shutdown() {
 	e.goTrack(func() {
 		e.applyWG.Wait()
 		for _, vs := range vss {
-			<-vs.watchDone
+			<-vs.watchDone()
 			if vs.initOK {
-				if err := safely(vs.res.Cleanup); err != nil {
+				if err := safely(vs.v.Res.Cleanup); err != nil {
 					e.errorf("%s", errorAt(vs, "cleanup: %v", err))
 				}
 			}
 		}
 	})
-}
-
-// watchLoop runs in the goroutine of one vertex: Init, then Watch until ctx
-// ends, retrying a failed Watch as Meta:retry and Meta:delay say.
-func (e *Engine) watchLoop(ctx context.Context, vs *vstate) {
-	if err := safely(func() error { return vs.res.Init(vs.init) }); err != nil {
-		e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("init: %v", err)})
-		close(vs.watchDone)
-		return
-	}
-	vs.initOK = true
-	e.watchFrom(ctx, vs, vs.meta.Retry, nil)
-}
-
-// watchFrom watches vs until ctx ends, with retries tries left, starting
-// from the failure err when it is not nil. It closes vs.watchDone when it
-// is done, unless it handed the watch to a subscription (subscribe), which
-// then closes it, or calls watchFrom again if the subscription fails.
-func (e *Engine) watchFrom(ctx context.Context, vs *vstate, retries int16, err error) {
-	for {
-		if err == nil {
-			var parked bool
-			if parked, err = e.subscribe(ctx, vs, retries); parked {
-				return
-			}
-			if err == nil {
-				err = e.watchOnce(ctx, vs)
-			}
-		}
-		if ctx.Err() == nil && watchLimit(err) != "" {
-			err = e.pollForLimit(ctx, vs, err)
-		}
-		if ctx.Err() != nil {
-			close(vs.watchDone)
-			return
-		}
-		if err == nil {
-			// Watch ended on its own: nothing more to watch.
-			e.post(msg{kind: msgRunning, vs: vs, ok: true})
-			close(vs.watchDone)
-			return
-		}
-		if retries == 0 {
-			e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("watch: %v", err)})
-			close(vs.watchDone)
-			return
-		}
-		if retries > 0 {
-			retries--
-		}
-		e.post(msg{kind: msgWatchError, vs: vs, err: err})
-		t := time.NewTimer(time.Duration(vs.meta.Delay) * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			close(vs.watchDone)
-			return
-		case <-t.C:
-		}
-		err = nil
-	}
-}
-
-// watchOnce runs Watch, or the polling loop that replaces it.
-func (e *Engine) watchOnce(ctx context.Context, vs *vstate) error {
-	switch p := vs.meta.Poll; {
-	case p == 0:
-		return safely(func() error { return vs.res.Watch(ctx) })
-	case p < 0:
-		e.post(msg{kind: msgRunning, vs: vs, ok: true})
-		<-ctx.Done()
-		return nil
-	default:
-		e.post(msg{kind: msgRunning, vs: vs, ok: true})
-		tk := time.NewTicker(time.Duration(p) * time.Second)
-		defer tk.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-tk.C:
-				vs.init.Event()
-			}
-		}
-	}
 }

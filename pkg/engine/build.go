@@ -113,7 +113,8 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 // Compact lets go of what the graph keeps only for Document: the
 // parameters and metaparameters of each resource as the document gave them
 // (each resource holds its own decoded values) and the edges as the
-// document spelled them. Document then returns the resources by kind, name
+// document spelled them (and each vertex's lists of its edges, which
+// only the building needs). Document then returns the resources by kind, name
 // and position only, without edges. A program that runs the graph without
 // printing it calls Compact before Engine.Load, so that the parameter
 // trees, most of what a decoded document holds, are not kept for as long
@@ -124,6 +125,9 @@ func (g *Graph) Compact() {
 		r := v.Src
 		srcs[i] = graph.Resource{Kind: r.Kind, Name: r.Name, Pos: r.Pos, Origin: r.Origin, At: r.At}
 		v.Src = &srcs[i]
+		// The engine runs the graph from Edges: each vertex's own
+		// lists served the building.
+		v.in, v.out = nil, nil
 	}
 	g.docEdges = nil
 }

@@ -242,7 +242,7 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports [
 		}
 	}
 	s.sendValues(vs)
-	if apply && vs.reversal != "" {
+	if apply && vs.revPath() != "" {
 		s.reversalDone(vs) // a noop run leaves the reversal pending
 		return
 	}
@@ -282,7 +282,7 @@ func (s *sched) sendValues(vs *vstate) {
 	}
 	var sent any
 	for _, e := range vs.out {
-		if e.send == "" {
+		if e.send() == "" {
 			continue
 		}
 		if sent == nil {
@@ -290,15 +290,15 @@ func (s *sched) sendValues(vs *vstate) {
 				return
 			}
 		}
-		f, ok := fieldByLang(reflect.ValueOf(sent), e.send)
+		f, ok := fieldByLang(reflect.ValueOf(sent), e.send())
 		if !ok {
 			continue
 		}
 		val := deref(f)
-		if e.seen && reflect.DeepEqual(val, e.last) {
+		if e.sr.seen && reflect.DeepEqual(val, e.sr.last) {
 			continue
 		}
-		e.seen, e.last = true, val
+		e.sr.seen, e.sr.last = true, val
 		e.to.mark(whyValue, vs)
 		s.recover(e.to)
 		s.update(e.to)

@@ -22,7 +22,7 @@ func (e *Engine) newInit(vs *vstate) *Init {
 		UpstreamPending: vs.initUpstreamPending,
 		Send:            vs.initSend,
 		Recv:            vs.initRecv,
-		Reversal:        vs.reversal != "",
+		Reversal:        vs.revPath() != "",
 		World:           e.cfg.World,
 		Prefix:          e.cfg.Prefix,
 		Exit:            e.cfg.Exit,

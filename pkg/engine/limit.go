@@ -48,12 +48,13 @@ func (e *Engine) pollForLimit(ctx context.Context, vs *vstate, err error) error 
 // resource stopped by each limit, with what to raise.
 func (s *sched) pollingFor(vs *vstate, err error) {
 	vs.polled = true
-	vs.limit = watchLimit(err)
-	if s.limitSeen[vs.limit] {
+	limit := watchLimit(err)
+	vs.extra().limit = limit
+	if s.limitSeen[limit] {
 		return
 	}
-	s.limitSeen[vs.limit] = true
-	raise := vs.limit
+	s.limitSeen[limit] = true
+	raise := limit
 	if strings.HasPrefix(raise, "fs.") {
 		raise = "the sysctl " + raise
 	}
@@ -64,8 +65,8 @@ func (s *sched) pollingFor(vs *vstate, err error) {
 // watchingAgain notes that the Watch of a polled vs started after all.
 func (s *sched) watchingAgain(vs *vstate) {
 	vs.polled = false
-	if s.limitSeen[vs.limit] {
-		delete(s.limitSeen, vs.limit)
-		s.e.logf("%s: watching again (%s no longer reached); other polled resources follow as they can", vs.key, vs.limit)
+	if limit := vs.extra().limit; s.limitSeen[limit] {
+		delete(s.limitSeen, limit)
+		s.e.logf("%s: watching again (%s no longer reached); other polled resources follow as they can", vs.key, limit)
 	}
 }

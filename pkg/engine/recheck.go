@@ -74,7 +74,7 @@ func (s *sched) checkDone(vs *vstate, ok bool, err error, notes []string) {
 	case !vs.lastOK && (s.e.cfg.Noop || vs.meta.Noop):
 	default:
 		vs.drift = true
-		vs.driftNotes = notes
+		vs.extra().driftNotes = notes
 		vs.timer = true
 		s.after(missGrace, msg{kind: msgDrift, vs: vs})
 	}
@@ -86,8 +86,10 @@ func (s *sched) checkDone(vs *vstate, ok bool, err error, notes []string) {
 func (s *sched) driftFound(vs *vstate) {
 	vs.timer = false
 	vs.drift = false
-	notes := vs.driftNotes
-	vs.driftNotes = nil
+	var notes []string
+	if vs.x != nil {
+		notes, vs.x.driftNotes = vs.x.driftNotes, nil
+	}
 	if vs.dirty {
 		return // the Watch reported it after all
 	}

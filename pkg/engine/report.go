@@ -249,7 +249,7 @@ type SecretSender interface {
 // is known.
 func (s *sched) receivesSecret(vs *vstate) bool {
 	for _, e := range vs.in {
-		if e.send == "" {
+		if e.send() == "" {
 			continue
 		}
 		if ss, ok := e.from.v.Res.(SecretSender); ok && ss.SendsSecrets() || e.from.secret {

@@ -61,9 +61,9 @@ func (s *sched) saveReversal(vs *vstate) {
 		return
 	}
 	if rev == nil {
-		if vs.revSaved != nil {
+		if vs.x != nil && vs.x.revSaved != nil {
 			os.Remove(path)
-			vs.revSaved = nil
+			vs.x.revSaved = nil
 		}
 		return
 	}
@@ -84,14 +84,14 @@ func (s *sched) saveReversal(vs *vstate) {
 		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 		return
 	}
-	if bytes.Equal(b, vs.revSaved) {
+	if vs.x != nil && bytes.Equal(b, vs.x.revSaved) {
 		return
 	}
 	if err := writeAtomic(path, b); err != nil {
 		s.e.errorf("%s", errorAt(vs, "reverse: saving state: %v", err))
 		return
 	}
-	vs.revSaved = b
+	vs.extra().revSaved = b
 }
 
 func writeAtomic(path string, b []byte) error {
@@ -119,7 +119,7 @@ func writeAtomic(path string, b []byte) error {
 // vertex of the same key is kept).
 func (s *sched) reversals(next map[string]*vstate) []*vstate {
 	for key, old := range s.vertices {
-		if next[key] == nil && old.meta.Reverse && old.reversal == "" && old.launched && !old.running {
+		if next[key] == nil && old.meta.Reverse && old.revPath() == "" && old.launched && !old.running {
 			s.saveReversal(old)
 		}
 	}
@@ -165,7 +165,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 		}
 		return nil
 	}
-	if old := s.vertices[key]; old != nil && old.reversal == path {
+	if old := s.vertices[key]; old != nil && old.revPath() == path {
 		next[key] = old
 		return nil
 	}
@@ -176,7 +176,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 		return nil
 	}
 	vs := s.newVState(v)
-	vs.reversal = path
+	vs.extra().reversal = path
 	s.e.logf("%s: reversing (the resource left the graph)", key)
 	return vs
 }
@@ -184,7 +184,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 // reversalDone forgets a saved reversal once it has been applied, with
 // the state it used, and takes its vertex out of the running graph.
 func (s *sched) reversalDone(vs *vstate) {
-	if err := os.Remove(vs.reversal); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(vs.revPath()); err != nil && !os.IsNotExist(err) {
 		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 	}
 	s.forgetReverseState(vs)
@@ -198,7 +198,7 @@ func (s *sched) forgetReverseState(vs *vstate) {
 	if s.e.cfg.Prefix == "" {
 		return
 	}
-	if vs.reversal == "" {
+	if vs.revPath() == "" {
 		if p := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name); p != "" {
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 				s.e.errorf("%s", errorAt(vs, "reverse: %v", err))

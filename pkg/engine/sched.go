@@ -116,25 +116,79 @@ type vstate struct {
 	scan      int32 // where tryStart resumes checking the dependencies
 	in, out   []*redge
 	failed    error
-	lim       *rate.Limiter
-	semas     []*semaphore
-	reversal  string // saved reversal to delete after the first success
-	revSaved  []byte
 	cancelRun context.CancelFunc
-
-	limit      string   // the kernel limit it is polled for
-	driftNotes []string // what the recheck said
+	x         *vextra // what few vertices need, made when one does
 
 	whyFrom   [3]*vstate // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
 	reasonNow string     // reasons of the running CheckApply
 }
 
+// A vextra holds the state that few vertices need: a graph of 100,000
+// files holds none.
+type vextra struct {
+	reversal   string        // saved reversal to delete after the first success
+	revSaved   []byte        // what was saved last for its reversal
+	limit      string        // the kernel limit it is polled for
+	driftNotes []string      // what the recheck said
+	lim        *rate.Limiter // Meta:limit
+	semas      []*semaphore  // Meta:sema, and the global semaphore
+}
+
+// semaphores returns the semaphores of vs.
+func (vs *vstate) semaphores() []*semaphore {
+	if vs.x == nil {
+		return nil
+	}
+	return vs.x.semas
+}
+
+// extra returns the vextra of vs, made on first use.
+func (vs *vstate) extra() *vextra {
+	if vs.x == nil {
+		vs.x = &vextra{}
+	}
+	return vs.x
+}
+
+// revPath returns the saved reversal vs runs as, or "".
+func (vs *vstate) revPath() string {
+	if vs.x == nil {
+		return ""
+	}
+	return vs.x.reversal
+}
+
+// A redge is a run-time edge. A graph of many resources holds about one
+// per resource (a file's edge from its directory), so what only send/recv
+// edges need is apart.
 type redge struct {
-	from, to   *vstate
-	notify     bool
+	from, to *vstate
+	sr       *redgeSR // send/recv edges only
+	notify   bool
+}
+
+// A redgeSR is the send/recv part of an edge.
+type redgeSR struct {
 	send, recv string
-	last       any // last value seen from the sender, for send/recv
+	last       any // last value seen from the sender
 	seen       bool
+}
+
+// send returns the key the sender sends over e, "" for an edge that is no
+// send/recv edge.
+func (e *redge) send() string {
+	if e.sr == nil {
+		return ""
+	}
+	return e.sr.send
+}
+
+// recv returns the parameter the receiver receives over e, or "".
+func (e *redge) recv() string {
+	if e.sr == nil {
+		return ""
+	}
+	return e.sr.recv
 }
 
 type semaphore struct {
@@ -407,8 +461,8 @@ func (s *sched) tryStart(vs *vstate) {
 		s.slotWait.push(vs)
 		return
 	}
-	if vs.lim != nil && !vs.limitOK {
-		r := vs.lim.Reserve()
+	if vs.x != nil && vs.x.lim != nil && !vs.limitOK {
+		r := vs.x.lim.Reserve()
 		if d := r.Delay(); d > 0 {
 			s.e.debugf("%s: rate limited (Meta:limit): next CheckApply in %s", vs.key, roundDur(d))
 			vs.timer = true
@@ -423,7 +477,7 @@ func (s *sched) tryStart(vs *vstate) {
 
 // fullSema returns a semaphore of vs that has no room left, or nil.
 func (s *sched) fullSema(vs *vstate) *semaphore {
-	for _, sem := range vs.semas {
+	for _, sem := range vs.semaphores() {
 		if sem.used >= sem.size {
 			return sem
 		}
@@ -433,7 +487,7 @@ func (s *sched) fullSema(vs *vstate) *semaphore {
 
 // release gives back the semaphores of a finished CheckApply.
 func (s *sched) release(vs *vstate) {
-	for _, sem := range vs.semas {
+	for _, sem := range vs.semaphores() {
 		sem.used--
 	}
 }
@@ -449,7 +503,7 @@ func (s *sched) start(vs *vstate) {
 	vs.poked = false
 	vs.running = true
 	s.running++
-	for _, sem := range vs.semas {
+	for _, sem := range vs.semaphores() {
 		sem.used++
 	}
 	vs.refreshNow = false
@@ -493,7 +547,7 @@ func (s *sched) receive(vs *vstate) error {
 	var recv map[string]*Send
 	changed := false
 	for _, e := range vs.in {
-		if e.send == "" {
+		if e.send() == "" {
 			continue
 		}
 		sr, ok := e.from.v.Res.(Sendable)
@@ -504,13 +558,13 @@ func (s *sched) receive(vs *vstate) error {
 		if sent == nil {
 			continue
 		}
-		src, ok := fieldByLang(reflect.ValueOf(sent), e.send)
+		src, ok := fieldByLang(reflect.ValueOf(sent), e.send())
 		if !ok {
-			return errorfSR(e, "the sender sent no key %q", e.send)
+			return errorfSR(e, "the sender sent no key %q", e.send())
 		}
-		dst, ok := fieldByLang(reflect.ValueOf(vs.v.Res), e.recv)
+		dst, ok := fieldByLang(reflect.ValueOf(vs.v.Res), e.recv())
 		if !ok {
-			return errorfSR(e, "the receiver has no parameter %q", e.recv)
+			return errorfSR(e, "the receiver has no parameter %q", e.recv())
 		}
 		c, err := setRecv(dst, src)
 		if err != nil {
@@ -520,7 +574,7 @@ func (s *sched) receive(vs *vstate) error {
 		if recv == nil {
 			recv = map[string]*Send{}
 		}
-		recv[e.recv] = &Send{Res: e.from.v.Res, Key: e.send, Changed: c}
+		recv[e.recv()] = &Send{Res: e.from.v.Res, Key: e.send(), Changed: c}
 	}
 	vs.recvNow = recv
 	if rr, ok := vs.v.Res.(Recvable); ok && recv != nil {
@@ -541,7 +595,7 @@ func (e *srError) Error() string { return e.msg }
 func errorfSR(e *redge, format string, v ...any) error {
 	m := sprintf(format, v...)
 	if e != nil {
-		m = "send/recv " + e.from.key + "." + e.send + " -> " + e.to.key + "." + e.recv + ": " + m
+		m = "send/recv " + e.from.key + "." + e.send() + " -> " + e.to.key + "." + e.recv() + ": " + m
 	}
 	return &srError{m}
 }

@@ -17,7 +17,7 @@ func (s *sched) swap(g *Graph) {
 	var fresh []*vstate
 	for _, v := range g.Vertices {
 		old := s.vertices[v.key]
-		if old != nil && old.reversal == "" && sameVertex(old, v) {
+		if old != nil && old.revPath() == "" && sameVertex(old, v) {
 			old.v.Src = v.Src
 			next[v.key] = old
 			kept++
@@ -44,7 +44,7 @@ func (s *sched) swap(g *Graph) {
 		if next[key] == old {
 			continue
 		}
-		if next[key] == nil && old.reversal == "" {
+		if next[key] == nil && old.revPath() == "" {
 			removed++
 		}
 		s.stop(old)
@@ -118,7 +118,10 @@ func sameRes(a, b *Vertex) bool {
 
 func (s *sched) newVState(v *Vertex) *vstate {
 	meta := v.Res.MetaParams()
-	vs := &vstate{e: s.e, v: v, key: v.key, meta: meta, retries: meta.Retry, lim: limiter(meta)}
+	vs := &vstate{e: s.e, v: v, key: v.key, meta: meta, retries: meta.Retry}
+	if lim := limiter(meta); lim != nil {
+		vs.extra().lim = lim
+	}
 	type semaID struct {
 		key  string
 		size int
@@ -143,7 +146,7 @@ func (s *sched) newVState(v *Vertex) *vstate {
 			sem = &semaphore{size: size}
 			s.semas[name] = sem
 		}
-		vs.semas = append(vs.semas, sem)
+		vs.extra().semas = append(vs.extra().semas, sem)
 	}
 	vs.busy = !meta.Hidden
 	if vs.busy {
@@ -167,7 +170,10 @@ func (s *sched) wire(g *Graph) {
 		if from == nil || to == nil {
 			continue
 		}
-		re := &redge{from: from, to: to, notify: e.Notify, send: e.Send, recv: e.Recv}
+		re := &redge{from: from, to: to, notify: e.Notify}
+		if e.Send != "" || e.Recv != "" {
+			re.sr = &redgeSR{send: e.Send, recv: e.Recv}
+		}
 		from.out = append(from.out, re)
 		to.in = append(to.in, re)
 	}
@@ -183,7 +189,7 @@ func (s *sched) wire(g *Graph) {
 func inSignature(vs *vstate) string {
 	var parts []string
 	for _, e := range vs.in {
-		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.key, e.notify, e.send, e.recv))
+		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.key, e.notify, e.send(), e.recv()))
 	}
 	sort.Strings(parts)
 	return fmt.Sprint(parts)
@@ -209,7 +215,7 @@ func (s *sched) reblock() {
 // with retries.
 func (s *sched) launch(vs *vstate) {
 	vs.launched = true
-	if _, ok := vs.v.Res.(Reversible); ok && !vs.meta.Reverse && vs.reversal == "" {
+	if _, ok := vs.v.Res.(Reversible); ok && !vs.meta.Reverse && vs.revPath() == "" {
 		// Its predecessor has stopped: what it saved for a reversal
 		// describes a state that this resource no longer undoes.
 		s.forgetReverseState(vs)

@@ -3,6 +3,8 @@ package world
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 // DefaultNamespace is the key prefix of the world when none is configured.
@@ -66,15 +68,7 @@ func checkKey(k string) error {
 }
 
 // checkHost reports whether h can be a hostname in the world.
-func checkHost(h string) error {
-	if h == "" {
-		return fmt.Errorf("empty hostname")
-	}
-	if strings.ContainsAny(h, "/\x00") || h == "." || h == ".." {
-		return fmt.Errorf("invalid hostname %q", h)
-	}
-	return nil
-}
+func checkHost(h string) error { return worldapi.CheckHost(h) }
 
 // exportKey returns the key of a resource exported by from to to.
 func (c *Client) exportKey(from, to, kind, name string) string {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
 )
 
 // OpenConfig says how a tool reaches the world.
@@ -280,18 +281,6 @@ func (l *Lazy) Close() error {
 	return err
 }
 
-// failed returns a watch channel that reports err once and closes with
-// ctx.
-func failed(ctx context.Context, err error) <-chan error {
-	ch := make(chan error, 1)
-	ch <- err
-	go func() {
-		<-ctx.Done()
-		close(ch)
-	}()
-	return ch
-}
-
 // watch connects and returns the watch start opens on the client. When
 // the world cannot be reached for a transient reason (Transient), the
 // watch is still returned: it reports each failed attempt to connect (so
@@ -318,7 +307,7 @@ func (l *Lazy) watch(ctx context.Context, start func(*Client) (<-chan error, err
 				var in <-chan error
 				if in, err = start(c); err == nil {
 					for e := range in {
-						pass(out, e)
+						worldapi.Pass(out, e)
 					}
 					return
 				}
@@ -326,7 +315,7 @@ func (l *Lazy) watch(ctx context.Context, start func(*Client) (<-chan error, err
 			if ctx.Err() != nil {
 				return
 			}
-			pass(out, err)
+			worldapi.Pass(out, err)
 			if !Transient(err) {
 				<-ctx.Done()
 				return
@@ -334,15 +323,6 @@ func (l *Lazy) watch(ctx context.Context, start func(*Client) (<-chan error, err
 		}
 	}()
 	return out, nil
-}
-
-// pass sends a notification on out unless one is already pending (a
-// consumer reads the world again on any notification, so one is enough).
-func pass(out chan error, e error) {
-	select {
-	case out <- e:
-	default:
-	}
 }
 
 // The World methods connect on first use and forward to the client.
@@ -414,7 +394,7 @@ func (l *Lazy) StrMapWatch(ctx context.Context, namespace string) (<-chan error,
 // ResExport does nothing while the world is unused and rs exports
 // nothing, so graphs without exports never start a private member.
 func (l *Lazy) ResExport(ctx context.Context, rs []*graph.Resource) error {
-	if !l.Started() && !anyExported(rs) {
+	if !l.Started() && !worldapi.AnyExported(rs) {
 		return nil
 	}
 	c, err := l.Client(ctx)
@@ -422,15 +402,6 @@ func (l *Lazy) ResExport(ctx context.Context, rs []*graph.Resource) error {
 		return err
 	}
 	return c.ResExport(ctx, rs)
-}
-
-func anyExported(rs []*graph.Resource) bool {
-	for _, r := range rs {
-		if r.Meta != nil && len(r.Meta.Export) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func (l *Lazy) ResCollect(ctx context.Context, kind string) ([]*Exported, error) {
@@ -444,7 +415,7 @@ func (l *Lazy) ResCollect(ctx context.Context, kind string) ([]*Exported, error)
 func (l *Lazy) ResWatch(ctx context.Context) <-chan error {
 	ch, err := l.watch(ctx, func(c *Client) (<-chan error, error) { return c.ResWatch(ctx), nil })
 	if err != nil {
-		return failed(ctx, err)
+		return worldapi.Failed(ctx, err)
 	}
 	return ch
 }
@@ -515,7 +486,7 @@ func (l *Lazy) Converged(ctx context.Context) (map[string]bool, error) {
 func (l *Lazy) ConvergedWatch(ctx context.Context) <-chan error {
 	ch, err := l.watch(ctx, func(c *Client) (<-chan error, error) { return c.ConvergedWatch(ctx), nil })
 	if err != nil {
-		return failed(ctx, err)
+		return worldapi.Failed(ctx, err)
 	}
 	return ch
 }

@@ -71,4 +71,7 @@ type watchError string
 
 func (e watchError) Error() string { return string(e) }
 
+// Transient reports that a closed watch is worth opening again.
+func (e watchError) Transient() bool { return true }
+
 const errWatchClosed = watchError("watch closed by the cluster")

@@ -369,14 +369,23 @@ func (w *manyWorld) dump(k string) string {
 }
 
 // rss returns the median and largest resident memory, in MiB, of the
-// tool of each agent that pick selects.
+// tool of each agent that pick selects (with its world-client child:
+// mgmt-apply's world is held by one).
 func (w *manyWorld) rss(pick func(*agent) *testutil.Proc) (median, largest float64) {
 	w.t.Helper()
 	var v []int
 	for _, a := range w.agents {
-		kb, err := vmRSS(pick(a).Pid())
+		pid := pick(a).Pid()
+		kb, err := vmRSS(pid)
 		if err != nil {
 			w.t.Fatal(err)
+		}
+		if child := worldChild(pid); child != 0 {
+			ckb, err := vmRSS(child)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			kb += ckb
 		}
 		v = append(v, kb)
 	}

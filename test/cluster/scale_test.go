@@ -42,7 +42,7 @@ func TestManyHosts(t *testing.T) {
 		n, want, took.Seconds(), rev1-rev0, float64(rev1-rev0)/took.Seconds(), float64(db)/(1<<20))
 	am, ax := w.rss(func(a *agent) *testutil.Proc { return a.apply })
 	cm, cx := w.rss(func(a *agent) *testutil.Proc { return a.compile })
-	t.Logf("resident memory (median/largest): mgmt-apply %.1f/%.1f MiB, mcl-compile %.1f/%.1f MiB", am, ax, cm, cx)
+	t.Logf("resident memory (median/largest): mgmt-apply with its world client %.1f/%.1f MiB, mcl-compile %.1f/%.1f MiB", am, ax, cm, cx)
 
 	var lat []time.Duration
 	for _, a := range w.agents[:min(n, 5)] {

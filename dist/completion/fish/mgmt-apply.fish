@@ -18,6 +18,7 @@ complete -c mgmt-apply -l tls-cert -r -F -d 'PEM certificate signed by the clust
 complete -c mgmt-apply -l tls-key -r -F -d 'PEM key of --tls-cert'
 complete -c mgmt-apply -l tls-ca -r -F -d 'PEM CA that signs every certificate of the cluster'
 complete -c mgmt-apply -l hostname -x -d 'This host\'s name in the world (default: the system hostname)'
+complete -c mgmt-apply -l world-client -r -F -d 'The mgmt-cluster executable whose world-client command holds the connection to the world (default: the one beside mgmt-apply, else the one in PATH)'
 complete -c mgmt-apply -l prometheus -d 'Serve Prometheus metrics: the engine\'s, and etcd\'s while this tool runs the private member of its world'
 complete -c mgmt-apply -l prometheus-listen -x -d 'Address of the Prometheus endpoint'
 complete -c mgmt-apply -l pprof -x -d 'Serve Go\'s profiling endpoints (/debug/pprof/) on this loopback address, to measure the tool itself'

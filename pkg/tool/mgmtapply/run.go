@@ -25,6 +25,7 @@
 package mgmtapply
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -34,13 +35,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/statedir"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	_ "github.com/mgmtpipe/mgmt/pkg/resources/all" // every resource kind
-	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldpipe"
 )
 
 const name = "mgmt-apply"
@@ -63,6 +67,7 @@ type flags struct {
 	Seeds             string `help:"Comma separated etcd client URLs of the world." placeholder:"URLS"`
 	cli.TLSFlags
 	Hostname         string `help:"This host's name in the world (default: the system hostname)."`
+	WorldClient      string `name:"world-client" help:"The mgmt-cluster executable whose world-client command holds the connection to the world (default: the one beside mgmt-apply, else the one in PATH)." placeholder:"PATH"`
 	Prometheus       bool   `help:"Serve Prometheus metrics: the engine's, and etcd's while this tool runs the private member of its world."`
 	PrometheusListen string `help:"Address of the Prometheus endpoint." default:"127.0.0.1:9233" placeholder:"ADDR"`
 	Pprof            string `help:"Serve Go's profiling endpoints (/debug/pprof/) on this loopback address, to measure the tool itself." placeholder:"ADDR"`
@@ -111,7 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return stopped(ctx, nil, lg)
 		}
 	}
-	return apply(ctx, &f, in, inName, stdout, lg)
+	return apply(ctx, &f, in, inName, stdout, stderr, lg)
 }
 
 func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) {
@@ -275,7 +280,7 @@ type readResult struct {
 // apply runs the engine on the input until a signal, the converged
 // timeout, the maximum run time, or an input that ends without a valid
 // graph.
-func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io.Writer, lg *cli.Logger) int {
+func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, stderr io.Writer, lg *cli.Logger) int {
 	prefix, cleanup, err := setupPrefix(f, lg)
 	if err != nil {
 		lg.Errorf("%v", err)
@@ -287,9 +292,9 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io
 	if hostname == "" {
 		hostname, _ = os.Hostname()
 	}
-	wld, err := openWorld(f, hostname, prefix)
+	wld, err := openWorld(ctx, f, hostname, prefix, stderr, lg)
 	if err != nil {
-		lg.Errorf("world: %v", err)
+		lg.Errorf("%v", err)
 		return cli.ExitFail
 	}
 	var metrics *engine.Metrics
@@ -359,7 +364,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout io
 		ccCtx, ccCancel := context.WithCancel(context.Background())
 		defer ccCancel()
 		local := func() bool { st := eng.Status(); return st.Loaded && !st.Since.IsZero() }
-		converged = world.ClusterConverged(ccCtx, wld, local, ct, 50*time.Millisecond, func(format string, v ...any) {
+		converged = worldapi.ClusterConverged(ccCtx, wld, local, ct, 50*time.Millisecond, func(format string, v ...any) {
 			lg.Errorf("world: "+format, v...)
 		})
 	}
@@ -564,14 +569,26 @@ func keeping(r readResult, eng *engine.Engine) string {
 	return "no graph yet"
 }
 
-// serveMetrics serves the engine's metrics, and etcd's while this tool
-// runs the private member of its world.
-func serveMetrics(addr string, m *engine.Metrics, wld *world.Lazy, lg *cli.Logger) (func(), error) {
+// serveMetrics serves the engine's metrics, and etcd's while the world
+// client runs the private member of this tool's world.
+func serveMetrics(addr string, m *engine.Metrics, wld *worldpipe.Client, lg *cli.Logger) (func(), error) {
 	etcd := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		if !wld.Member() {
-			return nil, nil
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		text, err := wld.Metrics(ctx)
+		if err != nil || len(text) == 0 {
+			return nil, err
 		}
-		return world.EtcdMetrics().Gather()
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
+		if err != nil {
+			return nil, fmt.Errorf("the world client's metrics: %v", err)
+		}
+		out := make([]*dto.MetricFamily, 0, len(fams))
+		for _, mf := range fams {
+			out = append(out, mf)
+		}
+		return out, nil
 	})
 	at, stop, err := cli.ServeMetrics(addr, prometheus.Gatherers{m.Registry, etcd})
 	if err != nil {

@@ -2,21 +2,52 @@ package mgmtapply
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
-	"github.com/mgmtpipe/mgmt/pkg/world"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
+	"github.com/mgmtpipe/mgmt/pkg/world/worldpipe"
 )
 
 // openWorld returns the world of --seeds (or, without seeds, the private
-// one under the prefix). It is lazy: nothing is dialled or started until a
-// resource, or an exported resource, needs it.
-func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
-	return world.Open(world.OpenConfig{Seeds: cli.List(f.Seeds), Hostname: hostname, Prefix: prefix,
-		TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA)})
+// one under the prefix), held by a child process, mgmt-cluster
+// world-client, so that mgmt-apply links no etcd client. It is lazy:
+// nothing is started until a resource, or an exported resource, needs
+// it; only a world configured by flags (--seeds, TLS) starts the child at
+// once, to check the configuration before anything runs.
+func openWorld(ctx context.Context, f *flags, hostname, prefix string, stderr io.Writer, lg *cli.Logger) (*worldpipe.Client, error) {
+	path, ferr := f.WorldClient, error(nil)
+	if path == "" {
+		if path, ferr = worldpipe.Find(worldClient); ferr != nil {
+			ferr = fmt.Errorf("%v: mgmt-apply runs it to reach the world (install it beside mgmt-apply, or name it with --world-client)", ferr)
+		}
+	}
+	w, err := worldpipe.Open(worldpipe.ClientConfig{
+		World: worldpipe.Config{Seeds: cli.List(f.Seeds), Hostname: hostname, Prefix: prefix,
+			TLSCert: f.TLSCert, TLSKey: f.TLSKey, TLSCA: f.TLSCA},
+		Path: path, Args: []string{"world-client"}, FindErr: ferr, Stderr: stderr, Logf: lg.Errorf,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("world: %v", err)
+	}
+	if f.Seeds == "" && f.TLSCert == "" && f.TLSKey == "" && f.TLSCA == "" {
+		return w, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := w.Check(cctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
 }
+
+// worldClient is the tool whose world-client command holds the world.
+const worldClient = "mgmt-cluster"
 
 // An exporter publishes, in its own goroutine, the resources of the latest
 // graph that carry Meta:export; a newer graph replaces one not yet
@@ -24,7 +55,7 @@ func openWorld(f *flags, hostname, prefix string) (*world.Lazy, error) {
 // none at exit (a preview beside the running daemon of the same host must
 // not touch the daemon's exports): it logs what it would have exported.
 type exporter struct {
-	w    *world.Lazy
+	w    *worldpipe.Client
 	lg   *cli.Logger
 	noop bool
 	mu   sync.Mutex
@@ -34,7 +65,7 @@ type exporter struct {
 	done chan struct{}
 }
 
-func newExporter(ctx context.Context, w *world.Lazy, lg *cli.Logger, noop bool) *exporter {
+func newExporter(ctx context.Context, w *worldpipe.Client, lg *cli.Logger, noop bool) *exporter {
 	x := &exporter{w: w, lg: lg, noop: noop, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if noop {
 		close(x.done)
@@ -69,12 +100,12 @@ func (x *exporter) publish(all []*graph.Resource) {
 }
 
 // loop publishes each graph it is kicked with. A world that does not
-// answer (world.Transient) delays the export, it does not lose it: the
+// answer (worldapi.Transient) delays the export, it does not lose it: the
 // same resources are exported again with backoff until the world answers
 // or a newer graph replaces them; the outage and its end are logged.
 func (x *exporter) loop(ctx context.Context) {
 	defer close(x.done)
-	var b world.Backoff
+	var b worldapi.Backoff
 	var retry <-chan time.Time
 	failing := false
 	for {
@@ -102,7 +133,7 @@ func (x *exporter) loop(ctx context.Context) {
 			}
 			failing = false
 			b.Reset()
-		case world.Transient(err):
+		case worldapi.Transient(err):
 			d := b.Next()
 			x.lg.Errorf("world: exporting resources: %v (retrying in %v)", err, d.Round(time.Millisecond))
 			failing = true

@@ -44,6 +44,8 @@ type flags struct {
 	Del     delCmd     `cmd:"" help:"Delete a world key."`
 	Remove  removeCmd  `cmd:"" help:"Remove a member from the cluster (needs an admin certificate under TLS)."`
 	Certs   certsCmd   `cmd:"" help:"Generate a CA and certificates of hosts, members or admins."`
+
+	WorldClient worldClientCmd `cmd:"" name:"world-client" hidden:"" help:"Hold the world's connection for the mgmt-apply that started it, over stdin and stdout."`
 }
 
 // env is what a command runs with.
@@ -148,6 +150,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = f.Remove.run(e)
 	case strings.HasPrefix(cmd, "certs"):
 		err = f.Certs.run(e)
+	case cmd == "world-client":
+		err = f.WorldClient.run(e)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}

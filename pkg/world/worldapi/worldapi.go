@@ -153,3 +153,25 @@ type Exported struct {
 
 // ExportAll is the Meta:export host that means every host.
 const ExportAll = "*"
+
+// CheckHost reports whether h can be a hostname in the world: not empty,
+// no slash or NUL, not "." or "..".
+func CheckHost(h string) error {
+	if h == "" {
+		return fmt.Errorf("empty hostname")
+	}
+	if strings.ContainsAny(h, "/\x00") || h == "." || h == ".." {
+		return fmt.Errorf("invalid hostname %q", h)
+	}
+	return nil
+}
+
+// AnyExported reports whether some resource of rs carries Meta:export.
+func AnyExported(rs []*graph.Resource) bool {
+	for _, r := range rs {
+		if r.Meta != nil && len(r.Meta.Export) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -78,3 +78,13 @@ func Namespace(t testing.TB) string {
 	ns, _ := namespaces.LoadOrStore(t, fmt.Sprintf("/test/%s/%d", t.Name(), time.Now().UnixNano()))
 	return ns.(string)
 }
+
+// Endpoints returns the client URLs of the member started by Main, for a
+// test that connects by other means than Connect (another process).
+func Endpoints(t testing.TB) []string {
+	t.Helper()
+	if endpoints == nil {
+		t.Fatal("worldtest.Endpoints without worldtest.Main in TestMain")
+	}
+	return endpoints
+}

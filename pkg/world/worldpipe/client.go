@@ -1,0 +1,168 @@
+package worldpipe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/pkg/world/worldapi"
+)
+
+// ClientConfig says which child to run and what world it opens.
+type ClientConfig struct {
+	World Config
+	// Path and Args are the child's executable and arguments (mgmt-cluster
+	// world-client). An empty Path is an error each use reports: FindErr.
+	Path    string
+	Args    []string
+	FindErr error
+	// Stderr receives the child's log.
+	Stderr io.Writer
+	// Logf receives the client's own messages: a child that ended, a
+	// child started again.
+	Logf func(format string, args ...any)
+}
+
+// Client is a world served by a child process. Like pkg/world's Lazy, it
+// starts nothing until first used; a child that ends (killed, crashed) is
+// logged, its requests fail with a transient error, and the next use
+// starts a new one, no sooner than a backoff after the end (100ms,
+// doubling to 5s, reset by a child that ran a minute). Watches go on
+// over the new child, reporting the gap as an error notification. It
+// implements worldapi.World and is safe for concurrent use.
+type Client struct {
+	cfg ClientConfig
+
+	mu        sync.Mutex
+	p         *proc // the running child, or nil
+	used      bool  // a child was started
+	closed    bool
+	b         worldapi.Backoff
+	notBefore time.Time // no new child before then
+}
+
+// Open checks cfg and returns the client, without starting the child.
+func Open(cfg ClientConfig) (*Client, error) {
+	if err := worldapi.CheckHost(cfg.World.Hostname); err != nil {
+		return nil, err
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return &Client{cfg: cfg}, nil
+}
+
+// Check starts the child and lets it check the configuration (the TLS
+// files and the identity of the certificate, the seeds' URLs), so that a
+// tool with a bad one fails at its start; it connects to nothing.
+func (c *Client) Check(ctx context.Context) error {
+	_, err := c.proc(ctx)
+	return err
+}
+
+// Hostname returns this host's name in the world.
+func (c *Client) Hostname() string { return c.cfg.World.Hostname }
+
+// Started reports whether the world was used (a child was started).
+func (c *Client) Started() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
+
+// proc returns the running child, starting one when there is none.
+func (c *Client) proc(ctx context.Context) (*proc, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		switch {
+		case c.closed:
+			return nil, fmt.Errorf("world: closed")
+		case c.p != nil:
+			return c.p, nil
+		case c.cfg.Path == "":
+			return nil, fmt.Errorf("world: %w", c.cfg.FindErr)
+		}
+		wait := time.Until(c.notBefore)
+		if wait <= 0 {
+			break
+		}
+		c.mu.Unlock()
+		ok := worldapi.Sleep(ctx, wait)
+		c.mu.Lock()
+		if !ok {
+			return nil, ctx.Err()
+		}
+	}
+	if c.used {
+		c.cfg.Logf("world: starting the world client process again")
+	}
+	p, err := startProc(c.cfg.Path, c.cfg.Args, c.cfg.Stderr, c.ended)
+	if err != nil {
+		c.notBefore = time.Now().Add(c.b.Next())
+		return nil, fmt.Errorf("world: starting %s: %w", c.cfg.Path, err)
+	}
+	c.used = true
+	w := c.cfg.World
+	if _, err := p.call(ctx, request{Op: opOpen, Proto: Version, Open: &w}); err != nil {
+		p.close(5 * time.Second)
+		c.notBefore = time.Now().Add(c.b.Next())
+		return nil, err
+	}
+	c.p = p
+	return p, nil
+}
+
+// ended forgets child p, which has ended, and logs it unless the client
+// closed it.
+func (c *Client) ended(p *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.p != p {
+		return // closed, or failed to open
+	}
+	c.p = nil
+	if time.Since(p.start) > time.Minute {
+		c.b.Reset()
+	}
+	d := c.b.Next()
+	c.notBefore = time.Now().Add(d)
+	c.cfg.Logf("world: %v; starting a new one in %v at the earliest", p.end, d.Round(time.Millisecond))
+}
+
+// Close ends the child, if one runs: the child closes the world (this
+// host's lease is revoked, a private member stops) before it exits.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	p := c.p
+	c.p, c.closed = nil, true
+	c.mu.Unlock()
+	if p != nil {
+		p.close(10 * time.Second)
+	}
+	return nil
+}
+
+// do runs one call on the child.
+func (c *Client) do(ctx context.Context, r request) (reply, error) {
+	p, err := c.proc(ctx)
+	if err != nil {
+		return reply{}, err
+	}
+	return p.call(ctx, r)
+}
+
+// Metrics returns the metrics of the member the child runs (the private
+// world), in Prometheus's text format; nothing when no child runs.
+func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
+	c.mu.Lock()
+	p := c.p
+	c.mu.Unlock()
+	if p == nil {
+		return nil, nil
+	}
+	r, err := p.call(ctx, request{Op: opMetrics})
+	return []byte(r.Text), err
+}

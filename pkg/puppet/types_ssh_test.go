@@ -12,15 +12,7 @@ import (
 func TestSSHAuthorizedKeyForms(t *testing.T) {
 	typ, key := testutil.SSHKey(t)
 	base := func(extra map[string]any) map[string]any {
-		m := map[string]any{"ensure": "present", "user": "deploy", "type": "ed25519", "key": key}
-		for k, v := range extra {
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
-		}
-		return m
+		return overlay(map[string]any{"ensure": "present", "user": "deploy", "type": "ed25519", "key": key}, extra)
 	}
 	head := `"comment":"me@host","key":"` + key + `","matchby":"comment",`
 	headFile := `"comment":"me@host","file":"/home/d/.ssh/keys","key":"` + key + `","matchby":"comment",`

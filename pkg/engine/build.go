@@ -13,10 +13,16 @@ type Vertex struct {
 	Src     *graph.Resource // the resource as the document gave it
 	Members []*Vertex       // resources grouped into this one
 
+	*adjacency // its edges while the graph is built (Compact drops them)
+	key        string
+	params     paramsDigest // of Src.Params, which Compact may let go of
+	grouped    bool         // merged into another vertex
+}
+
+// An adjacency is the edges of a vertex, which the building of a graph
+// reads: a graph compacted for running has none.
+type adjacency struct {
 	in, out []*Edge
-	key     string
-	params  paramsDigest // of Src.Params, which Compact may let go of
-	grouped bool         // merged into another vertex
 }
 
 // An Edge orders From before To; Notify also sends a refresh and Send/Recv
@@ -127,7 +133,7 @@ func (g *Graph) Compact() {
 		v.Src = &srcs[i]
 		// The engine runs the graph from Edges: each vertex's own
 		// lists served the building.
-		v.in, v.out = nil, nil
+		v.adjacency = nil
 	}
 	g.docEdges = nil
 }
@@ -163,7 +169,7 @@ func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 			return nil, graph.Errorf(rr.Where(), "", "%s: invalid: %v", key, err)
 		}
 	}
-	return &Vertex{Res: res, Src: rr, key: key, params: digestParams(rr.Params)}, nil
+	return &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: key, params: digestParams(rr.Params)}, nil
 }
 
 // addDocEdge adds the edge e of the document, from from to to.

@@ -95,6 +95,9 @@ func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(subs) == 1 {
+		return subs[0].Close, nil // most files follow their path alone
+	}
 	return func() { closeAll(subs) }, nil
 }
 

@@ -2,8 +2,10 @@ package worldpipe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +26,10 @@ type ClientConfig struct {
 	// child started again.
 	Logf func(format string, args ...any)
 }
+
+// openTimeout bounds the wait for a new child's answer to open: the
+// world is not dialled then, so a child answers at once.
+const openTimeout = 30 * time.Second
 
 // Client is a world served by a child process. Like pkg/world's Lazy, it
 // starts nothing until first used; a child that ends (killed, crashed) is
@@ -105,10 +111,24 @@ func (c *Client) proc(ctx context.Context) (*proc, error) {
 		return nil, fmt.Errorf("world: starting %s: %w", c.cfg.Path, err)
 	}
 	c.used = true
+	// A child that never answers (not the world client) must not hold
+	// the client for ever.
+	octx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
 	w := c.cfg.World
-	if _, err := p.call(ctx, request{Op: opOpen, Proto: Version, Open: &w}); err != nil {
+	rep, err := p.call(octx, request{Op: opOpen, Proto: Version, Open: &w})
+	if err == nil && rep.Opened != Version {
+		err = fmt.Errorf("%s %s is not a world client: it answered %s without the protocol's version", c.cfg.Path, strings.Join(c.cfg.Args, " "), Version)
+	}
+	if err != nil {
 		p.close(5 * time.Second)
 		c.notBefore = time.Now().Add(c.b.Next())
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("world: %s %s did not answer within %v", c.cfg.Path, strings.Join(c.cfg.Args, " "), openTimeout)
+		}
+		if !strings.HasPrefix(err.Error(), "world: ") {
+			err = fmt.Errorf("world: %w", err)
+		}
 		return nil, err
 	}
 	c.p = p

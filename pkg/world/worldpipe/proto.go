@@ -8,7 +8,8 @@
 // The protocol (Version) is newline-delimited JSON, one object a line.
 // The parent writes requests: {"id":N,"op":OP,...}, ids increasing from
 // 1; the first request is {"op":"open","proto":"world-pipe/v1","open":
-// CONFIG}, and a child that speaks another version refuses it. The child
+// CONFIG}, and a child that speaks another version refuses it (it
+// answers {"id":N,"opened":"world-pipe/v1"} when it opened). The child
 // answers each call once: {"id":N,...} with the result's fields, or
 // {"id":N,"err":{"msg":M,"transient":true}}. A watch is answered once
 // when it starts (or fails to), then with {"id":N,"event":true} (and
@@ -90,6 +91,7 @@ type request struct {
 // reply is one line from the child.
 type reply struct {
 	ID       uint64              `json:"id"`
+	Opened   string              `json:"opened,omitempty"` // the answer to open: Version
 	Err      *wireError          `json:"err,omitempty"`
 	Event    bool                `json:"event,omitempty"`
 	End      bool                `json:"end,omitempty"`

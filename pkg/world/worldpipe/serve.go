@@ -108,7 +108,7 @@ func (s *server) open(r request) {
 			return
 		}
 		s.w = w
-		s.send(reply{ID: r.ID})
+		s.send(reply{ID: r.ID, Opened: Version})
 	}
 }
 

@@ -249,6 +249,25 @@ func TestPipeMissing(t *testing.T) {
 	}
 }
 
+// TestPipeNotAChild checks that a program that is not a world client is
+// refused: one that echoes the requests, one that exits at once.
+func TestPipeNotAChild(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"/bin/cat", "is not a world client"},
+		{"/bin/true", "ended"},
+	} {
+		cl, err := Open(ClientConfig{World: Config{Hostname: "a"}, Path: c.path, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cl.Check(context.Background())
+		cl.Close()
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "world: ") {
+			t.Errorf("%s: %v, want an error saying %q", c.path, err, c.want)
+		}
+	}
+}
+
 // TestServeRefuses checks that Serve refuses another protocol version and
 // a call before open, and ends at the end of its input.
 func TestServeRefuses(t *testing.T) {

@@ -1,78 +1,8 @@
 package fswatch
 
-import (
-	"path/filepath"
+import "path/filepath"
 
-	"github.com/fsnotify/fsnotify"
-)
-
-// loop moves the fsnotify events into a queue and wakes the dispatcher.
-// It never waits for w.mu, and never calls into fsnotify: fsnotify holds
-// its own lock while it sends an error (a failed removal of a moved
-// directory's watch, for one), and the dispatcher calls into fsnotify
-// with w.mu held, so only a reader that is always free to take the error
-// keeps the two from waiting on each other.
-func (w *Watcher) loop() {
-	defer close(w.wake)
-	for {
-		var item queued
-		select {
-		case ev, ok := <-w.fw.Events:
-			if !ok {
-				return
-			}
-			item.ev = ev
-		case _, ok := <-w.fw.Errors:
-			if !ok {
-				return
-			}
-			item.all = true
-		}
-		w.qmu.Lock()
-		w.queue = append(w.queue, item)
-		w.qmu.Unlock()
-		select {
-		case w.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// deliverLocked dispatches one queued item.
-func (w *Watcher) deliverLocked(item queued) {
-	if item.all {
-		w.resyncLocked()
-		return
-	}
-	w.dispatchLocked(item.ev)
-}
-
-// queued is an event, or (all) an error such as a kernel queue overflow,
-// after which events may be missing.
-type queued struct {
-	ev  fsnotify.Event
-	all bool
-}
-
-// dispatchLoop delivers the queued events until the watcher is closed;
-// what is still queued then is dropped.
-func (w *Watcher) dispatchLoop() {
-	for range w.wake {
-		w.qmu.Lock()
-		batch := w.queue
-		w.queue = nil
-		w.qmu.Unlock()
-		w.mu.Lock()
-		for _, item := range batch {
-			if w.closed {
-				break
-			}
-			w.deliverLocked(item)
-		}
-		w.unlock()
-	}
-}
-
+// signalAllLocked signals every subscription.
 func (w *Watcher) signalAllLocked() {
 	for s := range w.all {
 		s.signal()
@@ -108,16 +38,16 @@ func (w *Watcher) resyncLocked() {
 // path, to the ones anchored at or owning the directory it names when that
 // directory went away or was replaced, and to the ones owning its parent
 // directory.
-func (w *Watcher) dispatchLocked(ev fsnotify.Event) {
-	name := filepath.Clean(ev.Name)
+func (w *Watcher) dispatchLocked(ev event) {
+	name := ev.name
 	var todo []*Sub
 	switch {
-	case (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && w.kref[name] > 0:
+	case ev.gone() && w.kref[name] > 0:
 		// A watched directory, or an ancestor of one, went away: its
 		// watches are stale (a moved directory keeps its watch under the
 		// new name), so forget them and re-anchor their subscriptions.
 		todo = w.forgetUnderLocked(name)
-	case ev.Has(fsnotify.Create) && w.replacedLocked(name):
+	case ev.made() && w.replacedLocked(name):
 		// The name of a watched directory leads to another one (made
 		// again, or renamed over it) before the removal was seen.
 		todo = w.forgetUnderLocked(name)

@@ -1,6 +1,6 @@
 // Package fswatch is a process-wide file system watcher shared by every
-// resource that watches paths: one inotify instance (one fsnotify.Watcher)
-// for the whole process, whatever the number of resources.
+// resource that watches paths: one inotify instance for the whole process,
+// whatever the number of resources.
 //
 // # Algorithm
 //
@@ -54,7 +54,10 @@
 //
 // Events are routed through maps keyed by path (the path a subscription waits
 // on, and the directories it watches), so delivering one event costs a few
-// map look-ups whatever the number of subscriptions. Delivery never blocks:
+// map look-ups whatever the number of subscriptions. One goroutine reads
+// the inotify descriptor and delivers what each read returns itself, under
+// the watcher's lock: an event reaches a subscription's Notify function
+// without passing through another goroutine. Delivery never blocks:
 // each subscription has a one-slot channel, and pending signals coalesce.
 // Spurious signals are allowed; missed ones are not, so a kernel queue
 // overflow or a watcher error re-checks every watch and signals every
@@ -78,14 +81,12 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-
-	"github.com/fsnotify/fsnotify"
 )
 
-// A Watcher multiplexes one fsnotify watcher between many subscriptions.
+// A Watcher multiplexes one inotify instance between many subscriptions.
 type Watcher struct {
 	mu     sync.Mutex
-	fw     *fsnotify.Watcher
+	k      *kernel
 	dirs   map[string]int           // directory used by subscriptions -> references
 	kref   map[string]int           // directory with a kernel watch -> dirs at or below it
 	kid    map[string]fileID        // kernel-watched directory -> the directory the watch is on
@@ -98,11 +99,7 @@ type Watcher struct {
 	all    map[*Sub]bool            // every open subscription
 	closed bool
 
-	qmu   sync.Mutex    // guards queue
-	queue []queued      // events read from fsnotify, not yet dispatched
-	wake  chan struct{} // one-slot: the queue has items
-
-	wg sync.WaitGroup // loop and dispatchLoop, joined by Close
+	wg sync.WaitGroup // readLoop, joined by Close
 }
 
 // A Sub is one subscription. Its channel C receives a value whenever the
@@ -134,7 +131,7 @@ type Options struct {
 	// Notify, when set, is called instead of a send on the channel C (which
 	// is then nil) whenever the path may have changed, with the
 	// subscription's Err: so a subscriber needs no goroutine of its own.
-	// It is called with the watcher locked, from the watcher's goroutines
+	// It is called with the watcher locked, from the watcher's goroutine
 	// or from Subscribe itself: it must return at once and must not use
 	// the watcher (Close the subscription from another goroutine).
 	Notify func(err error)
@@ -202,12 +199,12 @@ func Default() (*Watcher, error) {
 // New returns a new watcher with its own inotify instance. Most callers
 // want Default.
 func New() (*Watcher, error) {
-	fw, err := fsnotify.NewBufferedWatcher(1024)
+	k, err := newKernel()
 	if err != nil {
 		return nil, limitError(err)
 	}
 	w := &Watcher{
-		fw:    fw,
+		k:     k,
 		dirs:  map[string]int{},
 		kref:  map[string]int{},
 		kid:   map[string]fileID{},
@@ -216,21 +213,19 @@ func New() (*Watcher, error) {
 		byDir: map[string]map[*Sub]bool{},
 		byOwn: map[string]map[*Sub]bool{},
 		all:   map[*Sub]bool{},
-		wake:  make(chan struct{}, 1),
 	}
-	w.wg.Go(w.loop)
-	w.wg.Go(w.dispatchLoop)
+	w.wg.Go(w.readLoop)
 	return w, nil
 }
 
-// Close stops the watcher and returns once its goroutines have ended: its
+// Close stops the watcher and returns once its goroutine has ended: its
 // subscriptions receive no more signals, and no Notify function runs
 // after it. It must not be called from a Notify function.
 func (w *Watcher) Close() error {
 	w.mu.Lock()
 	w.closed = true
+	err := w.k.close()
 	w.mu.Unlock()
-	err := w.fw.Close()
 	w.wg.Wait()
 	return err
 }

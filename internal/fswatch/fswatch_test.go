@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 )
 
 func newWatcher(t *testing.T) *Watcher {
@@ -198,16 +200,42 @@ func TestAncestorRenamed(t *testing.T) {
 	expect(t, s, "remove grandparent", func() error { return os.RemoveAll(filepath.Join(root, "a")) })
 }
 
-// TestErrorSignalsAll checks that a watcher error (such as a kernel queue
-// overflow, after which events may be missing) signals every subscription.
+// TestErrorSignalsAll checks that a kernel queue overflow, after which
+// events are missing, signals every subscription: the watcher is kept from
+// reading while more events than the kernel queues are made, about
+// entries that concern neither subscription.
 func TestErrorSignalsAll(t *testing.T) {
 	w := newWatcher(t)
 	dir := t.TempDir()
 	a := subscribe(t, w, filepath.Join(dir, "a"), Options{})
 	b := subscribe(t, w, filepath.Join(dir, "sub", "b"), Options{})
+	raw, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || queued > 1<<22 {
+		t.Fatalf("fs.inotify.max_queued_events %q: want a number up to %d", raw, 1<<22)
+	}
+	var fs [2]*os.File
+	for i := range fs {
+		if fs[i], err = os.Create(filepath.Join(dir, fmt.Sprint("x", i))); err != nil {
+			t.Fatal(err)
+		}
+		defer fs[i].Close()
+	}
+	w.mu.Lock()
 	drain(a)
 	drain(b)
-	w.fw.Errors <- fsnotify.ErrEventOverflow
+	// Two names in turn: the kernel merges an event only with the same
+	// one just before it. The reader may hold a read of events already.
+	for i := 0; i <= queued+readBuf/unix.SizeofInotifyEvent; i++ {
+		if _, err := fs[i%2].Write([]byte{'x'}); err != nil {
+			w.mu.Unlock()
+			t.Fatal(err)
+		}
+	}
+	w.mu.Unlock()
 	for _, s := range []*Sub{a, b} {
 		select {
 		case <-s.C:
@@ -215,6 +243,72 @@ func TestErrorSignalsAll(t *testing.T) {
 			t.Fatalf("%s not signalled after an overflow", s.Path())
 		}
 	}
+}
+
+// TestReplacedFileQuiet: once a followed file is replaced by a rename,
+// writes to the old file (still held open by a writer) no longer signal
+// the subscription, which follows the path.
+func TestReplacedFileQuiet(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	p, next := filepath.Join(dir, "f"), filepath.Join(dir, "next")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	s := subscribe(t, w, p, Options{})
+	sentinel := subscribe(t, w, filepath.Join(dir, "s"), Options{})
+	expect(t, s, "rename over", func() error {
+		if err := os.WriteFile(next, []byte("new"), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(next, p)
+	})
+	drain(s)
+	// Events come in order: once the sentinel is signalled, a signal for
+	// the write to the old file would have come first.
+	expect(t, sentinel, "sentinel after a write to the old file", func() error {
+		if _, err := old.Write([]byte("stale")); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "s"), nil, 0o644)
+	})
+	select {
+	case <-s.C:
+		t.Fatal("a write to the replaced file signalled the path")
+	default:
+	}
+	expect(t, s, "write to the path", func() error { return os.WriteFile(p, []byte("x"), 0o644) })
+}
+
+// TestTwoNamesOneDir follows files through two names of one directory (a
+// symbolic link to it): the kernel has one watch for both, and each name's
+// subscription is signalled.
+func TestTwoNamesOneDir(t *testing.T) {
+	w := newWatcher(t)
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", link); err != nil {
+		t.Fatal(err)
+	}
+	viaReal := subscribe(t, w, filepath.Join(real, "f"), Options{})
+	viaLink := subscribe(t, w, filepath.Join(link, "f"), Options{})
+	for _, s := range []*Sub{viaReal, viaLink} {
+		expect(t, s, "write through "+filepath.Dir(s.Path()), func() error {
+			return os.WriteFile(filepath.Join(real, "f"), []byte(s.Path()), 0o644)
+		})
+	}
+	viaReal.Close()
+	expect(t, viaLink, "write after the other name is closed", func() error {
+		return os.WriteFile(filepath.Join(real, "f"), nil, 0o644)
+	})
 }
 
 // BenchmarkDispatch measures routing one event among 10,000 subscriptions
@@ -234,7 +328,7 @@ func BenchmarkDispatch(b *testing.B) {
 		}
 		defer s.Close()
 	}
-	ev := fsnotify.Event{Name: filepath.Join(dir, "f5000"), Op: fsnotify.Write}
+	ev := event{name: filepath.Join(dir, "f5000"), mask: unix.IN_MODIFY}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w.mu.Lock()
@@ -262,8 +356,8 @@ func TestRecursiveRenameInside(t *testing.T) {
 
 // TestDirRenamedOver follows a file in an empty directory that another
 // directory, holding the file, is renamed over: the watch on the replaced
-// directory reports nothing more (and fsnotify drops its removal, since
-// the parent is watched), so only the rename onto the watched name tells.
+// directory reports nothing more (its removal is left out, since the
+// parent is watched), so only the rename onto the watched name tells.
 func TestDirRenamedOver(t *testing.T) {
 	w := newWatcher(t)
 	dir := t.TempDir()

@@ -221,10 +221,10 @@ func (w *Watcher) watchLocked(dir string, fi fs.FileInfo) error {
 	if had && old != id {
 		// Left from a directory that was removed or moved away: its
 		// events would come under the wrong name.
-		_ = w.fw.Remove(dir)
+		w.k.remove(dir)
 		delete(w.kid, dir)
 	}
-	if err := w.fw.Add(dir); err != nil {
+	if err := w.k.add(dir); err != nil {
 		return limitError(err)
 	}
 	w.kid[dir] = id
@@ -300,7 +300,7 @@ func (w *Watcher) forgetUnderLocked(name string) []*Sub {
 	// ancestors, still in place, keep theirs until the operation ends.
 	for d := range w.kid {
 		if (d == name || strings.HasPrefix(d, prefix)) && w.kref[d] == 0 {
-			_ = w.fw.Remove(d)
+			w.k.remove(d)
 			delete(w.kid, d)
 			delete(w.stale, d)
 		}
@@ -346,7 +346,7 @@ func (w *Watcher) settleLocked() {
 	for d := range w.stale {
 		delete(w.stale, d)
 		if w.kref[d] == 0 {
-			_ = w.fw.Remove(d) // fails harmlessly when the kernel dropped it
+			w.k.remove(d)
 			delete(w.kid, d)
 		}
 	}

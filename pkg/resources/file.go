@@ -110,10 +110,33 @@ type FileRes struct {
 	ShowDiff *bool `lang:"show_diff" yaml:"show_diff"`
 
 	mode     *fileMode
-	uid, gid int             // resolved owner and group, -1 until resolved
-	orig     *fileOrig       // the state before our first change (Meta:reverse)
-	created  []string        // as a reversal: what the resource created below its directory
-	ours     map[string]bool // with Meta:reverse: what it created below its directory
+	uid, gid int      // resolved owner and group, -1 until resolved
+	rev      *fileRev // with Meta:reverse or as a reversal; nil otherwise
+}
+
+// A fileRev is the state of a file resource that reverses, or is the
+// reversal of another: few files of a graph have one.
+type fileRev struct {
+	orig    *fileOrig       // the state before our first change (Meta:reverse)
+	created []string        // as a reversal: what the resource created below its directory
+	ours    map[string]bool // with Meta:reverse: what it created below its directory
+}
+
+// revs returns the fileRev of the resource, made on first use.
+func (obj *FileRes) revs() *fileRev {
+	if obj.rev == nil {
+		obj.rev = &fileRev{}
+	}
+	return obj.rev
+}
+
+// createdList returns, as a reversal of a directory, what the resource
+// created below it; nil otherwise.
+func (obj *FileRes) createdList() []string {
+	if obj.rev == nil {
+		return nil
+	}
+	return obj.rev.created
 }
 
 // Default returns a file resource with its defaults.
@@ -249,7 +272,7 @@ func (obj *FileRes) Init(init *engine.Init) error {
 		if err != nil {
 			return err
 		}
-		obj.orig = o
+		obj.revs().orig = o
 	}
 	if (obj.MetaParams().Reverse || init.Reversal) && obj.isDir() {
 		created, err := obj.loadCreated()
@@ -257,12 +280,13 @@ func (obj *FileRes) Init(init *engine.Init) error {
 			return err
 		}
 		if init.Reversal {
-			obj.created = created
+			obj.revs().created = created
 		} else {
-			obj.ours = map[string]bool{}
+			ours := map[string]bool{}
 			for _, rel := range created {
-				obj.ours[rel] = true
+				ours[rel] = true
 			}
+			obj.revs().ours = ours
 		}
 	}
 	return nil
@@ -360,7 +384,7 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		}
 	}
 	if obj.isDir() {
-		if obj.created != nil {
+		if obj.createdList() != nil {
 			// The reversal of a directory that was there: only what
 			// the resource created in it goes.
 			if err := obj.undoCreated(c, false); err != nil {
@@ -422,7 +446,7 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 		return nil
 	}
 	isDir := c.fi.IsDir()
-	if obj.created != nil && isDir {
+	if obj.createdList() != nil && isDir {
 		return obj.undoCreated(c, true)
 	}
 	if isDir != obj.isDir() && !obj.Force {

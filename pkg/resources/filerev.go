@@ -68,7 +68,7 @@ func (obj *FileRes) loadOrig() (*fileOrig, error) {
 // copied, whatever its size, into the reversal state, and the metadata is
 // written after it, so a state that was saved is complete.
 func (obj *FileRes) saveOrig(c *fileCheck) error {
-	if obj.orig != nil || !obj.MetaParams().Reverse {
+	if obj.rev != nil && obj.rev.orig != nil || !obj.MetaParams().Reverse {
 		return nil
 	}
 	d, err := obj.reverseDir()
@@ -109,7 +109,7 @@ func (obj *FileRes) saveOrig(c *fileCheck) error {
 			return fmt.Errorf("reverse: %v", err)
 		}
 	}
-	obj.orig = o
+	obj.revs().orig = o
 	return nil
 }
 
@@ -146,7 +146,7 @@ func (obj *FileRes) treeGuard(c *fileCheck) func(d string, existed bool) error {
 		if err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("%s is not below %s", d, dir)
 		}
-		if obj.ours[rel] {
+		if obj.rev != nil && obj.rev.ours[rel] {
 			return nil
 		}
 		if existed {
@@ -175,10 +175,11 @@ func (obj *FileRes) recordCreated(rel string) error {
 	if err != nil {
 		return fmt.Errorf("reverse: %v", err)
 	}
-	if obj.ours == nil {
-		obj.ours = map[string]bool{}
+	r := obj.revs()
+	if r.ours == nil {
+		r.ours = map[string]bool{}
 	}
-	obj.ours[rel] = true
+	r.ours[rel] = true
 	return nil
 }
 
@@ -211,7 +212,10 @@ func (obj *FileRes) loadCreated() ([]string, error) {
 // byte from the copy in the reversal state, and the mode and owner. It
 // returns nil when nothing was changed.
 func (obj *FileRes) Reversed() (engine.Res, error) {
-	o := obj.orig
+	var o *fileOrig
+	if obj.rev != nil {
+		o = obj.rev.orig
+	}
 	if o == nil {
 		var err error
 		if o, err = obj.loadOrig(); err != nil || o == nil {
@@ -259,7 +263,7 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 // nothing else is left. Entries added by others stay (so does a directory
 // of ours that holds some), and are logged.
 func (obj *FileRes) undoCreated(c *fileCheck, removeDir bool) error {
-	rels := append([]string(nil), obj.created...)
+	rels := append([]string(nil), obj.createdList()...)
 	sort.Sort(sort.Reverse(sort.StringSlice(rels))) // a child sorts after its parent
 	var ours []string                               // created entries still there
 	for i, rel := range rels {

@@ -141,6 +141,12 @@
 //     host it is filed under. A host can only report its own converged
 //     state (it can delay the cluster's convergence, or claim its own early)
 //     and volunteer only itself (the earliest volunteer's options win).
+//   - The agent's world process. mgmt-apply holds its world in a child,
+//     mgmt-cluster world-client (package worldpipe), which speaks only
+//     over the pipe of its stdin and stdout: no socket, so only its parent
+//     can make requests, and it has the parent's user and rights. Its
+//     configuration crosses the pipe, not its command line, and names the
+//     TLS files, which the child reads itself: no key crosses the pipe.
 //   - Not covered: secrecy among hosts (every host reads the whole
 //     namespace: keep secrets out of the world); namespaces other than the
 //     one members run with (hosts get no rights there); a host filling the

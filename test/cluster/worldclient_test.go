@@ -42,8 +42,9 @@ func worldChild(pid int) int {
 
 // TestWorldClientKilled runs mgmt-apply on a world, kills the child that
 // holds its connection (SIGKILL), and checks that mgmt-apply logs it,
-// starts a new one and goes on enforcing through it; then that the child
-// ends with mgmt-apply.
+// starts a new one and goes on enforcing through it; that the child
+// ignores SIGHUP (a service's reload signals all its processes); then
+// that the child ends with mgmt-apply.
 func TestWorldClientKilled(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -80,6 +81,15 @@ func TestWorldClientKilled(t *testing.T) {
 	again := worldChild(apply.Pid())
 	if again == 0 || again == child {
 		t.Fatalf("world-client child after the kill: %d (was %d)", again, child)
+	}
+	// A reload signals every process of the service: the child stays.
+	if err := syscall.Kill(again, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	apply.Write(kvDoc(3, "k", "three"))
+	eventually(t, 30*time.Second, get("three"))
+	if now := worldChild(apply.Pid()); now != again {
+		t.Fatalf("world-client child %d after SIGHUP, was %d:\n%s", now, again, apply.Log())
 	}
 	apply.Terminate()
 	if err := syscall.Kill(again, 0); err != syscall.ESRCH {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/signal"
 	"syscall"
 
 	"github.com/prometheus/common/expfmt"
@@ -20,6 +21,10 @@ import (
 type worldClientCmd struct{}
 
 func (worldClientCmd) run(e *env) error {
+	// It ends when the pipe closes, after its parent's last requests
+	// (withdrawing exports): not on a signal sent to the whole service
+	// (a reload's SIGHUP, a stop's SIGTERM), nor on ^C.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	return worldpipe.Serve(e.stdin, protocolOut(e.stdout), worldpipe.ServeConfig{
 		Open: func(c worldpipe.Config) (worldpipe.Backend, error) {
 			l, err := world.Open(world.OpenConfig{Seeds: c.Seeds, Namespace: c.Namespace, Hostname: c.Hostname,

@@ -28,17 +28,6 @@ var packageMapping = &mapping{kind: "pkg", whole: func(t *tr) {
 	"reinstall_on_refresh": only("false"),
 }}
 
-// serviceMapping translates Puppet's service type to our svc kind (a
-// systemd unit; Puppet's default provider on Debian is systemd).
-var serviceMapping = &mapping{kind: "svc", rules: map[string]rule{
-	"name":       none,
-	"ensure":     enum("state", map[string]any{"running": "running", "true": "running", "stopped": "stopped", "false": "stopped"}),
-	"enable":     enum("startup", map[string]any{"true": "enabled", "false": "disabled"}),
-	"provider":   only("systemd", "debian"),
-	"hasstatus":  none, // the systemd provider always asks systemd
-	"hasrestart": none,
-}}
-
 // userMapping translates Puppet's user type (useradd provider) to our user
 // kind.
 var userMapping = &mapping{kind: "user", whole: func(t *tr) {

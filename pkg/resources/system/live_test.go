@@ -97,6 +97,54 @@ func TestLiveSvcMissingUnit(t *testing.T) {
 	}
 }
 
+// TestLiveSvcCommands checks that statuscmd, startcmd, stopcmd and
+// restartcmd replace what the resource asks of systemd, each for its own
+// action, while the unit is still enabled through systemd (Puppet's service
+// type with its systemd provider does the same).
+func TestLiveSvcCommands(t *testing.T) {
+	systemtest.Live(t)
+	writeUnit(t, "mgmt-live-cmds")
+	dir := t.TempDir()
+	up, restarts := dir+"/up", dir+"/restarts"
+	r := newSvc("mgmt-live-cmds", "running", "enabled")
+	r.StatusCmd = "test -e " + up
+	r.StartCmd = "touch " + up
+	r.StopCmd = "rm " + up
+	r.RestartCmd = "echo restarted >> " + restarts
+	h := newHarness(t, r)
+	h.check(false, false) // noop: the status command says stopped
+	if _, err := os.Stat(up); err == nil {
+		t.Fatal("noop ran the start command")
+	}
+	h.converge()
+	if _, err := os.Stat(up); err != nil {
+		t.Fatalf("the start command did not run: %v", err)
+	}
+	if s := isActive("mgmt-live-cmds"); s == "active" {
+		t.Fatal("the unit was started: startcmd must replace the start")
+	}
+	if out := sh(t, "systemctl is-enabled mgmt-live-cmds"); strings.TrimSpace(out) != "enabled" {
+		t.Fatalf("is-enabled: got %q", out)
+	}
+	h.refresh = true
+	h.check(true, false)
+	h.refresh = false
+	if b, _ := os.ReadFile(restarts); string(b) != "restarted\n" {
+		t.Fatalf("a refresh of a running service ran the restart command %q times", b)
+	}
+	r.State = "stopped"
+	h.converge()
+	if _, err := os.Stat(up); err == nil {
+		t.Fatal("the stop command did not run")
+	}
+	h.refresh = true
+	h.check(true, false) // stopped: a refresh restarts nothing
+	h.refresh = false
+	if b, _ := os.ReadFile(restarts); string(b) != "restarted\n" {
+		t.Fatalf("a refresh of a stopped service ran the restart command: %q", b)
+	}
+}
+
 // newPkg returns a pkg resource. The test packages come from a local
 // repository, which PackageKit reports as unsupported: allow them.
 func newPkg(name, state, backend string) *PkgRes {

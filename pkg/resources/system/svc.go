@@ -20,6 +20,11 @@ func init() {
 // and whether it is enabled at boot. A refresh notification restarts a
 // running unit, or reloads it when the unit supports reloading. The name is
 // the unit name; ".service" is appended when it has no unit suffix.
+// Shell commands may replace single actions: statuscmd decides whether the
+// service runs, startcmd, stopcmd and restartcmd (on a refresh) act
+// instead of the unit's start, stop and reload or restart; enabling stays
+// with systemd. They run with /bin/sh -c as the user of mgmt-apply, in a
+// session of their own, without HOME, USER and LOGNAME.
 type SvcRes struct {
 	traits.Base
 	traits.Edgeable
@@ -32,6 +37,22 @@ type SvcRes struct {
 	// Session manages a unit of the user's session manager instead of the
 	// system's.
 	Session bool `lang:"session" yaml:"session"`
+
+	// StatusCmd, when set, is a shell command (run with /bin/sh -c) that
+	// tells whether the service runs, instead of the unit's state: exit
+	// status 0 means running, any other stopped. It decides whether state
+	// holds and whether a refresh restarts.
+	StatusCmd string `lang:"statuscmd" yaml:"statuscmd" collect:"local"`
+	// StartCmd, when set, is the shell command run to start the service
+	// instead of starting the unit; a non-zero exit status is an error.
+	StartCmd string `lang:"startcmd" yaml:"startcmd" collect:"local"`
+	// StopCmd, when set, is the shell command run to stop the service
+	// instead of stopping the unit; a non-zero exit status is an error.
+	StopCmd string `lang:"stopcmd" yaml:"stopcmd" collect:"local"`
+	// RestartCmd, when set, is the shell command a refresh runs when the
+	// service runs, instead of reloading or restarting the unit; a
+	// non-zero exit status is an error.
+	RestartCmd string `lang:"restartcmd" yaml:"restartcmd" collect:"local"`
 
 	// Bus is the D-Bus address to use instead of the default system (or
 	// session) bus, e.g. unix:path=/proc/PID/root/run/dbus/system_bus_socket
@@ -207,11 +228,15 @@ func (r *SvcRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 			return false, err
 		}
 	}
-	if st.load == "not-found" && (r.State == "running" || r.Startup == "enabled") {
-		return false, fmt.Errorf("unit %s not found", r.Unit())
+	running, err := r.running(ctx, st)
+	if err != nil {
+		return false, err
 	}
 	okStartup := r.Startup == "" || (r.Startup == "enabled") == st.enabled()
-	okState := r.State == "" || (r.State == "running") == st.running()
+	okState := r.State == "" || (r.State == "running") == running
+	if st.load == "not-found" && (r.Startup == "enabled" || r.State == "running" && !okState && r.StartCmd == "") {
+		return false, fmt.Errorf("unit %s not found", r.Unit())
+	}
 	if okStartup && okState && !refresh {
 		return true, nil
 	}
@@ -230,7 +255,10 @@ func (r *SvcRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		}
 		started = r.State == "running"
 	}
-	if refresh && !started && st.running() && r.State != "stopped" {
+	if refresh && !started && running && r.State != "stopped" {
+		if r.RestartCmd != "" {
+			return false, r.command(ctx, "restartcmd", r.RestartCmd)
+		}
 		return false, r.job(ctx, "reload-or-restart", conn.ReloadOrRestartUnitContext)
 	}
 	return false, nil
@@ -252,8 +280,13 @@ func (r *SvcRes) setStartup(ctx context.Context, conn *sdbus.Conn) error {
 
 func (r *SvcRes) setState(ctx context.Context, conn *sdbus.Conn) error {
 	r.logf("%s: %s", r, r.State)
-	if r.State == "running" {
+	switch {
+	case r.State == "running" && r.StartCmd != "":
+		return r.command(ctx, "startcmd", r.StartCmd)
+	case r.State == "running":
 		return r.job(ctx, "start", conn.StartUnitContext)
+	case r.StopCmd != "":
+		return r.command(ctx, "stopcmd", r.StopCmd)
 	}
 	return r.job(ctx, "stop", conn.StopUnitContext)
 }
@@ -293,7 +326,7 @@ func (r *SvcRes) Cmp(other engine.Res) error {
 	case r.Bus != o.Bus:
 		return fmt.Errorf("bus differs")
 	}
-	return nil
+	return r.cmpCommands(o)
 }
 
 // UIDs identifies the unit.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
-	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 // TestFileLineAgainstPuppet applies stdlib's file_line two ways on copies
@@ -93,31 +92,9 @@ func TestFileLineAgainstPuppet(t *testing.T) {
 				"type": "file_line", "title": f, "params": string(js), "modulepath": "/usr/share/puppet/modules"}})
 		}
 	}
-	site := filepath.Join(dir, "site.pp")
-	os.WriteFile(site, []byte(pp.String()), 0o644)
-	p := testutil.Run(t, "", "puppet-graph", "--engine", "native", "--modulepath", "/usr/share/puppet/modules", site)
-	if p.Code != 0 {
-		t.Fatalf("puppet-graph: exit %d: %s", p.Code, p.Stderr)
-	}
-	docs, err := graph.ReadAll(strings.NewReader(p.Stdout), "puppet-graph")
-	if err != nil || len(docs) != 1 {
-		t.Fatalf("decoding the graph: %v", err)
-	}
-	doc := docs[0]
-	for _, r := range doc.Resources {
-		if r.Kind != "line" && r.Kind != "noop" {
-			t.Errorf("%s[%s] is not translated to a line", r.Kind, r.Name)
-		}
-	}
+	doc := translateNative(t, dir, pp.String(), "line")
 	doc.Resources = append(doc.Resources, viaPuppet...)
-	var in strings.Builder
-	if err := graph.Encode(&in, doc, graph.JSON); err != nil {
-		t.Fatal(err)
-	}
-	a := testutil.Run(t, in.String(), "mgmt-apply", "--converged-timeout", "1", "--tmp-prefix")
-	if a.Code != 0 {
-		t.Fatalf("mgmt-apply: exit %d: %s", a.Code, a.Stderr)
-	}
+	applyGraph(t, doc)
 	for i, c := range cases {
 		got, err1 := os.ReadFile(filepath.Join(dir, fmt.Sprintf("native-%d", i)))
 		want, err2 := os.ReadFile(filepath.Join(dir, fmt.Sprintf("puppet-%d", i)))

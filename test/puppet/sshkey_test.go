@@ -78,31 +78,9 @@ func TestSSHAuthorizedKeyAgainstPuppet(t *testing.T) {
 				"type": "ssh_authorized_key", "title": name(i), "params": string(js), "modulepath": "/usr/share/puppet/modules"}})
 		}
 	}
-	site := filepath.Join(t.TempDir(), "site.pp")
-	os.WriteFile(site, []byte(pp.String()), 0o644)
-	p := testutil.Run(t, "", "puppet-graph", "--engine", "native", "--modulepath", "/usr/share/puppet/modules", site)
-	if p.Code != 0 {
-		t.Fatalf("puppet-graph: exit %d: %s", p.Code, p.Stderr)
-	}
-	docs, err := graph.ReadAll(strings.NewReader(p.Stdout), "puppet-graph")
-	if err != nil || len(docs) != 1 {
-		t.Fatalf("decoding the graph: %v", err)
-	}
-	doc := docs[0]
-	for _, r := range doc.Resources {
-		if r.Kind != "ssh:authorized_key" && r.Kind != "noop" {
-			t.Errorf("%s[%s] is not translated to an ssh:authorized_key", r.Kind, r.Name)
-		}
-	}
+	doc := translateNative(t, t.TempDir(), pp.String(), "ssh:authorized_key")
 	doc.Resources = append(doc.Resources, viaPuppet...)
-	var in strings.Builder
-	if err := graph.Encode(&in, doc, graph.JSON); err != nil {
-		t.Fatal(err)
-	}
-	a := testutil.Run(t, in.String(), "mgmt-apply", "--converged-timeout", "1", "--tmp-prefix")
-	if a.Code != 0 {
-		t.Fatalf("mgmt-apply: exit %d: %s", a.Code, a.Stderr)
-	}
+	applyGraph(t, doc)
 	for i, c := range cases {
 		nf, pf := target("native", i), target("puppet", i)
 		got, err1 := os.ReadFile(nf)

@@ -31,7 +31,7 @@ func uidKey(kind, name string) string {
 // from each match to the resource (or the reverse when the UID says so). An
 // edge that would close a cycle is skipped.
 func (g *Graph) autoEdges() error {
-	index := map[string][]uidEntry{}
+	index := make(map[string][]uidEntry, len(g.all))
 	for _, v := range g.all {
 		ev, ok := v.Res.(Edgeable)
 		if !ok {
@@ -91,7 +91,11 @@ func (g *Graph) autoEdges() error {
 // reports whether the two resources are now connected by an edge.
 func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
 	if g.linked == nil {
-		g.linked = map[[2]*Vertex]bool{}
+		n := 0
+		for _, v := range g.all {
+			n += len(v.out)
+		}
+		g.linked = make(map[[2]*Vertex]bool, n)
 		for _, v := range g.all {
 			for _, e := range v.out {
 				g.linked[[2]*Vertex{v, e.To}] = true
@@ -103,7 +107,7 @@ func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
 	}
 	ord := *order
 	if ord[from] > ord[to] {
-		if reachable(to, from) {
+		if g.reaches(to, from, 0) {
 			return false
 		}
 		defer func() { *order = topoIndex(g.all) }()
@@ -193,7 +197,7 @@ func (g *Graph) joinGroup(heads []*Vertex, w *Vertex) bool {
 	for i, tries := len(heads)-1, 0; i >= 0 && tries < maxGroupTries; i, tries = i-1, tries+1 {
 		head := heads[i]
 		hg := head.Res.(Groupable)
-		if hg.GroupCmp(wg) != nil || g.mayReach(head, w) || g.mayReach(w, head) {
+		if hg.GroupCmp(wg) != nil || g.reaches(head, w, maxGroupWalk) || g.reaches(w, head, maxGroupWalk) {
 			continue
 		}
 		if err := hg.GroupRes(wg); err != nil {
@@ -206,19 +210,6 @@ func (g *Graph) joinGroup(heads []*Vertex, w *Vertex) bool {
 		return true
 	}
 	return false
-}
-
-// mayReach reports whether to can be reached from from along edges, or
-// may be: true also when the walk would visit more than maxGroupWalk
-// vertices.
-func (g *Graph) mayReach(from, to *Vertex) bool {
-	if g.walkSeen == nil {
-		g.walkSeen = make(map[*Vertex]bool, maxGroupWalk)
-	}
-	clear(g.walkSeen)
-	ok, stack := walkReaches(from, to, g.walkSeen, g.walkStack[:0], maxGroupWalk)
-	g.walkStack = stack[:0]
-	return ok
 }
 
 func hasSendRecv(v *Vertex) bool {

@@ -22,7 +22,8 @@ type Vertex struct {
 // An adjacency is the edges of a vertex, which the building of a graph
 // reads: a graph compacted for running has none.
 type adjacency struct {
-	in, out []*Edge
+	in, out  []*Edge
+	walkMark uint32 // the generation of the last walk of reaches that visited it
 }
 
 // An Edge orders From before To; Notify also sends a refresh and Send/Recv
@@ -48,8 +49,8 @@ type Graph struct {
 	docEdges []*graph.Edge // explicit and automatic edges between resources
 
 	linked map[[2]*Vertex]bool // pairs joined by an edge, while adding autoedges
-	// the walks of autoGroup's path checks (mayReach)
-	walkSeen  map[*Vertex]bool
+	// the walks of reaches: the generation of the last one, and its stack
+	walkGen   uint32
 	walkStack []*Vertex
 }
 
@@ -57,6 +58,19 @@ type Graph struct {
 type BuildOptions struct {
 	NoAutoEdges  bool // skip the automatic edges of every resource
 	NoAutoGroups bool // skip autogrouping
+	// Made holds resources that NewRes already made from resources of
+	// the document, by the very resource they were made from, which has
+	// not changed since: Build uses them instead of decoding and
+	// validating those resources again. A program that checks resources
+	// one at a time (to choose another translation for those refused)
+	// and then the whole graph makes each resource once. Each one belongs
+	// to the graph Build returns.
+	Made map[*graph.Resource]Res
+	// NoDigests leaves out the digests of the resources' parameters, which
+	// only spare a running engine comparing the resources of two graphs
+	// field by field (see Engine.Load): for a graph that is only checked
+	// or printed. A graph without them runs the same.
+	NoDigests bool
 }
 
 // Build prepares doc. graph.Validate decides what makes a graph valid
@@ -82,7 +96,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	byKey := make(map[graph.Ref]*Vertex, len(doc.Resources))
 	var errs graph.ErrorList
 	for _, rr := range doc.Resources {
-		v, err := newVertex(rr)
+		v, err := newVertex(rr, opts)
 		if err != nil {
 			l, _ := graph.AsList(err)
 			errs = append(errs, l...)
@@ -112,7 +126,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		}
 	}
 	g.Edges = dedupeEdges(g.Vertices)
-	g.linked, g.walkSeen, g.walkStack = nil, nil, nil
+	g.linked, g.walkStack = nil, nil
 	return g, nil
 }
 
@@ -138,13 +152,31 @@ func (g *Graph) Compact() {
 	g.docEdges = nil
 }
 
-// newVertex creates the resource of rr, which Validate checked: its
-// parameters decoded into the kind's fields and its own Validate run. A
-// panic in the resource's code becomes an error about it.
-func newVertex(rr *graph.Resource) (v *Vertex, err error) {
+// newVertex makes the vertex of rr, which Validate checked: its resource
+// is opts.Made's or made by NewRes.
+func newVertex(rr *graph.Resource, opts BuildOptions) (*Vertex, error) {
+	res := opts.Made[rr]
+	if res == nil {
+		var err error
+		if res, err = NewRes(rr); err != nil {
+			return nil, err
+		}
+	}
+	v := &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: rr.Ref().String()}
+	if !opts.NoDigests {
+		v.params = digestParams(rr.Params)
+	}
+	return v, nil
+}
+
+// NewRes creates the resource of rr, a resource that graph.Validate (or
+// graph.CheckResource) accepts, as Build does: its parameters decoded
+// into the kind's fields, its metaparameters set and its own Validate run.
+// A panic in the resource's code becomes an error about it.
+func NewRes(rr *graph.Resource) (res Res, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = nil, graph.Errorf(rr.Where(), "", "%s: panic: %v", rr.Ref(), r)
+			res, err = nil, graph.Errorf(rr.Where(), "", "%s: panic: %v", rr.Ref(), r)
 		}
 	}()
 	key := rr.Ref().String()
@@ -169,7 +201,7 @@ func newVertex(rr *graph.Resource) (v *Vertex, err error) {
 			return nil, graph.Errorf(rr.Where(), "", "%s: invalid: %v", key, err)
 		}
 	}
-	return &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: key, params: digestParams(rr.Params)}, nil
+	return res, nil
 }
 
 // addDocEdge adds the edge e of the document, from from to to.
@@ -180,36 +212,41 @@ func (g *Graph) addDocEdge(from, to *Vertex, e *graph.Edge) {
 	g.docEdges = append(g.docEdges, e)
 }
 
-// reachable reports whether to can be reached from from along edges.
-func reachable(from, to *Vertex) bool {
-	ok, _ := walkReaches(from, to, map[*Vertex]bool{}, nil, 0)
-	return ok
-}
-
-// walkReaches reports whether to can be reached from from along edges,
-// with seen (empty) and stack as the walk's scratch space; with a limit
-// above 0 it also reports true once the walk would visit more than limit
-// vertices. It returns the stack for the next walk to reuse.
-func walkReaches(from, to *Vertex, seen map[*Vertex]bool, stack []*Vertex, limit int) (bool, []*Vertex) {
-	seen[from] = true
-	stack = append(stack, from)
+// reaches reports whether to can be reached from from along edges; with
+// a limit above 0 it also reports true once the walk would visit more
+// than limit vertices. A walk marks the vertices it visits with a
+// generation of its own, so that no set is made or cleared per walk.
+func (g *Graph) reaches(from, to *Vertex, limit int) bool {
+	g.walkGen++
+	if g.walkGen == 0 { // wrapped around: old marks could match
+		for _, v := range g.all {
+			v.walkMark = 0
+		}
+		g.walkGen = 1
+	}
+	gen := g.walkGen
+	from.walkMark = gen
+	visited := 1
+	stack := append(g.walkStack[:0], from)
+	defer func() { g.walkStack = stack[:0] }()
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, e := range v.out {
 			if e.To == to {
-				return true, stack
+				return true
 			}
-			if !seen[e.To] {
-				if limit > 0 && len(seen) >= limit {
-					return true, stack
+			if e.To.walkMark != gen {
+				if limit > 0 && visited >= limit {
+					return true
 				}
-				seen[e.To] = true
+				e.To.walkMark = gen
+				visited++
 				stack = append(stack, e.To)
 			}
 		}
 	}
-	return false, stack
+	return false
 }
 
 // dedupeEdges collects the edges of vs, merging parallel edges without

@@ -170,7 +170,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 		return nil
 	}
 	rr.Meta = nil
-	v, err := newVertex(&rr)
+	v, err := newVertex(&rr, BuildOptions{})
 	if err != nil {
 		s.e.errorf("reverse: %s: %v", path, err)
 		return nil

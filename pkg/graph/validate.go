@@ -340,6 +340,16 @@ func ValidKind(kind string) bool {
 	return true
 }
 
+// CheckResource reports the problems of r alone (its kind, name,
+// metaparameters and parameters) as Validate reports them for each
+// resource of a document, as an ErrorList, or nil.
+func CheckResource(r *Resource) error {
+	s, _ := LookupKind(r.Kind)
+	var errs ErrorList
+	checkResource(r, s, &errs)
+	return errs.Err()
+}
+
 // checkResource checks one resource, against its kind's schema s if the
 // kind has one (s may be nil).
 func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {

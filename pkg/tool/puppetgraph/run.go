@@ -201,7 +201,9 @@ func (t *tool) once(ctx context.Context) ([]string, error) {
 
 func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	f := t.f
-	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine, Check: checkResource}
+	made := map[*graph.Resource]engine.Res{}
+	check := func(r *graph.Resource) error { return checkResource(r, made) }
+	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine, Check: check}
 	if f.PuppetConf != "" {
 		opts.RunInterval = puppet.ConfRunInterval(f.PuppetConf)
 	}
@@ -213,7 +215,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 		defer r.Close()
 		doc, err := puppet.ImportMgmtgraph(r, f.Mgmtgraph, opts)
 		if err == nil {
-			err = checkDocument(doc)
+			err = checkDocument(doc, made)
 		}
 		return doc, []string{f.Mgmtgraph}, err
 	}
@@ -244,7 +246,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	if err != nil {
 		return nil, read, err
 	}
-	if err := checkDocument(doc); err != nil {
+	if err := checkDocument(doc, made); err != nil {
 		return nil, read, err
 	}
 	if f.Stats {
@@ -254,10 +256,24 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 }
 
 // checkResource validates one translated resource the way mgmt-apply
-// will: decoded into its kind, metaparameters and parameters validated.
-func checkResource(r *graph.Resource) error {
-	doc := &graph.Document{Mgmt: graph.Version, Graph: "check", Resources: []*graph.Resource{r}}
-	_, err := engine.Build(doc, engine.BuildOptions{NoAutoEdges: true, NoAutoGroups: true})
+// will: checked alone, decoded into its kind, metaparameters and
+// parameters validated. The resource made is kept in made, for
+// checkDocument.
+func checkResource(r *graph.Resource, made map[*graph.Resource]engine.Res) error {
+	if err := graph.CheckResource(r); err != nil {
+		return firstError(err)
+	}
+	res, err := engine.NewRes(r)
+	if err != nil {
+		return firstError(err)
+	}
+	made[r] = res
+	return nil
+}
+
+// firstError returns the message of the first error of an ErrorList,
+// without its position (the translation names the resource), or err.
+func firstError(err error) error {
 	if l, ok := graph.AsList(err); ok && len(l) > 0 {
 		return errors.New(l[0].Msg)
 	}
@@ -266,9 +282,10 @@ func checkResource(r *graph.Resource) error {
 
 // checkDocument prepares the whole graph the way mgmt-apply will (edges,
 // cycles, automatic edges and groups), so that puppet-graph never writes a
-// graph mgmt-apply refuses.
-func checkDocument(doc *graph.Document) error {
-	if _, err := engine.Build(doc, engine.BuildOptions{}); err != nil {
+// graph mgmt-apply refuses. The resources checkResource made are used, not
+// made again.
+func checkDocument(doc *graph.Document, made map[*graph.Resource]engine.Res) error {
+	if _, err := engine.Build(doc, engine.BuildOptions{Made: made, NoDigests: true}); err != nil {
 		return fmt.Errorf("the translated graph would be refused: %v", err)
 	}
 	return nil

@@ -163,7 +163,7 @@ func writeOutput(ctx context.Context, path string, write func(w io.Writer) error
 	if len(base) > 64 {
 		base = base[:64]
 	}
-	fd, tmp, err := createTemp(filepath.Dir(r.at()), "."+base+tmpMarker)
+	fd, tmp, _, err := createTemp(filepath.Dir(r.at()), "."+base+tmpMarker, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("creating a temporary file beside %s: %v", r.path, bareErr(err))
 	}

@@ -302,6 +302,9 @@ type fileCheck struct {
 	path    string
 	fi      os.FileInfo // nil when the path does not exist
 	changes []engine.Change
+	// the content was written with the wanted mode and owner: fi
+	// describes the file it replaced
+	attrsSet bool
 }
 
 // change records a change described by a word or a phrase.
@@ -620,19 +623,24 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 	if err := obj.saveOrig(c); err != nil {
 		return err
 	}
+	// The new file gets its wanted mode and owner with its content (the
+	// old file's, where they are not managed): no chmod or chown of the
+	// path, nor a stat of it, follows. An owner that cannot be looked
+	// up is left to checkAttrs, which reports it.
+	wu, wg, oerr := obj.owner()
+	if oerr != nil {
+		wu, wg = -1, -1
+	}
 	perm, uid, gid := statBits(c.fi)
-	if uid == os.Geteuid() {
-		uid = -1
+	obj.attrChanges(c, perm, uid, gid, false, wu, wg)
+	if obj.mode != nil {
+		perm = obj.mode.apply(perm, false)
 	}
-	if gid == os.Getegid() {
-		gid = -1
-	}
-	if err := writeAtomic(c.ctx, c.path, want, perm, uid, gid); err != nil {
+	if err := writeAtomic(c.ctx, c.path, want, perm, pick(wu, uid), pick(wg, gid)); err != nil {
 		return err
 	}
-	fi, err := os.Lstat(c.path)
-	c.fi = fi
-	return err
+	c.attrsSet = oerr == nil
+	return nil
 }
 
 // contentChange returns the change of the content of the regular file
@@ -688,7 +696,7 @@ func (obj *FileRes) owner() (int, int, error) {
 // the mode may ask for.
 func (obj *FileRes) checkAttrs(c *fileCheck) error {
 	isLink := c.fi.Mode()&os.ModeSymlink != 0
-	if isLink != obj.Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
+	if c.attrsSet || isLink != obj.Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
 		return nil
 	}
 	wu, wg, err := obj.owner()

@@ -130,15 +130,30 @@ func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32)
 }
 
 // replaceAtomic is writeAtomic with the writing of the temporary file's
-// content left to fill.
+// content left to fill. The temporary file is made with its final mode
+// when it keeps the owner and group it is made with, so that no chmod
+// follows; a chown comes before the chmod, which sets again the set-id
+// bits a chown clears.
 func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, fill func(fd int, tmp string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
 	}
-	fd, tmp, err := createTemp(dir, "."+base+tmpMarker)
+	prefix := "." + base + tmpMarker
+	fd, tmp, st, err := createTemp(dir, prefix, tempMode(perm, uid, gid))
 	if err != nil {
 		return err
+	}
+	chown := uid >= 0 && uint32(uid) != st.Uid || gid >= 0 && uint32(gid) != st.Gid
+	if chown && st.Mode&0o077 != 0 {
+		// Made with another group than the process's (in a set-group-ID
+		// directory): others may have opened it before its chown, so
+		// it is not used.
+		syscall.Unlink(tmp)
+		syscall.Close(fd)
+		if fd, tmp, st, err = createTemp(dir, prefix, 0o600); err != nil {
+			return err
+		}
 	}
 	defer keepLock(fd)()
 	defer func() {
@@ -152,12 +167,14 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 	if err = fill(fd, tmp); err != nil {
 		return err
 	}
-	if err = syscall.Fchmod(fd, perm); err != nil {
-		return &os.PathError{Op: "chmod", Path: tmp, Err: err}
-	}
-	if uid >= 0 || gid >= 0 {
+	if chown {
 		if err = syscall.Fchown(fd, uid, gid); err != nil {
 			return &os.PathError{Op: "chown", Path: tmp, Err: err}
+		}
+	}
+	if st.Mode&07777 != perm {
+		if err = syscall.Fchmod(fd, perm); err != nil {
+			return &os.PathError{Op: "chmod", Path: tmp, Err: err}
 		}
 	}
 	err = syscall.Close(fd)
@@ -174,43 +191,60 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 	return nil
 }
 
-// createTemp creates a new file, readable and writable by its owner only,
-// named prefix followed by a random number in dir, and returns its
-// descriptor and path. The file is locked (flock) for as long as its open
-// file lives, which tells sweepers (removeIfStale) that it is in use: the
-// caller keeps the lock until the file is renamed or removed (keepLock).
-func createTemp(dir, prefix string) (int, string, error) {
+// The process's effective user and group, which the tools never change.
+var procUID, procGID = os.Geteuid(), os.Getegid()
+
+// tempMode returns the mode to make the temporary file of a write with:
+// the final permission bits when the file is to keep the owner and group
+// the process gives it, 0600 when a chown follows (nobody else may open
+// it before). The set-id bits come with the chmod after the write.
+func tempMode(perm uint32, uid, gid int) uint32 {
+	if uid >= 0 && uid != procUID || gid >= 0 && gid != procGID {
+		return 0o600
+	}
+	return perm & 0o777
+}
+
+// createTemp creates a new file with the permission bits mode (less the
+// umask), named prefix followed by a random number in dir, and returns its
+// descriptor, path and status. The file is locked (flock) for as long as
+// its open file lives, which tells sweepers (removeIfStale) that it is in
+// use: the caller keeps the lock until the file is renamed or removed
+// (keepLock).
+func createTemp(dir, prefix string, mode uint32) (int, string, syscall.Stat_t, error) {
+	var st syscall.Stat_t
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		fd, err := syscall.Open(name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
+		fd, err := syscall.Open(name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, mode)
 		if err == syscall.EINTR || err == syscall.EEXIST && try < 10000 {
 			continue
 		}
 		if err != nil {
-			return -1, "", &os.PathError{Op: "open", Path: name, Err: err}
+			return -1, "", st, &os.PathError{Op: "open", Path: name, Err: err}
 		}
-		if !lockedNew(fd, name) && try < 10000 {
+		if !lockedNew(fd, name, &st) && try < 10000 {
 			syscall.Close(fd)
 			continue
 		}
-		return fd, name, nil
+		return fd, name, st, nil
 	}
 }
 
-// lockedNew locks the file just created as name on fd and reports whether
-// name is still that file, locked or on a file system without locks. A
-// sweeper that saw the file in the instant between its creation and its
-// lock holds the lock (and will remove the file) or has removed it: the
-// caller then takes another name.
-func lockedNew(fd int, name string) bool {
-	switch err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); {
-	case err == syscall.EWOULDBLOCK:
+// lockedNew locks the file just created as name on fd, reads its status
+// into st, and reports whether name is still that file, locked or on a
+// file system without locks. A sweeper that saw the file in the instant
+// between its creation and its lock holds the lock (and will remove the
+// file) or has removed it: the caller then takes another name.
+func lockedNew(fd int, name string, st *syscall.Stat_t) bool {
+	lockErr := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+	if lockErr == syscall.EWOULDBLOCK || syscall.Fstat(fd, st) != nil {
 		return false
-	case err != nil:
+	}
+	if lockErr != nil {
 		return true // no locks here: sweepers go by age
 	}
-	var a, b syscall.Stat_t
-	return syscall.Fstat(fd, &a) == nil && syscall.Lstat(name, &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
+	var b syscall.Stat_t
+	return syscall.Lstat(name, &b) == nil && st.Dev == b.Dev && st.Ino == b.Ino
 }
 
 // writeAll writes data to fd (open on path) in chunks, giving up when ctx

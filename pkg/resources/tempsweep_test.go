@@ -57,7 +57,7 @@ func TestTempLockedToRename(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fd, tmp, err := createTemp(dir, ".g"+tmpMarker)
+	fd, tmp, _, err := createTemp(dir, ".g"+tmpMarker, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func (e *Engine) newInit(vs *vstate) *Init {
 		Logf:            vs.initLogf,
 		Report:          vs.initReport,
 		WantsText:       vs.initWantsText,
-		Log:             slog.New(&prefixHandler{inner: e.logger.Handler(), key: vs.key}),
+		Log:             slog.New((*vertexLog)(vs)),
 	}
 }
 

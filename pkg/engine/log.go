@@ -125,10 +125,37 @@ func (h *prefixHandler) WithGroup(name string) slog.Handler {
 }
 
 func (h *prefixHandler) Handle(ctx context.Context, r slog.Record) error {
-	nr := slog.NewRecord(r.Time, r.Level, graph.Printable(h.key+": "+r.Message), r.PC)
+	return handlePrefixed(ctx, h.inner, h.key, r)
+}
+
+// handlePrefixed hands r to inner with key before its message.
+func handlePrefixed(ctx context.Context, inner slog.Handler, key string, r slog.Record) error {
+	nr := slog.NewRecord(r.Time, r.Level, graph.Printable(key+": "+r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		nr.AddAttrs(a)
 		return true
 	})
-	return h.inner.Handle(ctx, nr)
+	return inner.Handle(ctx, nr)
+}
+
+// vertexLog is the handler of a resource's Init.Log: a prefixHandler over
+// the engine's handler with the vertex's key, which is the vertex state
+// itself, so that the handle of each resource holds no handler of its own
+// (only its Logger). Its WithAttrs and WithGroup return prefixHandlers.
+type vertexLog vstate
+
+func (h *vertexLog) Enabled(ctx context.Context, lv slog.Level) bool {
+	return h.e.logger.Handler().Enabled(ctx, lv)
+}
+
+func (h *vertexLog) WithAttrs(as []slog.Attr) slog.Handler {
+	return &prefixHandler{inner: h.e.logger.Handler().WithAttrs(as), key: h.key}
+}
+
+func (h *vertexLog) WithGroup(name string) slog.Handler {
+	return &prefixHandler{inner: h.e.logger.Handler().WithGroup(name), key: h.key}
+}
+
+func (h *vertexLog) Handle(ctx context.Context, r slog.Record) error {
+	return handlePrefixed(ctx, h.e.logger.Handler(), h.key, r)
 }

@@ -18,7 +18,7 @@ import (
 // world-client, so that mgmt-apply links no etcd client. It is lazy:
 // nothing is started until a resource, or an exported resource, needs
 // it; only a world configured by flags (--seeds, TLS) starts the child at
-// once, to check the configuration before anything runs.
+// once, so that a bad configuration stops the tool before anything runs.
 func openWorld(ctx context.Context, f *flags, hostname, prefix string, stderr io.Writer, lg *cli.Logger) (*worldpipe.Client, error) {
 	path, ferr := f.WorldClient, error(nil)
 	if path == "" {
@@ -37,11 +37,14 @@ func openWorld(ctx context.Context, f *flags, hostname, prefix string, stderr io
 	if f.Seeds == "" && f.TLSCert == "" && f.TLSKey == "" && f.TLSCA == "" {
 		return w, nil
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := w.Check(cctx); err != nil {
-		w.Close()
-		return nil, err
+	// A child that did not answer in time (a loaded host) or died is not
+	// a bad configuration: it is started again on first use.
+	if err := w.Check(ctx); err != nil {
+		if !worldapi.Transient(err) || ctx.Err() != nil {
+			w.Close()
+			return nil, err
+		}
+		lg.Errorf("%v (started again when the world is used)", err)
 	}
 	return w, nil
 }

@@ -28,8 +28,9 @@ type ClientConfig struct {
 }
 
 // openTimeout bounds the wait for a new child's answer to open: the
-// world is not dialled then, so a child answers at once.
-const openTimeout = 30 * time.Second
+// world is not dialled then, so a child answers as soon as it runs, which
+// on a host loaded with other work can take some seconds.
+const openTimeout = time.Minute
 
 // Client is a world served by a child process. Like pkg/world's Lazy, it
 // starts nothing until first used; a child that ends (killed, crashed) is
@@ -47,6 +48,7 @@ type Client struct {
 	closed    bool
 	b         worldapi.Backoff
 	notBefore time.Time // no new child before then
+	starting  *start    // the start in progress, or nil
 }
 
 // Open checks cfg and returns the client, without starting the child.
@@ -78,61 +80,114 @@ func (c *Client) Started() bool {
 	return c.used
 }
 
-// proc returns the running child, starting one when there is none.
+// proc returns the running child, starting one when there is none. The
+// start runs under a timeout of its own, not ctx: a caller with a short
+// deadline waits for it or gives up, but does not end it, so a child slow
+// to start on a loaded host is not killed and started again by every
+// caller in turn.
 func (c *Client) proc(ctx context.Context) (*proc, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for {
 		switch {
 		case c.closed:
+			c.mu.Unlock()
 			return nil, fmt.Errorf("world: closed")
 		case c.p != nil:
-			return c.p, nil
+			p := c.p
+			c.mu.Unlock()
+			return p, nil
 		case c.cfg.Path == "":
+			c.mu.Unlock()
 			return nil, fmt.Errorf("world: %w", c.cfg.FindErr)
+		}
+		if c.starting != nil {
+			break
 		}
 		wait := time.Until(c.notBefore)
 		if wait <= 0 {
+			c.starting = &start{done: make(chan struct{})}
+			go c.start(c.starting, c.used)
+			c.used = true
 			break
 		}
 		c.mu.Unlock()
 		ok := worldapi.Sleep(ctx, wait)
 		c.mu.Lock()
 		if !ok {
+			c.mu.Unlock()
 			return nil, ctx.Err()
 		}
 	}
-	if c.used {
+	st := c.starting
+	c.mu.Unlock()
+	select {
+	case <-st.done:
+		return st.p, st.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// A start is one start of a child, which callers wait for.
+type start struct {
+	done chan struct{} // closed when p or err is set
+	p    *proc
+	err  error
+}
+
+// start starts a child and opens the world in it, then hands the result
+// to the callers waiting for st.
+func (c *Client) start(st *start, again bool) {
+	defer close(st.done)
+	if again {
 		c.cfg.Logf("world: starting the world client process again")
 	}
+	p, err := c.open()
+	c.mu.Lock()
+	c.starting = nil
+	closed := c.closed
+	switch {
+	case err != nil:
+		c.notBefore = time.Now().Add(c.b.Next())
+	case !closed:
+		c.p = p
+	}
+	c.mu.Unlock()
+	if err == nil && closed {
+		p.close(5 * time.Second)
+		err = fmt.Errorf("world: closed")
+	}
+	if err == nil {
+		st.p = p
+	}
+	st.err = err
+}
+
+// open starts a child and opens the world in it.
+func (c *Client) open() (*proc, error) {
 	p, err := startProc(c.cfg.Path, c.cfg.Args, c.cfg.Stderr, c.ended)
 	if err != nil {
-		c.notBefore = time.Now().Add(c.b.Next())
 		return nil, fmt.Errorf("world: starting %s: %w", c.cfg.Path, err)
 	}
-	c.used = true
-	// A child that never answers (not the world client) must not hold
-	// the client for ever.
-	octx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
 	w := c.cfg.World
-	rep, err := p.call(octx, request{Op: opOpen, Proto: Version, Open: &w})
+	rep, err := p.call(ctx, request{Op: opOpen, Proto: Version, Open: &w})
 	if err == nil && rep.Opened != Version {
 		err = fmt.Errorf("%s %s is not a world client: it answered %s without the protocol's version", c.cfg.Path, strings.Join(c.cfg.Args, " "), Version)
 	}
-	if err != nil {
-		p.close(5 * time.Second)
-		c.notBefore = time.Now().Add(c.b.Next())
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("world: %s %s did not answer within %v", c.cfg.Path, strings.Join(c.cfg.Args, " "), openTimeout)
-		}
-		if !strings.HasPrefix(err.Error(), "world: ") {
-			err = fmt.Errorf("world: %w", err)
-		}
-		return nil, err
+	if err == nil {
+		return p, nil
 	}
-	c.p = p
-	return p, nil
+	p.close(5 * time.Second)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Slow on a loaded host, or not a world client: tried again.
+		return nil, &Error{Msg: fmt.Sprintf("world: %s %s did not answer within %v", c.cfg.Path, strings.Join(c.cfg.Args, " "), openTimeout), Temp: true}
+	}
+	if !strings.HasPrefix(err.Error(), "world: ") {
+		err = fmt.Errorf("world: %w", err)
+	}
+	return nil, err
 }
 
 // ended forgets child p, which has ended, and logs it unless the client
@@ -156,9 +211,12 @@ func (c *Client) ended(p *proc) {
 // host's lease is revoked, a private member stops) before it exits.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	p := c.p
+	p, st := c.p, c.starting
 	c.p, c.closed = nil, true
 	c.mu.Unlock()
+	if st != nil {
+		<-st.done // a child it started is closed by start
+	}
 	if p != nil {
 		p.close(10 * time.Second)
 	}

@@ -3,8 +3,6 @@ package eval
 import (
 	"fmt"
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
@@ -27,11 +25,7 @@ func (e *evaluator) newValue(s *scope, c *syntax.Call) any {
 		return x.toInteger()
 	case "Float":
 		x.arity(1, 1)
-		v := x.toNumeric()
-		if i, ok := v.(int64); ok {
-			return float64(i)
-		}
-		return v
+		return x.toFloat()
 	case "Numeric":
 		x.arity(1, 1)
 		return x.toNumeric()
@@ -67,18 +61,18 @@ func (e *evaluator) newValue(s *scope, c *syntax.Call) any {
 	panic(syntax.Unsupported(c.P, "creating a "+c.Name+" with new"))
 }
 
-var intLiteral = regexp.MustCompile(`^([-+]?)\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$`)
-
 func (x *fcall) toInteger() any {
-	radix := int64(0)
-	if len(x.args) == 2 {
-		r, ok := x.args[1].(int64)
-		if !ok {
-			if x.args[1] != "default" {
-				x.unsupported("with a radix of " + typeName(x.args[1]))
+	radix := 0
+	if len(x.args) == 2 && x.args[1] != "default" {
+		switch r, _ := x.args[1].(int64); r {
+		case 2, 8, 10, 16:
+			radix = int(r)
+		default:
+			if _, isInt := x.args[1].(int64); isInt {
+				x.fail("Illegal radix: %d, expected 2, 8, 10, 16, or default", r)
 			}
+			x.unsupported("with a radix of " + typeName(x.args[1]))
 		}
-		radix = r
 	}
 	switch v := x.args[0].(type) {
 	case int64:
@@ -91,23 +85,7 @@ func (x *fcall) toInteger() any {
 	case bool:
 		return boolInt(v)
 	case string:
-		t := strings.TrimSpace(v)
-		if radix != 0 && radix != 10 || len(x.args) == 2 && radix == 10 {
-			n, err := strconv.ParseInt(t, int(radix), 64)
-			if err != nil {
-				x.fail("The string '%s' cannot be converted to Integer", v)
-			}
-			return n
-		}
-		m := intLiteral.FindStringSubmatch(t)
-		if m == nil {
-			x.fail("The string '%s' cannot be converted to Integer", v)
-		}
-		n, err := strconv.ParseInt(m[1]+m[2], 0, 64)
-		if err != nil {
-			x.fail("The string '%s' cannot be converted to Integer", v)
-		}
-		return n
+		return x.integerOfString(v, radix)
 	}
 	x.fail("Integer(): cannot convert %s", typeName(x.args[0]))
 	return nil
@@ -120,18 +98,24 @@ func (x *fcall) toNumeric() any {
 	case bool:
 		return boolInt(v)
 	case string:
-		t := strings.TrimSpace(v)
-		if m := intLiteral.FindStringSubmatch(t); m != nil {
-			if n, err := strconv.ParseInt(m[1]+m[2], 0, 64); err == nil {
-				return n
-			}
-		}
-		if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.ContainsAny(t, "xXpP_") {
-			return f
-		}
-		x.fail("The string '%s' cannot be converted to Numeric", v)
+		return x.numericOfString(v)
 	}
 	x.fail("%s(): cannot convert %s", x.c.Name, typeName(x.args[0]))
+	return nil
+}
+
+func (x *fcall) toFloat() any {
+	switch v := x.args[0].(type) {
+	case float64:
+		return v
+	case int64:
+		return float64(v)
+	case bool:
+		return float64(boolInt(v))
+	case string:
+		return x.floatOfString(v)
+	}
+	x.fail("Float(): cannot convert %s", typeName(x.args[0]))
 	return nil
 }
 
@@ -152,6 +136,10 @@ func (x *fcall) toStringValue(v any, top bool) string {
 	case int64, bool:
 		return toString(c)
 	case float64:
+		if !top {
+			// in a collection, as Ruby's to_s writes it
+			return toString(c)
+		}
 		return fmt.Sprintf("%f", c)
 	case []any:
 		parts := make([]string, len(c))

@@ -89,7 +89,6 @@ func init() {
 			x.unsupported("of " + typeName(x.args[0]))
 			return nil
 		},
-		"min": minMaxFn, "max": minMaxFn,
 	})
 }
 
@@ -342,27 +341,6 @@ func strictEqual(a, b any) bool {
 		return true
 	}
 	return equal(a, b)
-}
-
-func minMaxFn(x *fcall) any {
-	if len(x.args) == 0 {
-		x.fail("%s() expects at least one argument", x.c.Name)
-	}
-	if x.lambda != nil {
-		x.unsupported("with a lambda")
-	}
-	best := x.args[0]
-	for _, v := range x.args[1:] {
-		a, aok := numeric(best)
-		b, bok := numeric(v)
-		if !aok || !bok {
-			x.unsupported("of non-numbers")
-		}
-		if x.c.Name == "min" && b < a || x.c.Name == "max" && b > a {
-			best = v
-		}
-	}
-	return best
 }
 
 func mapString(f func(string) string) func(x *fcall) any {

@@ -38,9 +38,11 @@ type manyWorld struct {
 	obs     *world.Client // the test's own client, to read etcd's status
 }
 
-// The memory a host's two tools and a member need, with some margin: the
-// figures measured with 100 hosts are about 30 MiB for each tool (GOGC
-// 50) and under 400 MiB for a member.
+// The memory a host's tools and a member need, with some margin: the
+// figures measured with 100 hosts are about 34 MiB for mcl-compile and
+// 50 MiB for mgmt-apply with its world process (GOGC 50), some 35 MiB of
+// which are pages of the programs' files, counted in each process but
+// shared by all, and under 400 MiB for a member.
 const (
 	agentMiB  = 80
 	memberMiB = 500

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -76,11 +77,7 @@ func init() {
 			case string:
 				return rubyReverse(v)
 			case []any:
-				out := make([]any, len(v))
-				for i, el := range v {
-					out[len(v)-1-i] = el
-				}
-				return out
+				return reversed(v)
 			}
 			x.fail("reverse(): Requires either array or string to work with")
 			return nil
@@ -138,13 +135,19 @@ func rubyChop(s string) string {
 	return s[:len(s)-n]
 }
 
+// reversed returns a copy of a in reverse order (Ruby's Array#reverse).
+func reversed(a []any) []any {
+	out := make([]any, len(a))
+	copy(out, a)
+	slices.Reverse(out)
+	return out
+}
+
 // rubyReverse is Ruby's String#reverse of a UTF-8 string: its characters
 // in reverse order.
 func rubyReverse(s string) string {
 	r := []rune(s)
-	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-		r[i], r[j] = r[j], r[i]
-	}
+	slices.Reverse(r)
 	return string(r)
 }
 

@@ -144,11 +144,7 @@ func (r *rctx) arrayMethod(p syntax.Pos, a *rarray, name string, args []any, blk
 		}
 		return out
 	case "reverse":
-		out := &rarray{v: make([]any, len(a.v))}
-		for i, el := range a.v {
-			out.v[len(a.v)-1-i] = el
-		}
-		return out
+		return &rarray{v: reversed(a.v)}
 	case "first", "last":
 		argc(0, 1)
 		if len(args) == 1 {

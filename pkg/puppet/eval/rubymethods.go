@@ -450,11 +450,7 @@ func (r *rctx) stringMethod(p syntax.Pos, s, name string, args []any, blk *rbloc
 		}
 		return b.String()
 	case "reverse":
-		rs := []rune(s)
-		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
-			rs[i], rs[j] = rs[j], rs[i]
-		}
-		return string(rs)
+		return rubyReverse(s)
 	case "each_line":
 		lines := r.stringMethod(p, s, "lines", nil, nil, env, argc).(*rarray)
 		return r.arrayMethod(p, lines, "each", nil, blk, env, argc)

@@ -66,6 +66,11 @@ func TestPostgresqlPsqlAgainstPuppet(t *testing.T) {
 				"command": `COMMENT ON ROLE "` + role + `" IS 'refreshed'`, "refreshonly": true})},
 			{"drop gone_" + side, common(map[string]any{
 				"command": "DROP ROLE gone_" + side, "onlyif": "SELECT 1 FROM pg_roles WHERE rolname = 'gone_" + side + "'"})},
+			// psql prints "SET" before the count: the guard reads 0 rows
+			{"table t_" + side, common(map[string]any{
+				"command":     "CREATE TABLE IF NOT EXISTS t_" + side + " (x int)",
+				"search_path": []any{"public", "pg_catalog"},
+				"unless":      "SELECT 1 FROM pg_tables WHERE tablename = 't_" + side + "'"})},
 		}
 	}
 	// the second needs the first, the third is refreshed by it
@@ -96,6 +101,7 @@ func TestPostgresqlPsqlAgainstPuppet(t *testing.T) {
 		n, q := psqlRuns(t, dir, "native"), psqlRuns(t, dir, "puppet")
 		if len(n) == 0 || strings.Join(n, "\n") != strings.Join(q, "\n") {
 			t.Errorf("run %d: psql ran natively as\n%s\nand by Puppet as\n%s", run, strings.Join(n, "\n"), strings.Join(q, "\n"))
+			continue
 		}
 		t.Logf("run %d: psql ran %d times on each side, the same way; the first: %s", run, len(n), n[0])
 	}
@@ -104,6 +110,9 @@ func TestPostgresqlPsqlAgainstPuppet(t *testing.T) {
 			"(SELECT count(*) FROM pg_roles WHERE rolname = 'gone_"+side+"') FROM pg_authid WHERE rolname = 'r_"+side+"'")
 		if got != hash+"|t|refreshed|0" {
 			t.Errorf("%s: role r_%s is %q", side, side, got)
+		}
+		if got := pg.Query(t, "postgres", "SELECT schemaname FROM pg_tables WHERE tablename = 't_"+side+"'"); got != "public" {
+			t.Errorf("%s: table t_%s is in %q", side, side, got)
 		}
 	}
 }
@@ -115,7 +124,7 @@ func TestPostgresqlPsqlAgainstPuppet(t *testing.T) {
 // SIDE.
 func psqlRuns(t *testing.T, dir, side string) []string {
 	t.Helper()
-	names := strings.NewReplacer("r_"+side, "r_SIDE", "gone_"+side, "gone_SIDE", "/"+side+"/psql", "/SIDE/psql")
+	names := strings.NewReplacer("r_"+side, "r_SIDE", "gone_"+side, "gone_SIDE", "t_"+side, "t_SIDE", "/"+side+"/psql", "/SIDE/psql")
 	files, _ := filepath.Glob(filepath.Join(dir, side, "out", "*.args"))
 	var out []string
 	for _, f := range files {
@@ -145,7 +154,8 @@ func psqlRuns(t *testing.T, dir, side string) []string {
 }
 
 // puppetValue writes params as the attributes of a Puppet resource:
-// strings single-quoted, integers and booleans bare, hashes of strings.
+// strings single-quoted, integers and booleans bare, arrays and hashes of
+// strings.
 func puppetValue(params map[string]any) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(params)) {
@@ -153,6 +163,12 @@ func puppetValue(params map[string]any) string {
 		switch x := params[k].(type) {
 		case string:
 			v = puppetString(x)
+		case []any:
+			var items []string
+			for _, e := range x {
+				items = append(items, puppetString(e.(string)))
+			}
+			v = "[" + strings.Join(items, ", ") + "]"
 		case map[string]any:
 			var kv []string
 			for _, hk := range slices.Sorted(maps.Keys(x)) {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -74,7 +76,7 @@ func (g *Graph) autoEdges() error {
 					if u.IsReversed() {
 						from, to = v, c.v
 					}
-					if g.addAutoEdge(from, to, &order) {
+					if g.addAutoEdge(from, to, order) {
 						found[i] = true
 					}
 				}
@@ -88,8 +90,9 @@ func (g *Graph) autoEdges() error {
 }
 
 // addAutoEdge adds from -> to unless it exists or would close a cycle. It
-// reports whether the two resources are now connected by an edge.
-func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
+// reports whether the two resources are now connected by an edge. ord is
+// a topological order of the graph, kept one as edges are added.
+func (g *Graph) addAutoEdge(from, to *Vertex, ord map[*Vertex]int) bool {
 	if g.linked == nil {
 		n := 0
 		for _, v := range g.all {
@@ -105,18 +108,67 @@ func (g *Graph) addAutoEdge(from, to *Vertex, order *map[*Vertex]int) bool {
 	if g.linked[[2]*Vertex{from, to}] {
 		return true
 	}
-	ord := *order
-	if ord[from] > ord[to] {
-		if g.reaches(to, from, 0) {
-			return false
-		}
-		defer func() { *order = topoIndex(g.all) }()
+	if ord[from] > ord[to] && !g.reorder(from, to, ord) {
+		return false
 	}
 	g.linked[[2]*Vertex{from, to}] = true
 	e := &Edge{From: from, To: to, Auto: true}
 	from.out = append(from.out, e)
 	to.in = append(to.in, e)
 	g.docEdges = append(g.docEdges, &graph.Edge{From: from.Src.Ref(), To: to.Src.Ref()})
+	return true
+}
+
+// reorder makes the topological order ord one for the graph with the edge
+// from -> to added, where ord puts from after to; it reports false, and
+// changes nothing, when to reaches from (the edge would close a cycle).
+// Only the vertices between the two move (Pearce and Kelly's dynamic
+// topological order): those to reaches without passing from's position,
+// and those that reach from without passing to's, which go first, each
+// group keeping its own order, in the positions the two groups held. A
+// path from to to from stays within those positions, so the forward walk
+// finds it when there is one.
+func (g *Graph) reorder(from, to *Vertex, ord map[*Vertex]int) bool {
+	lo, hi := ord[to], ord[from]
+	gen := g.nextWalk()
+	fwd := append(g.walkStack[:0], to)
+	to.walkMark = gen
+	for i := 0; i < len(fwd); i++ {
+		for _, e := range fwd[i].out {
+			w := e.To
+			if w == from {
+				g.walkStack = fwd[:0]
+				return false
+			}
+			if w.walkMark != gen && ord[w] < hi {
+				w.walkMark = gen
+				fwd = append(fwd, w)
+			}
+		}
+	}
+	bwd := []*Vertex{from}
+	from.walkMark = gen
+	for i := 0; i < len(bwd); i++ {
+		for _, e := range bwd[i].in {
+			if w := e.From; w.walkMark != gen && ord[w] > lo {
+				w.walkMark = gen
+				bwd = append(bwd, w)
+			}
+		}
+	}
+	byOrd := func(a, b *Vertex) int { return cmp.Compare(ord[a], ord[b]) }
+	slices.SortFunc(fwd, byOrd)
+	slices.SortFunc(bwd, byOrd)
+	moved := append(bwd, fwd...)
+	slots := make([]int, len(moved))
+	for i, v := range moved {
+		slots[i] = ord[v]
+	}
+	slices.Sort(slots)
+	for i, v := range moved {
+		ord[v] = slots[i]
+	}
+	g.walkStack = fwd[:0]
 	return true
 }
 

@@ -217,14 +217,7 @@ func (g *Graph) addDocEdge(from, to *Vertex, e *graph.Edge) {
 // than limit vertices. A walk marks the vertices it visits with a
 // generation of its own, so that no set is made or cleared per walk.
 func (g *Graph) reaches(from, to *Vertex, limit int) bool {
-	g.walkGen++
-	if g.walkGen == 0 { // wrapped around: old marks could match
-		for _, v := range g.all {
-			v.walkMark = 0
-		}
-		g.walkGen = 1
-	}
-	gen := g.walkGen
+	gen := g.nextWalk()
 	from.walkMark = gen
 	visited := 1
 	stack := append(g.walkStack[:0], from)
@@ -247,6 +240,18 @@ func (g *Graph) reaches(from, to *Vertex, limit int) bool {
 		}
 	}
 	return false
+}
+
+// nextWalk returns the generation of a new walk over the graph's vertices.
+func (g *Graph) nextWalk() uint32 {
+	g.walkGen++
+	if g.walkGen == 0 { // wrapped around: old marks could match
+		for _, v := range g.all {
+			v.walkMark = 0
+		}
+		g.walkGen = 1
+	}
+	return g.walkGen
 }
 
 // dedupeEdges collects the edges of vs, merging parallel edges without

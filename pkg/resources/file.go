@@ -108,6 +108,36 @@ type FileRes struct {
 	// never with a diff ("content would change (diff hidden): 12 bytes
 	// -> 20 bytes"), for a file that holds a secret. Unset is true.
 	ShowDiff *bool `lang:"show_diff" yaml:"show_diff"`
+	// Backup, if set, is a Puppet file bucket directory (Puppet's
+	// clientbucketdir, /var/cache/puppet/clientbucket on Debian): before
+	// the content of a regular file at the path is replaced, or the file
+	// removed, the old content is stored there as Puppet's local
+	// filebucket stores it, so that `puppet filebucket -l list` and
+	// `restore` find it. A symbolic link is not stored, nor a file reached
+	// through one. The bucket holds copies of whatever the files held
+	// (secrets included): it must belong to the user running the engine
+	// (root) and be writable by no one else; a missing one is created
+	// with mode 0750. It writes on the applying host, so an exporter may
+	// not set it.
+	Backup string `lang:"backup" yaml:"backup" collect:"local"`
+	// BackupDigest is the digest the bucket is laid out by, Puppet's
+	// digest_algorithm: md5, sha224, sha256 (the default), sha384 or
+	// sha512.
+	BackupDigest string `lang:"backup_digest" yaml:"backup_digest"`
+	// ValidateCmd, if set, checks every new content before it replaces
+	// the file (or creates it): the content is written to a temporary
+	// file beside it, with the mode and owner it is written with (an
+	// existing file's, a new file's wanted ones), every
+	// validate_replacement in the command is replaced by that file's
+	// path, and /bin/sh runs the command (the locale set to C, without
+	// HOME, USER and LOGNAME, as Puppet runs it); the file is written
+	// only if it exits 0, otherwise the resource fails with the
+	// command's output. The command runs with the engine's rights (as an
+	// exec does), so an exporter may not set it.
+	ValidateCmd string `lang:"validate_cmd" yaml:"validate_cmd" collect:"local"`
+	// ValidateReplacement is the text of validate_cmd replaced by the
+	// temporary file's path; unset is "%".
+	ValidateReplacement string `lang:"validate_replacement" yaml:"validate_replacement"`
 
 	mode     *fileMode
 	uid, gid int      // resolved owner and group, -1 until resolved
@@ -223,6 +253,12 @@ func (obj *FileRes) Validate() error {
 	}
 	if obj.State == FileStateAbsent && (n > 0 || obj.Mode != "" || obj.Owner != "" || obj.Group != "" || obj.SELinux != nil) {
 		return fmt.Errorf("state absent cannot be combined with content, source, fragments, mode, owner, group or selinux")
+	}
+	if err := obj.validateBackup(); err != nil {
+		return err
+	}
+	if err := obj.validateValidateCmd(); err != nil {
+		return err
 	}
 	if obj.Symlink {
 		return obj.validateSELinux()
@@ -467,6 +503,9 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 	if err := obj.saveOrig(c); err != nil {
 		return err
 	}
+	if err := obj.backupOld(c); err != nil {
+		return err
+	}
 	if isDir && (obj.Recurse || obj.Force) {
 		return os.RemoveAll(c.path)
 	}
@@ -501,6 +540,9 @@ func (obj *FileRes) replaceKind(c *fileCheck) error {
 	c.change("replaced a " + kindWord(c.fi.IsDir()))
 	if !c.apply {
 		return nil
+	}
+	if err := obj.backupOld(c); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(c.path); err != nil {
 		return err
@@ -553,7 +595,7 @@ func (obj *FileRes) create(c *fileCheck) error {
 			return err
 		}
 	} else {
-		if err := writeAtomic(c.ctx, c.path, data, perm, uid, gid); err != nil {
+		if err := writeAtomicChecked(c.ctx, c.path, data, perm, uid, gid, obj.validator(c.ctx)); err != nil {
 			return missingParent(c.path, err)
 		}
 		return nil // content, mode and owner were all set by the write
@@ -632,6 +674,14 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 		wu, wg = -1, -1
 	}
 	perm, uid, gid := statBits(c.fi)
+	if err := obj.backupOld(c); err != nil {
+		return err
+	}
+	if obj.ValidateCmd != "" {
+		// As in Puppet, the command checks the new content with the old
+		// file's mode and owner; checkAttrs sets the wanted ones after.
+		return writeAtomicChecked(c.ctx, c.path, want, perm, uid, gid, obj.validator(c.ctx))
+	}
 	obj.attrChanges(c, perm, uid, gid, false, wu, wg)
 	if obj.mode != nil {
 		perm = obj.mode.apply(perm, false)
@@ -768,43 +818,4 @@ func pick(want, have int) int {
 		return have
 	}
 	return want
-}
-
-// Cmp compares two file resources.
-func (obj *FileRes) Cmp(r engine.Res) error {
-	res, ok := r.(*FileRes)
-	if !ok {
-		return fmt.Errorf("not a %T", obj)
-	}
-	switch {
-	case obj.path() != res.path():
-		return fmt.Errorf("the path differs")
-	case obj.State != res.State:
-		return fmt.Errorf("the state differs")
-	case (obj.Content == nil) != (res.Content == nil) || obj.Content != nil && *obj.Content != *res.Content:
-		return fmt.Errorf("the content differs")
-	case obj.Source != res.Source:
-		return fmt.Errorf("the source differs")
-	case strings.Join(obj.Fragments, "\x00") != strings.Join(res.Fragments, "\x00") || len(obj.Fragments) != len(res.Fragments):
-		return fmt.Errorf("the fragments differ")
-	case obj.Recurse != res.Recurse:
-		return fmt.Errorf("recurse differs")
-	case obj.Force != res.Force:
-		return fmt.Errorf("force differs")
-	case obj.Mode != res.Mode:
-		return fmt.Errorf("the mode differs")
-	case obj.Owner != res.Owner:
-		return fmt.Errorf("the owner differs")
-	case obj.Group != res.Group:
-		return fmt.Errorf("the group differs")
-	case obj.Symlink != res.Symlink:
-		return fmt.Errorf("symlink differs")
-	case obj.Purge != res.Purge:
-		return fmt.Errorf("purge differs")
-	case (obj.SELinux == nil) != (res.SELinux == nil) || obj.SELinux != nil && *obj.SELinux != *res.SELinux:
-		return fmt.Errorf("the selinux context differs")
-	case obj.hidesDiff() != res.hidesDiff():
-		return fmt.Errorf("show_diff differs")
-	}
-	return nil
 }

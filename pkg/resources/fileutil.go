@@ -101,9 +101,16 @@ func keepLock(fd int) func() {
 // fcntl and epoll_ctl calls for a descriptor that is never polled, and
 // os.Rename an lstat of path, on the path of every repair.
 func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int) error {
+	return writeAtomicChecked(ctx, path, data, perm, uid, gid, nil)
+}
+
+// writeAtomicChecked is writeAtomic with a check of the temporary file,
+// complete with its bits and owner, before the rename: when check (if
+// not nil) fails, path is left as it was.
+func writeAtomicChecked(ctx context.Context, path string, data []byte, perm uint32, uid, gid int, check func(tmp string) error) error {
 	return replaceAtomic(ctx, path, perm, uid, gid, func(fd int, tmp string) error {
 		return writeAll(ctx, fd, tmp, data)
-	})
+	}, check)
 }
 
 // writeAtomicFrom replaces path with what r reads, as writeAtomic does,
@@ -126,15 +133,16 @@ func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32)
 				return err
 			}
 		}
-	})
+	}, nil)
 }
 
 // replaceAtomic is writeAtomic with the writing of the temporary file's
-// content left to fill. The temporary file is made with its final mode
-// when it keeps the owner and group it is made with, so that no chmod
-// follows; a chown comes before the chmod, which sets again the set-id
-// bits a chown clears.
-func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, fill func(fd int, tmp string) error) (err error) {
+// content left to fill and, if check is not nil, the temporary file
+// checked before the rename. The temporary file is made with its final
+// mode when it keeps the owner and group it is made with, so that no
+// chmod follows; a chown comes before the chmod, which sets again the
+// set-id bits a chown clears.
+func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, fill func(fd int, tmp string) error, check func(tmp string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
@@ -181,6 +189,11 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 	fd = -1
 	if err != nil {
 		return &os.PathError{Op: "close", Path: tmp, Err: err}
+	}
+	if check != nil {
+		if err = check(tmp); err != nil {
+			return err
+		}
 	}
 	if err = ctx.Err(); err != nil {
 		return err

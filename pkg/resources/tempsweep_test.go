@@ -53,7 +53,7 @@ func TestTempLockedToRename(t *testing.T) {
 			t.Fatal("the sweep removed a temporary file being written")
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

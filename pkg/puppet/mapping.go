@@ -32,7 +32,7 @@ type mapping struct {
 type rule func(t *tr, k string, v any)
 
 // mappings are the Puppet types with a native translation. Types absent
-// here (concat_file, cron, host, ...) always go to pippet.
+// here (cron, host, ...) always go to pippet.
 var mappings = map[string]*mapping{}
 
 func init() {
@@ -47,6 +47,7 @@ func init() {
 		"mount":              mountMapping,
 		"file_line":          fileLineMapping,
 		"ssh_authorized_key": sshAuthorizedKeyMapping,
+		"concat_file":        concatFileMapping,
 		"anchor":             {kind: "noop", rules: map[string]rule{"name": none}},
 		// a concat_fragment does nothing on its own: the concat_file that
 		// collects it carries its content to Puppet (see companions)
@@ -80,7 +81,8 @@ type tr struct {
 	used   map[string]bool
 	out    map[string]any
 	meta   graph.Meta
-	why    string // the first reason to fall back; "" while the translation is exact
+	comp   []companion // the resources Puppet needs beside this one (a concat_file's fragments)
+	why    string      // the first reason to fall back; "" while the translation is exact
 	// secret holds the parameters whose values were Sensitive: their
 	// values never reach a message.
 	secret map[string]bool

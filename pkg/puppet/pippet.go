@@ -3,10 +3,12 @@ package puppet
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 )
 
 // A PuppetEnv says how the Puppet that runs pippet resources starts: with
@@ -28,6 +30,10 @@ type companion struct {
 	Type   string         `json:"type"`
 	Title  string         `json:"title"`
 	Params map[string]any `json:"params"`
+	// res is the companion's own resource; shared is set for a fragment
+	// that more than one concat_file collects.
+	res    *catalog.Resource
+	shared bool
 }
 
 // companions maps a vertex to the companions its pippet resource carries.
@@ -100,16 +106,35 @@ func findCompanions(g *RelGraph) companions {
 }
 
 // concatCompanions gives each concat_file the fragments it collects: by
-// target (its path or title) or by its tag.
+// target (its path or title) or by its tag, when both have one; in the
+// order of the graph's vertices.
 func concatCompanions(out companions, byType map[string][]*Vertex) {
+	frags := byType["concat_fragment"]
+	byTarget, byTag := map[string][]int{}, map[string][]int{}
+	for i, fr := range frags {
+		if target, ok := fr.Res.Params["target"].(string); ok {
+			byTarget[target] = append(byTarget[target], i)
+		}
+		if tag, ok := fr.Res.Params["tag"].(string); ok {
+			byTag[tag] = append(byTag[tag], i)
+		}
+	}
+	collected := map[*catalog.Resource]int{}
 	for _, f := range byType["concat_file"] {
-		tag, hasTag := f.Res.Params["tag"].(string)
-		for _, fr := range byType["concat_fragment"] {
-			target, _ := fr.Res.Params["target"].(string)
-			ftag, _ := fr.Res.Params["tag"].(string)
-			if target == f.Name || target == f.Res.Title || hasTag && ftag == tag {
-				out[f] = append(out[f], companion{Type: "concat_fragment", Title: fr.Res.Title, Params: companionParams(fr)})
-			}
+		idx := slices.Concat(byTarget[f.Name], byTarget[f.Res.Title])
+		if tag, ok := f.Res.Params["tag"].(string); ok {
+			idx = append(idx, byTag[tag]...)
+		}
+		slices.Sort(idx)
+		for _, i := range slices.Compact(idx) {
+			fr := frags[i]
+			out[f] = append(out[f], companion{Type: "concat_fragment", Title: fr.Res.Title, Params: companionParams(fr), res: fr.Res})
+			collected[fr.Res]++
+		}
+	}
+	for _, f := range byType["concat_file"] {
+		for i, c := range out[f] {
+			out[f][i].shared = collected[c.res] > 1
 		}
 	}
 }

@@ -34,6 +34,14 @@ type Options struct {
 	// modulepath, environment and puppet.conf as the compilation, so that
 	// types and puppet:///modules sources from modules resolve.
 	Puppet PuppetEnv
+	// Settings returns the applying host's Puppet settings that some
+	// translations read (puppet:///modules sources, backup => 'puppet');
+	// Translate asks at most once. Nil, or an error, sends those
+	// resources to pippet.
+	Settings func() (*Settings, error)
+
+	// declaresBucket is set when the catalog declares Filebucket[puppet].
+	declaresBucket bool
 }
 
 // DefaultRunInterval is Puppet's default runinterval, in seconds.
@@ -94,6 +102,7 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	if opts.Schema == nil {
 		opts.Schema = graph.LookupKind
 	}
+	opts.Settings, opts.declaresBucket = onceSettings(opts.Settings), declaresBucket(c)
 	st := &Stats{Reasons: map[string]int{}}
 	comp := findCompanions(g)
 	n := len(g.Vertices)
@@ -189,7 +198,7 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions) *graph
 		st.note(opts, v, "no native kind for type "+v.Type)
 		return pippet(v, opts, comp[v])
 	}
-	t := &tr{v: v, opts: opts, params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}, secret: map[string]bool{}}
+	t := &tr{v: v, opts: opts, comp: comp[v], params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}, secret: map[string]bool{}}
 	for _, k := range v.Res.Sensitive {
 		t.secret[k] = true
 	}

@@ -29,8 +29,8 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 			t.out["purge"] = true
 		}
 	},
-	// backups go to a filebucket, which we do not have
-	"backup":             only("false"),
+	"backup":             fileBackup,
+	"validate_cmd":       fileValidateCmd,
 	"replace":            only("true"),
 	"links":              only("manage"),
 	"source_permissions": only("ignore"),
@@ -47,7 +47,13 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 			t.out["show_diff"] = false
 		}
 	},
-	"validate_replacement": none, // only used with validate_cmd, which falls back
+	"validate_replacement": func(t *tr, k string, v any) {
+		if s, ok := v.(string); !ok || s == "" {
+			t.fallbackValue(k, v)
+		} else if s != "%" {
+			t.out["validate_replacement"] = s
+		}
+	},
 }}
 
 // fileWhole translates ensure (with target and the directory's trailing
@@ -76,7 +82,7 @@ func fileWhole(t *tr) {
 	case es == "absent":
 		t.out["state"] = "absent"
 		// Puppet removes the file and manages nothing else of it
-		for _, k := range []string{"content", "source", "owner", "group", "mode", "recurse", "checksum", "source_permissions", "links"} {
+		for _, k := range []string{"content", "source", "owner", "group", "mode", "recurse", "checksum", "source_permissions", "links", "validate_cmd", "validate_replacement"} {
 			t.used[k] = true
 		}
 	case es == "link" || strings.HasPrefix(es, "/"):
@@ -118,15 +124,26 @@ func fileWhole(t *tr) {
 
 var slashes = regexp.MustCompile(`/+`)
 
-// fileSource translates a local source (a path or a file: URL).
+// fileSource translates a local source (a path or a file: URL), or the
+// content of a file's puppet:///modules source (the first of a list that
+// exists), read from the module path now.
 func fileSource(t *tr, s any, dir bool) {
 	src, isStr := s.(string)
+	if l, isList := s.([]any); isList && len(l) > 0 {
+		src, isStr = l[0].(string)
+		isStr = isStr && strings.HasPrefix(src, "puppet:")
+	}
 	switch {
 	case !isStr:
 		t.fallbackValue("source", s)
 		return
+	case strings.HasPrefix(src, "puppet:") && !dir:
+		if content, ok := moduleSource(t, "source", s); ok {
+			t.out["content"] = content
+		}
+		return
 	case strings.HasPrefix(src, "puppet:"):
-		t.fallback("a puppet: source is served by Puppet")
+		t.fallback("a puppet: directory source is served by Puppet")
 		return
 	case dir && !truthyParam(t.params["recurse"]):
 		t.fallback("a directory source without recurse: Puppet copies nothing, our kind copies the top level")

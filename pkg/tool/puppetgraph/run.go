@@ -204,6 +204,9 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	made := map[*graph.Resource]engine.Res{}
 	check := func(r *graph.Resource) error { return checkResource(r, made) }
 	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine, Check: check}
+	// read when a translation needs them, with the Puppet setup the
+	// pippet resources get
+	opts.Settings = func() (*puppet.Settings, error) { return puppet.LocalSettings(ctx, opts.Puppet) }
 	if f.PuppetConf != "" {
 		opts.RunInterval = puppet.ConfRunInterval(f.PuppetConf)
 	}

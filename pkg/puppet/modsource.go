@@ -68,6 +68,21 @@ func moduleSource(t *tr, k string, v any) (string, bool) {
 	return "", false
 }
 
+// isModuleSource reports whether a source is a puppet:///modules URL or
+// a list of them.
+func isModuleSource(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		l = []any{v}
+	}
+	for _, e := range l {
+		if s, ok := e.(string); !ok || !strings.HasPrefix(s, "puppet:///modules/") {
+			return false
+		}
+	}
+	return len(l) > 0
+}
+
 // moduleURL splits puppet:///modules/<module>/<file> into the module and
 // the file below its files directory.
 func moduleURL(u string) (mod, rel string, err error) {
@@ -101,13 +116,14 @@ func readModuleFile(modulepath []string, mod, rel string) (b []byte, found bool,
 			continue
 		}
 		p := filepath.Join(root, "files", filepath.FromSlash(rel))
-		fi, err := os.Stat(p)
+		fi, err := os.Lstat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil, false, nil
 		case err != nil:
 			return nil, false, err
 		case !fi.Mode().IsRegular():
+			// a directory, or a link Puppet serves as a link
 			return nil, false, fmt.Errorf("%s is not a regular file", p)
 		case fi.Size() > maxSourceSize:
 			return nil, false, fmt.Errorf("%s is larger than %d bytes", p, maxSourceSize)

@@ -32,7 +32,7 @@ type RelGraph struct {
 }
 
 // namevars maps the types whose namevar is not called "name".
-var namevars = map[string]string{"file": "path", "exec": "command"}
+var namevars = map[string]string{"file": "path", "exec": "command", "concat_file": "path"}
 
 // Namevar returns the name of the namevar parameter of a (lower case) type.
 func Namevar(typ string) string {

@@ -67,6 +67,10 @@ func fileWhole(t *tr) {
 	_, hasSource := t.params["source"]
 	es := scalar(ens)
 	switch {
+	case !hasEns && hasSource && isModuleSource(t.params["source"]):
+		// Puppet takes ensure from the source's type: a module's file
+		// (anything else falls back in fileSource) makes a file
+		t.out["state"] = "exists"
 	case !hasEns && hasSource:
 		t.fallback("a source without ensure: Puppet copies a file or a directory, whichever the source is")
 	case !hasEns && hasContent:

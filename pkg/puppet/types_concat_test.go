@@ -17,6 +17,7 @@ func testSettings(t *testing.T) func() (*Settings, error) {
 	os.MkdirAll(filepath.Join(dir, "m", "files", "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "m", "files", "motd"), []byte("hello from m\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "m", "files", "sub", "x"), []byte("x"), 0o644)
+	os.Symlink("motd", filepath.Join(dir, "m", "files", "link"))
 	return func() (*Settings, error) {
 		return &Settings{ModulePath: []string{filepath.Join(dir, "none"), dir}, ClientBucketDir: "/var/cache/puppet/clientbucket", DigestAlgorithm: "sha256"}, nil
 	}
@@ -26,8 +27,12 @@ func testSettings(t *testing.T) func() (*Settings, error) {
 // params) and returns the concat_file's resource and the log.
 func translateConcat(t *testing.T, params map[string]any, frags map[string]map[string]any) (*graph.Resource, string) {
 	t.Helper()
+	title := "/etc/c.conf"
+	if params["path"] != nil {
+		title = "title"
+	}
 	c := &catalog.Catalog{Name: "n", Resources: []*catalog.Resource{
-		{Type: "Concat_file", Title: "/etc/c.conf", Kind: catalog.KindCompilable, Params: params},
+		{Type: "Concat_file", Title: title, Kind: catalog.KindCompilable, Params: params},
 	}}
 	for _, title := range sortedKeys(frags) {
 		c.Resources = append(c.Resources, &catalog.Resource{Type: "Concat_fragment", Title: title, Kind: catalog.KindCompilable, Params: frags[title]})
@@ -104,6 +109,8 @@ func TestConcatForms(t *testing.T) {
 		{name: "first source found", params: define, frags: map[string]map[string]any{
 			"a": {"target": "/etc/c.conf", "source": []any{"puppet:///modules/m/none", "puppet:///modules/m/sub/x"}}}, content: "x"},
 		{name: "absent", params: map[string]any{"ensure": "absent", "tag": "t", "path": "/etc/c.conf", "backup": "puppet"}, state: "absent"},
+		{name: "a title that is not the path", params: with("path", "/etc/c.conf"), frags: map[string]map[string]any{
+			"a": {"target": "/etc/c.conf", "content": "P"}, "b": {"target": "title", "content": "T"}}, content: "PT"},
 		{name: "mixed numeric and string orders", params: with("order", "numeric"), frags: map[string]map[string]any{
 			"a": frag("1", "A"), "b": frag("x", "B")}, why: "mix numbers and strings"},
 		{name: "equal keys, different content", params: with("order", "numeric"), frags: map[string]map[string]any{
@@ -179,6 +186,7 @@ func TestFilePuppetSource(t *testing.T) {
 		{"another mount", "puppet:///files/motd", ""},
 		{"a directory", "puppet:///modules/m/sub", ""},
 		{"escapes", "puppet:///modules/m/mo%74d", ""},
+		{"a link", "puppet:///modules/m/link", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &catalog.Catalog{Name: "n", Resources: []*catalog.Resource{
@@ -237,6 +245,9 @@ func TestFileBackupAndValidate(t *testing.T) {
 	}
 	if r := tr(map[string]any{"ensure": "file", "backup": "puppet"}, &catalog.Resource{Type: "Filebucket", Title: "puppet", Kind: catalog.KindCompilable, Params: map[string]any{"path": false}}); r.Kind != "pippet" {
 		t.Errorf("a declared bucket: got %s", r.Kind)
+	}
+	if r := tr(map[string]any{"source": "puppet:///modules/m/motd"}); asJSON(r.Params) != `{"content":"hello from m\n","path":"/f","state":"exists"}` {
+		t.Errorf("a module source without ensure: got %s %s", r.Kind, asJSON(r.Params))
 	}
 	if r := tr(map[string]any{"ensure": "absent", "backup": "false", "validate_cmd": "x %"}); asJSON(r.Params) != `{"path":"/f","state":"absent"}` {
 		t.Errorf("absent: got %s %s", r.Kind, asJSON(r.Params))

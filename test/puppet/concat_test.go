@@ -33,11 +33,14 @@ concat::fragment { '@ end': target => 'the title', content => "end\n", order => 
 concat::fragment { '@ ok': target => '@', content => "ok\n" }`},
 	{"absent", "old\n", `concat { '@': ensure => absent }`},
 	{"no fragments", "old\n", `concat { '@': }`},
+	{"a file's module source", "old\n", `file { '@': source => 'puppet:///modules/concattest/part', backup => 'puppet', mode => '0600' }`},
+	{"a file's validate_cmd", "old\n", `file { '@': ensure => file, content => "ok\n", validate_cmd => '/bin/grep -q ok %' }`},
 }
 
-// TestConcatAgainstPuppet applies concat manifests two ways on copies of
-// the same files: natively, as the file resources puppet-graph
-// translates each concat_file to (every one must translate), and with
+// TestConcatAgainstPuppet applies concat manifests (and files with a
+// module source or validate_cmd) two ways on copies of the same files:
+// natively, as the file resources puppet-graph translates each
+// concat_file or file to (every one must translate), and with
 // puppet apply. The files must end up with the same content and mode, and
 // the file buckets (backup => 'puppet', in a bucket of the test's own
 // puppet.conf) with the same entries.

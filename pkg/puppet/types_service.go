@@ -16,7 +16,9 @@ var serviceCommandParams = [][2]string{
 	{"status", "statuscmd"}, {"start", "startcmd"}, {"stop", "stopcmd"}, {"restart", "restartcmd"},
 }
 
-// serviceCommands translates the provider and what depends on it. Under
+// serviceCommands translates the provider and what depends on it. A
+// refresh of a running service runs its restart command or systemctl
+// restart, so without a restart command the svc restarts too. Under
 // the systemd provider (Puppet's default on Debian) a status, start, stop
 // or restart command replaces that one action, run as one string through
 // Ruby's exec, which is /bin/sh -c for a line with shell syntax and the
@@ -39,6 +41,11 @@ func serviceCommands(t *tr) {
 		} else {
 			t.fallbackValue(c[0], v)
 		}
+	}
+	if _, ok := t.out["restartcmd"]; !ok {
+		// the systemd provider restarts on a refresh (systemctl
+		// restart), never reloads
+		t.out["refresh"] = "restart"
 	}
 	for _, k := range []string{"pattern", "binary"} {
 		if v, ok := t.get(k); ok && !systemd {

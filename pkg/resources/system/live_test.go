@@ -97,6 +97,52 @@ func TestLiveSvcMissingUnit(t *testing.T) {
 	}
 }
 
+// TestLiveSvcRefreshRestart checks what a refresh does to a running unit
+// that supports reloading: by default systemd reloads it (the main
+// process stays), with refresh "restart" it is restarted (a new main
+// process), as Puppet's systemd provider always does.
+func TestLiveSvcRefreshRestart(t *testing.T) {
+	systemtest.Live(t)
+	const name = "mgmt-live-reloadable"
+	dir := t.TempDir()
+	unit := "[Unit]\nDescription=mgmt test reloadable sleeper\n[Service]\nExecStart=/bin/sleep infinity\n" +
+		"ExecReload=/bin/sh -c 'echo reloaded >> " + dir + "/reloads'\n"
+	if err := os.WriteFile("/etc/systemd/system/"+name+".service", []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		exec.Command("systemctl", "stop", name).Run()
+		os.Remove("/etc/systemd/system/" + name + ".service")
+		exec.Command("systemctl", "daemon-reload").Run()
+	})
+	r := newSvc(name, "running", "")
+	h := newHarness(t, r)
+	h.converge()
+	mainPID := func() string { return strings.TrimSpace(sh(t, "systemctl show -P MainPID "+name)) }
+
+	pid := mainPID()
+	h.refresh = true
+	h.check(true, false)
+	h.refresh = false
+	if got := mainPID(); got != pid {
+		t.Fatalf("the default refresh restarted the unit (MainPID %s -> %s), want a reload", pid, got)
+	}
+	if b, _ := os.ReadFile(dir + "/reloads"); string(b) != "reloaded\n" {
+		t.Fatalf("the default refresh did not reload the unit once: %q", b)
+	}
+
+	r.Refresh = "restart"
+	h.refresh = true
+	h.check(true, false)
+	h.refresh = false
+	if got := mainPID(); got == pid || got == "0" {
+		t.Fatalf("refresh restart kept MainPID %s, want a new main process", pid)
+	}
+	if b, _ := os.ReadFile(dir + "/reloads"); string(b) != "reloaded\n" {
+		t.Fatalf("refresh restart reloaded the unit: %q", b)
+	}
+}
+
 // TestLiveSvcCommands checks that statuscmd, startcmd, stopcmd and
 // restartcmd replace what the resource asks of systemd, each for its own
 // action, while the unit is still enabled through systemd (Puppet's service

@@ -18,7 +18,8 @@ func init() {
 
 // SvcRes manages a systemd unit over systemd's D-Bus API: whether it runs
 // and whether it is enabled at boot. A refresh notification restarts a
-// running unit, or reloads it when the unit supports reloading. The name is
+// running unit, or reloads it when the unit supports reloading (refresh
+// "restart" always restarts it). The name is
 // the unit name; ".service" is appended when it has no unit suffix.
 // Shell commands may replace single actions: statuscmd decides whether the
 // service runs, startcmd, stopcmd and restartcmd (on a refresh) act
@@ -53,6 +54,11 @@ type SvcRes struct {
 	// service runs, instead of reloading or restarting the unit; a
 	// non-zero exit status is an error.
 	RestartCmd string `lang:"restartcmd" yaml:"restartcmd" collect:"local"`
+	// Refresh is what a refresh notification does to a running unit:
+	// "reload-or-restart" (the default when empty) reloads a unit that
+	// supports reloading and restarts any other, "restart" always
+	// restarts it (systemctl restart).
+	Refresh string `lang:"refresh" yaml:"refresh"`
 
 	// Bus is the D-Bus address to use instead of the default system (or
 	// session) bus, e.g. unix:path=/proc/PID/root/run/dbus/system_bus_socket
@@ -92,6 +98,14 @@ func (r *SvcRes) Validate() error {
 	case "", "enabled", "disabled":
 	default:
 		return fmt.Errorf("startup: got %q, want enabled or disabled", r.Startup)
+	}
+	switch r.Refresh {
+	case "", "reload-or-restart", "restart":
+	default:
+		return fmt.Errorf("refresh: got %q, want reload-or-restart or restart", r.Refresh)
+	}
+	if r.Refresh != "" && r.RestartCmd != "" {
+		return fmt.Errorf("refresh and restartcmd cannot be combined: restartcmd replaces the refresh action")
 	}
 	return nil
 }
@@ -259,6 +273,9 @@ func (r *SvcRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		if r.RestartCmd != "" {
 			return false, r.command(ctx, "restartcmd", r.RestartCmd)
 		}
+		if r.Refresh == "restart" {
+			return false, r.job(ctx, "restart", conn.RestartUnitContext)
+		}
 		return false, r.job(ctx, "reload-or-restart", conn.ReloadOrRestartUnitContext)
 	}
 	return false, nil
@@ -323,6 +340,8 @@ func (r *SvcRes) Cmp(other engine.Res) error {
 		return fmt.Errorf("startup differs: %q vs %q", r.Startup, o.Startup)
 	case r.Session != o.Session:
 		return fmt.Errorf("session differs")
+	case r.Refresh != o.Refresh:
+		return fmt.Errorf("refresh differs: %q vs %q", r.Refresh, o.Refresh)
 	case r.Bus != o.Bus:
 		return fmt.Errorf("bus differs")
 	}

@@ -11,7 +11,8 @@ import (
 )
 
 // TestModuleTypesApply compiles a manifest using module types (concat from
-// puppetlabs-concat, file_line from stdlib, with a pattern the line kind
+// puppetlabs-concat with replace => false, which has no native
+// translation, file_line from stdlib, with a pattern the line kind
 // cannot match exactly: Ruby's \b knows Unicode letters, Go's does not)
 // and array-form execs with real
 // Puppet, and applies the graph: pippet runs the module types with the
@@ -26,7 +27,7 @@ func TestModuleTypesApply(t *testing.T) {
 	os.WriteFile(lines, []byte("a=1\nport=80\n"), 0o644)
 	pp := filepath.Join(dir, "site.pp")
 	os.WriteFile(pp, []byte(`
-concat { "`+conf+`": mode => "0640" }
+concat { "`+conf+`": mode => "0640", replace => false }
 concat::fragment { "b": target => "`+conf+`", order => "20", content => "second\n" }
 concat::fragment { "a": target => "`+conf+`", order => "10", content => "first\n" }
 file_line { "port": path => "`+lines+`", line => "port=8080", match => '\bport=' }

@@ -1,0 +1,115 @@
+package resources
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
+)
+
+// owner resolves the wanted uid and gid (-1 when not managed), once.
+func (obj *FileRes) owner() (int, int, error) {
+	if obj.Owner != "" && obj.uid < 0 {
+		u, err := lookupUID(obj.Owner)
+		if err != nil {
+			return -1, -1, err
+		}
+		obj.uid = u
+	}
+	if obj.Group != "" && obj.gid < 0 {
+		g, err := lookupGID(obj.Group)
+		if err != nil {
+			return -1, -1, err
+		}
+		obj.gid = g
+	}
+	uid, gid := -1, -1
+	if obj.Owner != "" {
+		uid = obj.uid
+	}
+	if obj.Group != "" {
+		gid = obj.gid
+	}
+	return uid, gid, nil
+}
+
+// checkAttrs compares and sets the mode, owner and group (of a link
+// itself, with symlink). Changes go through a descriptor of the entry
+// (see filefd.go), the owner first: a chown clears the set-id bits that
+// the mode may ask for.
+func (obj *FileRes) checkAttrs(c *fileCheck) error {
+	isLink := c.fi.Mode()&os.ModeSymlink != 0
+	if c.attrsSet || isLink != obj.Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
+		return nil
+	}
+	wu, wg, err := obj.owner()
+	if err != nil {
+		return err
+	}
+	perm, uid, gid := statBits(c.fi)
+	if !obj.attrChanges(nil, perm, uid, gid, c.fi.IsDir(), wu, wg) {
+		return nil
+	}
+	if !c.apply {
+		obj.attrChanges(c, perm, uid, gid, c.fi.IsDir(), wu, wg)
+		return nil
+	}
+	if err := obj.saveOrig(c); err != nil {
+		return err
+	}
+	e, err := openEntry(c.path)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	if e.isLink() != obj.Symlink {
+		return fmt.Errorf("%s was replaced while being checked (a symbolic link: %v)", c.path, e.isLink())
+	}
+	// The entry held now decides, should it differ from the one checked.
+	perm, uid, gid = e.bits()
+	isDir := e.st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	if !obj.attrChanges(c, perm, uid, gid, isDir, wu, wg) {
+		return nil
+	}
+	if (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+		if err := e.chown(wu, wg); err != nil {
+			return err
+		}
+	}
+	if obj.mode != nil {
+		if want := obj.mode.apply(perm, isDir); want != perm || (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+			return e.chmod(want) // again after a chown, which may clear set-id bits
+		}
+	}
+	return nil
+}
+
+// attrChanges reports whether an entry with the bits perm and owner
+// uid:gid needs a chmod or chown to get the wanted mode and owner wu:wg
+// (-1: not managed), and records the changes in c unless it is nil.
+func (obj *FileRes) attrChanges(c *fileCheck, perm uint32, uid, gid int, isDir bool, wu, wg int) bool {
+	changed := false
+	if obj.mode != nil {
+		if want := obj.mode.apply(perm, isDir); want != perm {
+			changed = true
+			if c != nil {
+				c.report(engine.Change{What: "mode", From: fmt.Sprintf("%04o", perm), To: fmt.Sprintf("%04o", want)})
+			}
+		}
+	}
+	if (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+		changed = true
+		if c != nil {
+			c.report(engine.Change{What: "owner", From: fmt.Sprintf("%d:%d", uid, gid), To: fmt.Sprintf("%d:%d", pick(wu, uid), pick(wg, gid))})
+		}
+	}
+	return changed
+}
+
+func pick(want, have int) int {
+	if want < 0 {
+		return have
+	}
+	return want
+}

@@ -261,29 +261,16 @@ func (obj *PsqlRes) psqlCommand(ctx context.Context, sql string) (*exec.Cmd, err
 	return cmd, nil
 }
 
-// psqlUserEnv are the variables taken out of psql's environment, as
-// Puppet does for every command it runs, and psqlLocaleEnv the locale
-// ones replaced by LANG=C and LC_ALL=C.
-var (
-	psqlUserEnv   = []string{"HOME", "USER", "LOGNAME"}
-	psqlLocaleEnv = []string{"LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE", "LC_COLLATE", "LC_CTYPE",
-		"LC_MONETARY", "LC_NUMERIC", "LC_TIME"}
-)
-
 // psqlEnv returns psql's environment: base without the user and locale
 // variables, with LANG=C and LC_ALL=C, then the connection settings and
 // the environment settings, each overriding what came before.
 func psqlEnv(base []string, settings, extra map[string]string) []string {
 	m := map[string]string{}
-	for _, kv := range base {
+	for _, kv := range puppetEnv(base) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			m[k] = v
 		}
 	}
-	for _, k := range append(psqlUserEnv, psqlLocaleEnv...) {
-		delete(m, k)
-	}
-	m["LANG"], m["LC_ALL"] = "C", "C"
 	for _, e := range []map[string]string{settings, extra} {
 		for k, v := range e {
 			m[k] = v

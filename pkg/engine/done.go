@@ -69,6 +69,21 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	for _, e := range vs.out {
 		s.enqueue(e.to)
 	}
+	if apply && !check && err == nil && !ok {
+		s.forwardExit(vs)
+	}
+}
+
+// forwardExit passes the exit a resource asked for in the CheckApply
+// just logged and counted on to the program (Config.Exit).
+func (s *sched) forwardExit(vs *vstate) {
+	x, isExiter := vs.v.Res.(Exiter)
+	if !isExiter || s.e.cfg.Exit == nil {
+		return
+	}
+	if code, asked := x.ExitAsked(); asked {
+		s.e.cfg.Exit(code)
+	}
 }
 
 // uncheckedNoop turns the error of a noop check whose dependencies have

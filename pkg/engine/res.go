@@ -51,6 +51,15 @@ type Res interface {
 	Cmp(r Res) error
 }
 
+// Exiter is a resource whose CheckApply may ask the program running the
+// engine to stop (the exit kind). After a CheckApply of it that changed
+// something has been logged and counted, the engine reads ExitAsked and
+// passes a code it reports on to Config.Exit, so that the program never
+// stops before the request shows in its log and summary.
+type Exiter interface {
+	ExitAsked() (code int, asked bool)
+}
+
 // Init is the handle the engine gives a resource in Init.
 type Init struct {
 	Program  string // name of the program running the engine
@@ -92,7 +101,9 @@ type Init struct {
 	Prefix string
 	// Exit asks the program running the engine to stop with the given
 	// exit code once the engine has shut down cleanly; nil when the
-	// program offers no such thing (Config.Exit). It does not block.
+	// program offers no such thing (Config.Exit). It does not block, and
+	// the program may stop before the engine logs the CheckApply that
+	// called it: a kind whose CheckApply asks to exit implements Exiter.
 	Exit func(code int)
 	// Graph returns the resources of the graph the engine runs now: every
 	// vertex, the members of a group and the resource itself included,

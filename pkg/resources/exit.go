@@ -33,7 +33,8 @@ var reservedExitCodes = map[int]string{
 type ExitRes struct {
 	traits.Base
 
-	init *engine.Init
+	init  *engine.Init
+	asked bool // a CheckApply with apply asked to exit
 
 	// Code is the exit code, 0 to 125, except the codes mgmt-apply gives
 	// its own outcomes (1, 2, 4 and 6).
@@ -80,9 +81,14 @@ func (x *ExitRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		return false, fmt.Errorf("this program cannot be asked to exit")
 	}
 	x.init.Logf("asking %s to exit with code %d", x.init.Program, x.Code)
-	x.init.Exit(x.Code)
+	x.asked = true
 	return false, nil
 }
+
+// ExitAsked reports the code once a CheckApply has asked for it: the
+// engine forwards it to the program after logging and counting that
+// CheckApply, so the log and the summary show the request.
+func (x *ExitRes) ExitAsked() (int, bool) { return x.Code, x.asked }
 
 // Collectable reports false: an exit resource from another host would let
 // that host stop this one's engine.

@@ -154,6 +154,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	close(e.runStarted)
 	var convTimer *time.Timer
 	var convC <-chan time.Time
+	var spare []msg // the inbox's next buffer (drain)
 	defer func() {
 		if convTimer != nil {
 			convTimer.Stop()
@@ -178,7 +179,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			continue
 		}
 		for {
-			msgs := e.drain()
+			msgs := e.drain(spare)
 			if len(msgs) == 0 {
 				break
 			}
@@ -186,6 +187,7 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.s.handle(m)
 			}
 			e.s.schedule()
+			spare = reuse(msgs)
 		}
 		st := e.s.snapshot()
 		e.status.Store(&st)
@@ -223,12 +225,33 @@ func (e *Engine) post(m msg) {
 	}
 }
 
-func (e *Engine) drain() []msg {
+// drain returns the queued messages, if any, and gives the inbox the empty
+// buffer spare (nil or from reuse) to fill next; the caller keeps spare
+// when there were none.
+func (e *Engine) drain(spare []msg) []msg {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if len(e.inbox) == 0 {
+		return nil
+	}
 	m := e.inbox
-	e.inbox = nil
+	e.inbox = spare
 	return m
+}
+
+// maxSpare is the largest inbox buffer, in messages, kept for reuse: the
+// burst of a graph's first run does not grow a new one each time, and an
+// idle engine holds no more than this.
+const maxSpare = 8192
+
+// reuse returns msgs, handled, emptied for the next drain, or nil when
+// it is too large to keep.
+func reuse(msgs []msg) []msg {
+	if cap(msgs) > maxSpare {
+		return nil
+	}
+	clear(msgs) // drop the references to vertices, graphs and errors
+	return msgs[:0]
 }
 
 // goTrack runs f in a goroutine the engine waits for at shutdown.

@@ -8,31 +8,21 @@ import (
 	"path/filepath"
 )
 
-// newInit builds the Init handle of vs. Its functions are method values
-// of vs, one small allocation each, and the engine's shared ones: a graph
-// of 100,000 resources holds 100,000 of these handles.
+// newInit builds the Init handle of vs: its calls go to vs itself (the
+// Hooks of every engine-made handle), so the handle is one allocation.
 func (e *Engine) newInit(vs *vstate) *Init {
 	return &Init{
-		Program:         e.cfg.Program,
-		Version:         e.cfg.Version,
-		Hostname:        e.cfg.Hostname,
-		Running:         vs.initRunning,
-		Event:           vs.initEvent,
-		Refresh:         vs.initRefresh,
-		UpstreamPending: vs.initUpstreamPending,
-		Send:            vs.initSend,
-		Recv:            vs.initRecv,
-		Reversal:        vs.revPath() != "",
-		World:           e.cfg.World,
-		Prefix:          e.cfg.Prefix,
-		Exit:            e.cfg.Exit,
-		Graph:           e.graphFn,
-		VarDir:          vs.initVarDir,
-		Debug:           e.cfg.Debug,
-		Logf:            vs.initLogf,
-		Report:          vs.initReport,
-		WantsText:       vs.initWantsText,
-		Log:             slog.New((*vertexLog)(vs)),
+		Program:  e.cfg.Program,
+		Version:  e.cfg.Version,
+		Hostname: e.cfg.Hostname,
+		Hooks:    vs,
+		Reversal: vs.revPath() != "",
+		World:    e.cfg.World,
+		Prefix:   e.cfg.Prefix,
+		Exit:     e.cfg.Exit,
+		Graph:    e.graphFn,
+		Debug:    e.cfg.Debug,
+		Log:      slog.New((*vertexLog)(vs)),
 	}
 }
 
@@ -44,21 +34,21 @@ func (e *Engine) graph() []Res {
 	return nil
 }
 
-// The functions of the Init handle of vs.
+// The Hooks of the Init handle of vs.
 
-func (vs *vstate) initRunning() { vs.e.post(msg{kind: msgRunning, vs: vs}) }
+func (vs *vstate) Running() { vs.e.post(msg{kind: msgRunning, vs: vs}) }
 
-func (vs *vstate) initEvent() {
+func (vs *vstate) Event() {
 	if !vs.evPending.Swap(true) {
 		vs.e.post(msg{kind: msgEvent, vs: vs})
 	}
 }
 
-func (vs *vstate) initRefresh() bool { return vs.refreshNow }
+func (vs *vstate) Refresh() bool { return vs.refreshNow }
 
-func (vs *vstate) initUpstreamPending() bool { return vs.upPendingNow }
+func (vs *vstate) UpstreamPending() bool { return vs.upPendingNow }
 
-func (vs *vstate) initSend(st any) error {
+func (vs *vstate) Send(st any) error {
 	sr, ok := vs.v.Res.(Sendable)
 	if !ok {
 		return fmt.Errorf("%s is not Sendable", vs.key)
@@ -66,11 +56,11 @@ func (vs *vstate) initSend(st any) error {
 	return sr.Send(st)
 }
 
-func (vs *vstate) initRecv() map[string]*Send { return vs.recvNow }
+func (vs *vstate) Recv() map[string]*Send { return vs.recvNow }
 
-func (vs *vstate) initVarDir(p string) (string, error) { return vs.e.varDir(vs, p) }
+func (vs *vstate) VarDir(p string) (string, error) { return vs.e.varDir(vs, p) }
 
-func (vs *vstate) initLogf(format string, v ...any) {
+func (vs *vstate) Logf(format string, v ...any) {
 	line := fmt.Sprintf(format, v...)
 	vs.notesMu.Lock()
 	if vs.capture {
@@ -82,11 +72,11 @@ func (vs *vstate) initLogf(format string, v ...any) {
 	vs.e.logf("%s: %s", vs.key, line)
 }
 
-func (vs *vstate) initReport(c Change) { vs.e.report(vs, c) }
+func (vs *vstate) Report(c Change) { vs.e.report(vs, c) }
 
-// initWantsText mirrors report: it diffs a text change only with diffNow,
+// WantsText mirrors report: it diffs a text change only with diffNow,
 // and never one of a resource that receives a secret.
-func (vs *vstate) initWantsText() bool { return vs.diffNow && !vs.secret }
+func (vs *vstate) WantsText() bool { return vs.diffNow && !vs.secret }
 
 // varDir returns PREFIX/vardir/KIND/NAME/P, created with mode 0700.
 func (e *Engine) varDir(vs *vstate, p string) (string, error) {

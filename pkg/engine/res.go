@@ -60,39 +60,25 @@ type Exiter interface {
 	ExitAsked() (code int, asked bool)
 }
 
-// Init is the handle the engine gives a resource in Init.
+// Init is the handle the engine gives a resource in Init. Its values are
+// the engine's; what the resource calls back (Running, Event, Logf, ...)
+// goes through its Hooks, which the engine implements once per resource
+// without allocating a function for each call: a graph of 100,000
+// resources holds 100,000 of these handles. A handle built by hand, in a
+// test or for a resource run inside another one, sets Hooks to a Funcs
+// (a nil Hooks gives every call its default, as an empty Funcs does).
 type Init struct {
 	Program  string // name of the program running the engine
 	Version  string
 	Hostname string // this host's name in the world
 
-	// Running is called once from Watch when the watch is established.
-	Running func()
-	// Event is called from Watch when the state may have changed.
-	Event func()
-	// Refresh reports, inside CheckApply, whether a notification arrived
-	// (Refreshable resources only).
-	Refresh func() bool
-	// UpstreamPending reports, inside a CheckApply that does not apply
-	// (noop), whether a resource this one depends on, directly or through
-	// others, found a change it did not make. What this one checks may
-	// then not exist yet (the unit of a package that would be installed),
-	// which is no failure of a noop run. Nil in tests that build an Init
-	// by hand: read it with engine.Pending.
-	UpstreamPending func() bool
-	// Send publishes the values of a Sendable resource, from CheckApply.
-	// The argument is a pointer to the struct returned by Sends.
-	Send func(st any) error
-	// Recv returns, inside CheckApply, the received parameters of a
-	// Recvable resource keyed by parameter name.
-	Recv func() map[string]*Send
+	// Hooks receives the calls of the methods below (Running, Event,
+	// Refresh, UpstreamPending, Send, Recv, VarDir, Logf, Report,
+	// WantsText).
+	Hooks Hooks
 
 	// World is the shared world, or nil when the tool runs without one.
 	World World
-	// VarDir returns a directory private to this resource for the given
-	// sub path, creating it if needed. ReverseVarDir is reserved for
-	// reversal state.
-	VarDir func(path string) (string, error)
 	// Reversal is set when the resource runs as the saved reversal of a
 	// resource that left the graph (Meta:reverse): it may then read what
 	// that resource kept in VarDir(ReverseVarDir).
@@ -114,24 +100,6 @@ type Init struct {
 
 	// Debug is set when the engine logs at debug level.
 	Debug bool
-	// Logf logs a line. Inside CheckApply, the lines it logs say what
-	// the call changed (or, with apply false, would change): the engine
-	// writes them after "changed:" or "would change:". Elsewhere they
-	// are logged at info level, after the resource's kind[name].
-	Logf func(format string, v ...any)
-	// Report, inside CheckApply, says one thing the call changed or,
-	// with apply false, would change, in a structured way: the engine
-	// writes it like a line of Logf ("mode 0644 -> 0600"), shows the
-	// diff of a text change in noop runs, and hands it to tools that
-	// collect results (mgmt-apply --events). A kind that does without it
-	// keeps its Logf lines.
-	Report func(Change)
-	// WantsText reports, inside CheckApply, whether the engine uses the
-	// texts (Old and New) of the text changes the call reports: to show
-	// or count their diff. When it returns false a kind may leave them
-	// out rather than read the old content. Nil in tests that build an
-	// Init by hand: read it with engine.WantsText.
-	WantsText func() bool
 	// Log is the resource's structured logger: its messages are written
 	// after the resource's kind[name], at their level, with their
 	// attributes (a value of several lines, such as a command's output,
@@ -139,6 +107,57 @@ type Init struct {
 	// Logf and Report do.
 	Log *slog.Logger
 }
+
+// Running is called once from Watch when the watch is established.
+func (i *Init) Running() { i.hooks().Running() }
+
+// Event is called from Watch when the state may have changed.
+func (i *Init) Event() { i.hooks().Event() }
+
+// Refresh reports, inside CheckApply, whether a notification arrived
+// (Refreshable resources only).
+func (i *Init) Refresh() bool { return i.hooks().Refresh() }
+
+// UpstreamPending reports, inside a CheckApply that does not apply
+// (noop), whether a resource this one depends on, directly or through
+// others, found a change it did not make. What this one checks may then
+// not exist yet (the unit of a package that would be installed), which is
+// no failure of a noop run.
+func (i *Init) UpstreamPending() bool { return i.hooks().UpstreamPending() }
+
+// Send publishes the values of a Sendable resource, from CheckApply. The
+// argument is a pointer to the struct returned by Sends. Without an
+// engine to send to, it does nothing.
+func (i *Init) Send(st any) error { return i.hooks().Send(st) }
+
+// Recv returns, inside CheckApply, the received parameters of a Recvable
+// resource keyed by parameter name.
+func (i *Init) Recv() map[string]*Send { return i.hooks().Recv() }
+
+// VarDir returns a directory private to this resource for the given sub
+// path, creating it if needed; ReverseVarDir is reserved for reversal
+// state. Without one it returns an error that is ErrNoVarDir.
+func (i *Init) VarDir(path string) (string, error) { return i.hooks().VarDir(path) }
+
+// Logf logs a line. Inside CheckApply, the lines it logs say what the
+// call changed (or, with apply false, would change): the engine writes
+// them after "changed:" or "would change:". Elsewhere they are logged at
+// info level, after the resource's kind[name].
+func (i *Init) Logf(format string, v ...any) { i.hooks().Logf(format, v...) }
+
+// Report, inside CheckApply, says one thing the call changed or, with
+// apply false, would change, in a structured way: the engine writes it
+// like a line of Logf ("mode 0644 -> 0600"), shows the diff of a text
+// change in noop runs, and hands it to tools that collect results
+// (mgmt-apply --events). A handle that takes no reports (see TakesReports)
+// logs it with Logf.
+func (i *Init) Report(c Change) { i.hooks().Report(c) }
+
+// WantsText reports, inside CheckApply, whether the engine uses the texts
+// (Old and New) of the text changes the call reports: to show or count
+// their diff. When it returns false a kind may leave them out rather than
+// read the old content.
+func (i *Init) WantsText() bool { return i.hooks().WantsText() }
 
 // Send describes a received value: which resource and key it came from and
 // whether it changed since the last CheckApply.
@@ -153,12 +172,12 @@ type Send struct {
 // interface of pkg/world they use.
 type World = worldapi.Handle
 
-// WantsText reports init.WantsText(), true when the Init has none.
+// WantsText reports init.WantsText(), true when there is no Init.
 func WantsText(init *Init) bool {
-	return init == nil || init.WantsText == nil || init.WantsText()
+	return init == nil || init.WantsText()
 }
 
-// Pending reports init.UpstreamPending(), false when the Init has none.
+// Pending reports init.UpstreamPending(), false when there is no Init.
 func Pending(init *Init) bool {
-	return init != nil && init.UpstreamPending != nil && init.UpstreamPending()
+	return init != nil && init.UpstreamPending()
 }

@@ -37,10 +37,13 @@ type outputRecord struct {
 
 // newOutputRecord finds the vardir of the resource.
 func newOutputRecord(init *engine.Init) (*outputRecord, error) {
-	if init == nil || init.VarDir == nil {
+	if init == nil {
 		return nil, fmt.Errorf("no vardir to record the output in")
 	}
 	d, err := init.VarDir("")
+	if errors.Is(err, engine.ErrNoVarDir) {
+		return nil, fmt.Errorf("no vardir to record the output in")
+	}
 	if err != nil {
 		return nil, err
 	}

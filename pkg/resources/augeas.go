@@ -218,7 +218,7 @@ func (r *AugeasRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		msg, _, _ := a.get("/augeas/files" + file + "/error/message")
 		return false, fmt.Errorf("augeas: saving %s: %v %s", file, a.errorf("save"), msg)
 	}
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf("%s: %s", file, strings.Join(changed, ", "))
 	}
 	return false, nil

@@ -186,7 +186,7 @@ func (obj *ExecRes) Sends() any { return &ExecSends{} }
 
 // CheckApply runs the command when it is due (see ExecRes).
 func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init != nil && obj.init.Refresh()
 	snap, forced, err := obj.mtimesChanged()
 	if err != nil {
 		return false, err
@@ -277,7 +277,7 @@ func (obj *ExecRes) run(ctx context.Context) error {
 		}
 		return fmt.Errorf("cmd: %v", err)
 	}
-	if obj.init != nil && obj.init.Send != nil {
+	if obj.init != nil {
 		o, so, se := both.String(), stdout.String(), stderr.String()
 		if err := obj.init.Send(&ExecSends{Output: &o, Stdout: &so, Stderr: &se}); err != nil {
 			return err
@@ -297,7 +297,7 @@ func (obj *ExecRes) logOutput(out *tailBuffer) {
 
 // logf logs through the engine, when there is one.
 func (obj *ExecRes) logf(format string, v ...any) {
-	if obj.init != nil && obj.init.Logf != nil {
+	if obj.init != nil {
 		obj.init.Logf(format, v...)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
 // validateExtra checks the parameters that guard, force or signal a run.
@@ -145,10 +147,13 @@ func (obj *ExecRes) mtimesChanged() (snap map[string]int64, changed bool, err er
 	if len(obj.MTimes) == 0 {
 		return nil, false, nil
 	}
-	if obj.init == nil || obj.init.VarDir == nil {
+	if obj.init == nil {
 		return nil, false, fmt.Errorf("mtimes needs a state directory")
 	}
 	dir, err := obj.init.VarDir("exec")
+	if errors.Is(err, engine.ErrNoVarDir) {
+		return nil, false, fmt.Errorf("mtimes needs a state directory")
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -183,10 +188,13 @@ const execCache = "sends.json"
 // recordRun keeps, after a successful run, the mtimes snapshot taken
 // before it and what it sent.
 func (obj *ExecRes) recordRun(ctx context.Context, snap map[string]int64) error {
-	if obj.init == nil || obj.init.VarDir == nil {
+	if obj.init == nil {
 		return nil
 	}
 	dir, err := obj.init.VarDir("exec")
+	if errors.Is(err, engine.ErrNoVarDir) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -214,12 +222,11 @@ func (obj *ExecRes) recordRun(ctx context.Context, snap map[string]int64) error 
 // yet, what the last recorded run sent or, when none was recorded, the
 // send_output, send_stdout and send_stderr fallbacks.
 func (obj *ExecRes) sendSkipped() error {
-	if obj.init == nil || obj.init.Send == nil || obj.Sent() != nil {
+	if obj.init == nil || obj.Sent() != nil {
 		return nil
 	}
 	s := &ExecSends{}
-	if obj.init.VarDir != nil {
-		dir, err := obj.init.VarDir("exec")
+	if dir, err := obj.init.VarDir("exec"); !errors.Is(err, engine.ErrNoVarDir) {
 		if err != nil {
 			return err
 		}

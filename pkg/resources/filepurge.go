@@ -116,7 +116,7 @@ func (obj *FileRes) checkPurge(c *fileCheck) error {
 		}
 		c.change(fmt.Sprintf("purged %d entries (%s%s)", n, strings.Join(shown, ", "), more))
 	}
-	if len(p.mounts) > 0 && obj.init.Logf != nil {
+	if len(p.mounts) > 0 {
 		obj.init.Logf("purge kept %s: another file system is mounted there", strings.Join(p.mounts, ", "))
 	}
 	return err

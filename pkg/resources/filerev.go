@@ -38,10 +38,14 @@ type fileOrig struct {
 // reverseDir returns the directory of the reversal state, or "" when the
 // engine gives no VarDir.
 func (obj *FileRes) reverseDir() (string, error) {
-	if obj.init == nil || obj.init.VarDir == nil {
+	if obj.init == nil {
 		return "", nil
 	}
-	return obj.init.VarDir(engine.ReverseVarDir)
+	d, err := obj.init.VarDir(engine.ReverseVarDir)
+	if errors.Is(err, engine.ErrNoVarDir) {
+		return "", nil
+	}
+	return d, err
 }
 
 func (obj *FileRes) loadOrig() (*fileOrig, error) {
@@ -321,7 +325,7 @@ func (obj *FileRes) undoCreated(c *fileCheck, removeDir bool) error {
 		}
 		names = append(names, e.Name())
 	}
-	if obj.init != nil && obj.init.Logf != nil {
+	if obj.init != nil {
 		obj.init.Logf("kept %s: it holds entries this resource did not create (%s)", c.path, strings.Join(names, ", "))
 	}
 	return nil

@@ -313,7 +313,7 @@ func (r *FwattrRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 }
 
 func (r *FwattrRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }

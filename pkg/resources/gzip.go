@@ -174,7 +174,7 @@ func (g *GzipRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if err := g.rec.save(ctx, in, out); err != nil {
 		return false, err
 	}
-	if g.init != nil && g.init.Logf != nil {
+	if g.init != nil {
 		g.init.Logf("wrote %s", g.path())
 	}
 	return false, nil

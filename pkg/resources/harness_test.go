@@ -46,39 +46,8 @@ func newHarness(t testing.TB) *harness {
 
 func (h *harness) init() *engine.Init {
 	return &engine.Init{
-		Program: "mgmt-test",
-		Running: func() {
-			select {
-			case h.running <- struct{}{}:
-			default:
-			}
-		},
-		Event: func() {
-			select {
-			case h.events <- struct{}{}:
-			default:
-			}
-		},
-		Refresh: func() bool {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			return h.refresh
-		},
-		Send: func(st any) error {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.sent = st
-			return nil
-		},
-		Recv: func() map[string]*engine.Send {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			return h.recv
-		},
-		VarDir: func(p string) (string, error) {
-			d := filepath.Join(h.vardir, p)
-			return d, os.MkdirAll(d, 0o755)
-		},
+		Program:  "mgmt-test",
+		Hooks:    &engine.Funcs{RunningFunc: h.onRunning, EventFunc: h.onEvent, RefreshFunc: h.onRefresh, SendFunc: h.onSend, RecvFunc: h.onRecv, VarDirFunc: h.onVarDir, LogfFunc: h.onLogf},
 		Prefix:   h.prefix,
 		Reversal: h.reversal,
 		Graph: func() []engine.Res {
@@ -86,12 +55,54 @@ func (h *harness) init() *engine.Init {
 			defer h.mu.Unlock()
 			return h.graph
 		},
-		Logf: func(format string, v ...any) {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.logs = append(h.logs, fmt.Sprintf(format, v...))
-		},
 	}
+}
+
+// funcs returns the Funcs of an Init made by init.
+func funcs(init *engine.Init) *engine.Funcs { return init.Hooks.(*engine.Funcs) }
+
+func (h *harness) onRunning() {
+	select {
+	case h.running <- struct{}{}:
+	default:
+	}
+}
+
+func (h *harness) onEvent() {
+	select {
+	case h.events <- struct{}{}:
+	default:
+	}
+}
+
+func (h *harness) onRefresh() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refresh
+}
+
+func (h *harness) onSend(st any) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sent = st
+	return nil
+}
+
+func (h *harness) onRecv() map[string]*engine.Send {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.recv
+}
+
+func (h *harness) onVarDir(p string) (string, error) {
+	d := filepath.Join(h.vardir, p)
+	return d, os.MkdirAll(d, 0o755)
+}
+
+func (h *harness) onLogf(format string, v ...any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.logs = append(h.logs, fmt.Sprintf(format, v...))
 }
 
 func (h *harness) setRefresh(b bool) {
@@ -117,8 +128,9 @@ func setup(t testing.TB, h *harness, kind, name string, r engine.Res) engine.Res
 	init := h.init()
 	if sr, ok := r.(engine.Sendable); ok {
 		// As the engine does: the resource keeps what it sent.
-		send := init.Send
-		init.Send = func(st any) error {
+		f := funcs(init)
+		send := f.SendFunc
+		f.SendFunc = func(st any) error {
 			if err := sr.Send(st); err != nil {
 				return err
 			}

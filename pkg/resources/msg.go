@@ -144,7 +144,7 @@ func (obj *MsgRes) signature() string {
 
 // CheckApply sends the message when it is due.
 func (obj *MsgRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init != nil && obj.init.Refresh()
 	sig := obj.signature()
 	obj.mu.Lock()
 	due := obj.sent == nil || *obj.sent != sig || refresh
@@ -155,7 +155,7 @@ func (obj *MsgRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if !apply {
 		return false, nil
 	}
-	if obj.init != nil && obj.init.Logf != nil {
+	if obj.init != nil {
 		obj.init.Logf("%s: %s", obj.priority(), obj.Body)
 	}
 	if obj.Syslog {

@@ -49,7 +49,7 @@ func (obj *NoopRes) Watch(ctx context.Context) error {
 
 // CheckApply finds the state right; a refresh is only logged.
 func (obj *NoopRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	if obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh() && obj.init.Logf != nil {
+	if obj.init != nil && obj.init.Refresh() {
 		obj.init.Logf("received a refresh")
 	}
 	return true, nil

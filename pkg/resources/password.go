@@ -75,9 +75,6 @@ func (obj *PasswordRes) Validate() error {
 // Init finds the file of the saved password.
 func (obj *PasswordRes) Init(init *engine.Init) error {
 	obj.init = init
-	if init.VarDir == nil {
-		return fmt.Errorf("no state directory")
-	}
 	d, err := init.VarDir("")
 	if err != nil {
 		return err
@@ -137,7 +134,7 @@ func containsByte(s string, c byte) bool {
 // the one kept is invalid (with check_recovery) or a refresh arrived, and
 // sends it.
 func (obj *PasswordRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init.Refresh()
 	have, onDisk, err := obj.current()
 	if err != nil {
 		return false, err
@@ -161,9 +158,7 @@ func (obj *PasswordRes) CheckApply(ctx context.Context, apply bool) (bool, error
 			return false, err
 		}
 		p = &np
-		if obj.init.Logf != nil {
-			obj.init.Logf("generated a new password")
-		}
+		obj.init.Logf("generated a new password")
 	}
 	if obj.Saved {
 		if err := writeAtomic(ctx, obj.file, []byte(*p), 0o600, -1, -1); err != nil {
@@ -206,9 +201,6 @@ func (obj *PasswordRes) current() (*string, bool, error) {
 }
 
 func (obj *PasswordRes) send(p string) error {
-	if obj.init.Send == nil {
-		return nil
-	}
 	return obj.init.Send(&PasswordSends{Password: &p})
 }
 

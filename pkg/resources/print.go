@@ -58,7 +58,7 @@ func (obj *PrintRes) Watch(ctx context.Context) error {
 // CheckApply prints the message when it is due. Printing changes nothing
 // on the system, so the state is always right.
 func (obj *PrintRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init != nil && obj.init.Refresh()
 	obj.mu.Lock()
 	due := refresh || !obj.RefreshOnly && (obj.printed == nil || *obj.printed != obj.Msg)
 	if due {
@@ -66,7 +66,7 @@ func (obj *PrintRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		obj.printed = &m
 	}
 	obj.mu.Unlock()
-	if due && obj.init != nil && obj.init.Logf != nil {
+	if due && obj.init != nil {
 		obj.init.Logf("msg: %s", obj.Msg)
 	}
 	return true, nil

@@ -135,7 +135,7 @@ func (obj *PsqlRes) Watch(ctx context.Context) error { return nil }
 // returns rows, or refreshonly is set; after that, a refresh checks the
 // guards again and runs the command once more when they let it.
 func (obj *PsqlRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init != nil && obj.init.Refresh()
 	if !apply {
 		due, err := obj.due(ctx, refresh)
 		if err != nil || !due {
@@ -416,7 +416,7 @@ func (obj *PsqlRes) shown(out *tailBuffer) string {
 
 // logf logs through the engine, when there is one.
 func (obj *PsqlRes) logf(format string, v ...any) {
-	if obj.init != nil && obj.init.Logf != nil {
+	if obj.init != nil {
 		obj.init.Logf(format, v...)
 	}
 }

@@ -14,19 +14,17 @@ func reportChanges(init *engine.Init, cs ...engine.Change) {
 	if init == nil || len(cs) == 0 {
 		return
 	}
-	if init.Report != nil {
+	if engine.TakesReports(init) {
 		for _, c := range cs {
 			init.Report(c)
 		}
 		return
 	}
-	if init.Logf != nil {
-		words := make([]string, len(cs))
-		for i, c := range cs {
-			words[i] = c.String()
-		}
-		init.Logf("%s", strings.Join(words, ", "))
+	words := make([]string, len(cs))
+	for i, c := range cs {
+		words[i] = c.String()
 	}
+	init.Logf("%s", strings.Join(words, ", "))
 }
 
 // textChange returns the change of a file's text content from old to new

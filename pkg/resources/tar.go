@@ -137,7 +137,7 @@ func (t *TarRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if err := t.rec.save(ctx, in, out); err != nil {
 		return false, err
 	}
-	if t.init != nil && t.init.Logf != nil {
+	if t.init != nil {
 		t.init.Logf("wrote %s", t.path())
 	}
 	return false, nil

@@ -161,10 +161,8 @@ func (obj *TestRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	}
 	if obj.ExpectRecv != nil {
 		var got []string
-		if obj.init.Recv != nil {
-			for k := range obj.init.Recv() {
-				got = append(got, k)
-			}
+		for k := range obj.init.Recv() {
+			got = append(got, k)
 		}
 		want := append([]string(nil), (*obj.ExpectRecv)...)
 		sort.Strings(got)
@@ -173,13 +171,11 @@ func (obj *TestRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 			return false, fmt.Errorf("received keys [%s], want [%s]", strings.Join(got, ", "), strings.Join(want, ", "))
 		}
 	}
-	if obj.init.Send != nil {
-		v := obj.SendValue
-		if err := obj.init.Send(&TestSends{Hello: &v, Answer: 42}); err != nil {
-			return false, err
-		}
+	v := obj.SendValue
+	if err := obj.init.Send(&TestSends{Hello: &v, Answer: 42}); err != nil {
+		return false, err
 	}
-	if obj.init.Debug && obj.init.Logf != nil {
+	if obj.init.Debug {
 		for _, k := range obj.OnlyShow {
 			if v, ok := obj.param(k); ok {
 				obj.init.Logf("%s: %v", k, v)

@@ -78,7 +78,7 @@ func (obj *TimerRes) Watch(ctx context.Context) error {
 // CheckApply reports a change once per tick that came since the last
 // apply (ticks missed while busy are coalesced), and on a refresh.
 func (obj *TimerRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init != nil && obj.init.Refresh()
 	now := obj.tick(time.Now())
 	if now <= obj.seen.Load() && !refresh {
 		return true, nil

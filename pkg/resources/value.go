@@ -129,7 +129,7 @@ func (obj *ValueRes) Sends() any { return &ValueSends{} }
 
 // send sends the value stored, decoded from its JSON as parameters are.
 func (obj *ValueRes) send(b []byte) error {
-	if obj.init == nil || obj.init.Send == nil {
+	if obj.init == nil {
 		return nil
 	}
 	st := &ValueSends{}

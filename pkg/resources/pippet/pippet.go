@@ -211,14 +211,14 @@ func (obj *PippetRes) CheckApply(ctx context.Context, apply bool) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	refresh := obj.init != nil && obj.init.Refresh != nil && obj.init.Refresh()
+	refresh := obj.init != nil && obj.init.Refresh()
 	req := request{Type: obj.Type, Title: obj.Title, Params: params, Sensitive: obj.Sensitive,
 		Companions: with, Noop: !apply, Refresh: refresh && apply}
 	resp, err := obj.w.do(ctx, req)
 	if err != nil {
 		return false, err
 	}
-	if obj.init != nil && obj.init.Logf != nil {
+	if obj.init != nil {
 		for _, m := range resp.Messages {
 			obj.init.Logf("%s", m)
 		}

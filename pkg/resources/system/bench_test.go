@@ -12,8 +12,7 @@ import (
 
 // benchInit is an Init handle for benchmarks: no watch, no log.
 func benchInit() *engine.Init {
-	return &engine.Init{Running: func() {}, Event: func() {}, Refresh: func() bool { return false },
-		Logf: func(string, ...any) {}}
+	return &engine.Init{}
 }
 
 func benchApply(b *testing.B, r engine.Res) {

@@ -241,6 +241,8 @@ func (r *CronRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		return false, err
 	}
 	sub := *r.init
+	hooks := &engine.Funcs{Base: r.init.Hooks}
+	sub.Hooks = hooks
 	svc.init = &sub
 	if r.State == "absent" {
 		return r.remove(ctx, apply, f, svc)
@@ -252,7 +254,7 @@ func (r *CronRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if changed && !apply {
 		return false, nil
 	}
-	sub.Refresh = func() bool { return changed }
+	hooks.RefreshFunc = func() bool { return changed }
 	okSvc, err := svc.CheckApply(ctx, apply)
 	return okSvc && !changed, err
 }
@@ -294,7 +296,7 @@ func (r *CronRes) remove(ctx context.Context, apply bool, f *nestedFile, svc *Sv
 }
 
 func (r *CronRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }

@@ -126,7 +126,7 @@ func (r *FirewalldRes) Init(init *engine.Init) error {
 func (r *FirewalldRes) Cleanup() error { return nil }
 
 func (r *FirewalldRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }

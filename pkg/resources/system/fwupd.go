@@ -39,7 +39,7 @@ func (b *fwupdBase) Init(init *engine.Init) error {
 func (b *fwupdBase) Cleanup() error { return nil }
 
 func (b *fwupdBase) logf(format string, v ...any) {
-	if b.init != nil && b.init.Logf != nil {
+	if b.init != nil {
 		b.init.Logf(format, v...)
 	}
 }

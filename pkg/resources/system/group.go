@@ -101,7 +101,7 @@ func (r *GroupRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		return false, nil
 	}
 	args = append(args, "--", r.Name())
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf("%s: %s", r, args[0])
 	}
 	if _, err := runCmd(ctx, args[0], args[1:]...); err != nil {

@@ -277,7 +277,7 @@ func (r *GsettingsRes) CheckApply(ctx context.Context, apply bool) (bool, error)
 	if !apply {
 		return false, nil
 	}
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf("%s: %s %s: %s -> %s", r, schema, key, have, want)
 	}
 	_, err = r.run(ctx, "set", schema, key, want)

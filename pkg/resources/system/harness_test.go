@@ -32,15 +32,17 @@ func newHarness(t *testing.T, r engine.Res) *harness {
 	init := &engine.Init{
 		Program:  "mgmt-test",
 		Hostname: "test",
-		Running:  func() {},
-		Event:    func() { h.events <- struct{}{} },
-		Refresh:  func() bool { return h.refresh },
 		Debug:    true,
-		Logf: func(format string, v ...any) {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.log = append(h.log, sprintf(format, v...))
-			t.Logf(format, v...)
+		Hooks: &engine.Funcs{
+			RunningFunc: func() {},
+			EventFunc:   func() { h.events <- struct{}{} },
+			RefreshFunc: func() bool { return h.refresh },
+			LogfFunc: func(format string, v ...any) {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				h.log = append(h.log, sprintf(format, v...))
+				t.Logf(format, v...)
+			},
 		},
 	}
 	if err := r.Init(init); err != nil {
@@ -57,7 +59,7 @@ func (h *harness) watch() {
 	running := make(chan struct{})
 	done := make(chan error, 1)
 	var once sync.Once
-	h.resInit().Running = func() { once.Do(func() { close(running) }) }
+	h.resInit().Hooks.(*engine.Funcs).RunningFunc = func() { once.Do(func() { close(running) }) }
 	go func() { done <- h.res.Watch(ctx) }()
 	select {
 	case <-running:

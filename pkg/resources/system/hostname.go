@@ -199,7 +199,7 @@ func (r *HostnameRes) CheckApply(ctx context.Context, apply bool) (bool, error) 
 		return false, nil
 	}
 	for _, td := range todo {
-		if r.init != nil && r.init.Logf != nil {
+		if r.init != nil {
 			r.init.Logf("%s: set %shostname %q", r, strings.ToLower(td[0]), td[1])
 		}
 		if err := b.set(ctx, td[0], td[1]); err != nil {

@@ -293,7 +293,7 @@ func (r *MountRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 }
 
 func (r *MountRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }

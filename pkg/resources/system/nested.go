@@ -14,8 +14,9 @@ import (
 // content, or absent. It is a real file resource: the same atomic writes,
 // the same rules about symbolic links, the same shared watcher.
 type nestedFile struct {
-	res  *resources.FileRes
-	init engine.Init
+	res   *resources.FileRes
+	init  engine.Init
+	hooks engine.Funcs // its owner's, but for Running, Event, Refresh and Recv
 }
 
 // newNestedFile returns a file resource keeping path at content with mode
@@ -35,8 +36,9 @@ func newNestedFile(owner *engine.Init, path string, content *string) (*nestedFil
 	if owner != nil {
 		n.init = *owner
 	}
-	n.init.Running, n.init.Event = func() {}, func() {}
-	n.init.Refresh, n.init.Recv = nil, nil
+	n.hooks = engine.Funcs{Base: n.init.Hooks, RunningFunc: func() {}, EventFunc: func() {},
+		RefreshFunc: func() bool { return false }, RecvFunc: func() map[string]*engine.Send { return nil }}
+	n.init.Hooks = &n.hooks
 	if err := f.Init(&n.init); err != nil {
 		return nil, err
 	}
@@ -56,8 +58,8 @@ func (n *nestedFile) watch(ctx context.Context, event func()) (stop func() error
 	ctx, cancel := context.WithCancel(ctx)
 	running := make(chan struct{})
 	done := make(chan error, 1)
-	n.init.Running = func() { close(running) }
-	n.init.Event = event
+	n.hooks.RunningFunc = func() { close(running) }
+	n.hooks.EventFunc = event
 	go func() { done <- n.res.Watch(ctx) }()
 	stop = func() error {
 		cancel()

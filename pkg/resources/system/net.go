@@ -88,7 +88,7 @@ func (r *NetRes) Init(init *engine.Init) error {
 func (r *NetRes) Cleanup() error { return nil }
 
 func (r *NetRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }

@@ -71,13 +71,16 @@ func (r *NspawnRes) Init(init *engine.Init) error {
 // Cleanup does nothing.
 func (r *NspawnRes) Cleanup() error { return nil }
 
-// unit returns the nested svc resource of the container's unit.
-func (r *NspawnRes) unit() *SvcRes {
+// unit returns the nested svc resource of the container's unit; its Init
+// handle is the container's, with the calls hooks sets answered by hooks.
+func (r *NspawnRes) unit(hooks engine.Funcs) *SvcRes {
 	s := &SvcRes{State: r.State, Bus: r.Bus}
 	s.SetKind("svc")
 	s.SetName("systemd-nspawn@" + r.Name() + ".service")
 	if r.init != nil {
 		sub := *r.init
+		hooks.Base = r.init.Hooks
+		sub.Hooks = &hooks
 		s.init = &sub
 	}
 	return s
@@ -104,12 +107,11 @@ func (r *NspawnRes) Watch(ctx context.Context) error {
 	}
 	ch := make(chan *dbus.Signal, 64)
 	conn.Signal(ch)
-	unit := r.unit()
+	unitRunning := make(chan struct{})
+	unit := r.unit(engine.Funcs{RunningFunc: func() { close(unitRunning) }})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	unitDone := make(chan error, 1)
-	unitRunning := make(chan struct{})
-	unit.init.Running = func() { close(unitRunning) }
 	go func() { unitDone <- unit.Watch(ctx) }()
 	select {
 	case <-unitRunning:
@@ -167,7 +169,7 @@ func (r *NspawnRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	refresh := r.init != nil && r.init.Refresh != nil && r.init.Refresh() && r.State == "running"
+	refresh := r.init != nil && r.init.Refresh() && r.State == "running"
 	if (st == "" && r.State == "stopped" || st == "running" && r.State == "running") && !refresh {
 		return true, nil
 	}
@@ -181,10 +183,7 @@ func (r *NspawnRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if !apply {
 		return false, nil
 	}
-	unit := r.unit()
-	if unit.init != nil {
-		unit.init.Refresh = func() bool { return refresh }
-	}
+	unit := r.unit(engine.Funcs{RefreshFunc: func() bool { return refresh }})
 	if _, err := unit.CheckApply(ctx, true); err != nil {
 		return false, err
 	}

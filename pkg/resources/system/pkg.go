@@ -107,7 +107,7 @@ func (r *PkgRes) Init(init *engine.Init) error {
 func (r *PkgRes) Cleanup() error { return nil }
 
 func (r *PkgRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }

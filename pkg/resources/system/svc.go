@@ -120,7 +120,7 @@ func (r *SvcRes) Init(init *engine.Init) error {
 func (r *SvcRes) Cleanup() error { return nil }
 
 func (r *SvcRes) logf(format string, v ...any) {
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf(format, v...)
 	}
 }
@@ -219,7 +219,7 @@ func (r *SvcRes) connect(ctx context.Context) (*sdbus.Conn, error) {
 
 // CheckApply compares the unit's state with the wanted one and repairs it.
 func (r *SvcRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
-	refresh := r.init != nil && r.init.Refresh != nil && r.init.Refresh()
+	refresh := r.init != nil && r.init.Refresh()
 	if r.State == "" && r.Startup == "" && !refresh {
 		return true, nil
 	}

@@ -172,7 +172,7 @@ func (r *UserRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if !apply {
 		return false, nil
 	}
-	if r.init != nil && r.init.Logf != nil {
+	if r.init != nil {
 		r.init.Logf("%s: %s", r, strings.Join(cmd, " "))
 	}
 	args := append(append(rootArgs(r.Root), cmd[1:]...), "--", r.Name())

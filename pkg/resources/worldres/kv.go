@@ -176,7 +176,7 @@ func (k *KVRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if exists && have == want {
 		return true, nil
 	}
-	refresh := k.init.Refresh != nil && k.init.Refresh()
+	refresh := k.init.Refresh()
 	if exists && k.SkipLessThan && !refresh {
 		greater, err := k.greater(have, want)
 		if err != nil {

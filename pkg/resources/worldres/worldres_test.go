@@ -28,15 +28,16 @@ func newInit(w engine.World) (*harness, *engine.Init) {
 	return h, &engine.Init{
 		Hostname: w.Hostname(),
 		World:    w,
-		Running:  func() { h.running <- struct{}{} },
-		Event: func() {
-			select {
-			case h.events <- struct{}{}:
-			default:
-			}
+		Hooks: &engine.Funcs{
+			RunningFunc: func() { h.running <- struct{}{} },
+			EventFunc: func() {
+				select {
+				case h.events <- struct{}{}:
+				default:
+				}
+			},
+			RefreshFunc: func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.refresh },
 		},
-		Refresh: func() bool { h.mu.Lock(); defer h.mu.Unlock(); return h.refresh },
-		Logf:    func(string, ...any) {},
 	}
 }
 

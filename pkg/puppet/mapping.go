@@ -151,13 +151,22 @@ func (t *tr) checkSchema(kind string) {
 		t.fallback("kind %s is not available", kind)
 		return
 	}
-	for _, k := range sortedKeys(t.out) {
-		typ, ok := s.Params[k]
-		if !ok {
-			t.fallback("kind %s has no parameter '%s'", kind, k)
-			continue
+	missing := false
+	for k, v := range t.out {
+		if typ, ok := s.Params[k]; ok {
+			t.out[k] = coerce(v, typ)
+		} else {
+			missing = true
 		}
-		t.out[k] = coerce(t.out[k], typ)
+	}
+	if !missing {
+		return
+	}
+	for _, k := range sortedKeys(t.out) { // the first in order
+		if _, ok := s.Params[k]; !ok {
+			t.fallback("kind %s has no parameter '%s'", kind, k)
+			return
+		}
 	}
 }
 

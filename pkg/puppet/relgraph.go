@@ -77,8 +77,8 @@ func whitRef(name string) string {
 type builder struct {
 	cat     *catalog.Catalog
 	g       *RelGraph
-	byRef   map[string]*Vertex // catalog ref -> vertex
-	byAlias map[string]*Vertex // lower type + "\x00" + namevar -> vertex
+	byRef   map[string]*Vertex    // catalog ref -> vertex
+	byAlias map[[2]string]*Vertex // lower type, namevar -> vertex
 	pairs   map[[2]*Vertex]bool
 	edges   []*RelEdge
 }
@@ -90,12 +90,16 @@ type builder struct {
 func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 	n := len(c.Resources)
 	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, n)}, byRef: make(map[string]*Vertex, n),
-		byAlias: make(map[string]*Vertex, n), pairs: map[[2]*Vertex]bool{}}
+		byAlias: make(map[[2]string]*Vertex, n), pairs: map[[2]*Vertex]bool{}}
 	for _, r := range c.Resources {
-		v := &Vertex{Ref: ralRef(r), Type: strings.ToLower(r.Type), Name: NamevarValue(r), Res: r}
+		ref := r.Ref()
+		v := &Vertex{Ref: ref, Type: strings.ToLower(r.Type), Name: NamevarValue(r), Res: r}
+		if r.Type == "Class" {
+			v.Ref = ralRef(r)
+		}
 		b.g.Vertices = append(b.g.Vertices, v)
-		b.byRef[r.Ref()] = v
-		b.byAlias[v.Type+"\x00"+v.Name] = v
+		b.byRef[ref] = v
+		b.byAlias[[2]string{v.Type, v.Name}] = v
 		if r.Type == "Class" {
 			b.byRef["Class["+strings.ToLower(r.Title)+"]"] = v
 		}
@@ -125,7 +129,7 @@ func (b *builder) find(ref string) *Vertex {
 	if lt == "file" && len(title) > 1 {
 		title = strings.TrimRight(title, "/")
 	}
-	return b.byAlias[lt+"\x00"+title]
+	return b.byAlias[[2]string{lt, title}]
 }
 
 func (b *builder) addEdge(s, t *Vertex, event, callback string) {
@@ -177,7 +181,7 @@ var absCmd = regexp.MustCompile(`(?m)^(/\S+)`)
 func (b *builder) autoRequires(v *Vertex) []*Vertex {
 	var out []*Vertex
 	add := func(typ, name string) {
-		if o := b.byAlias[typ+"\x00"+name]; o != nil && o != v {
+		if o := b.byAlias[[2]string{typ, name}]; o != nil && o != v {
 			out = append(out, o)
 		}
 	}
@@ -187,7 +191,7 @@ func (b *builder) autoRequires(v *Vertex) []*Vertex {
 	case "file":
 		for dir := v.Name; dir != "/" && dir != "." && dir != ""; {
 			dir = path.Dir(dir)
-			if o := b.byAlias["file\x00"+dir]; o != nil {
+			if o := b.byAlias[[2]string{"file", dir}]; o != nil {
 				out = append(out, o)
 				break
 			}

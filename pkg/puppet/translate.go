@@ -198,9 +198,12 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions) *graph
 		st.note(opts, v, "no native kind for type "+v.Type)
 		return pippet(v, opts, comp[v])
 	}
-	t := &tr{v: v, opts: opts, comp: comp[v], params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}, secret: map[string]bool{}}
-	for _, k := range v.Res.Sensitive {
-		t.secret[k] = true
+	t := &tr{v: v, opts: opts, comp: comp[v], params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}}
+	if len(v.Res.Sensitive) > 0 {
+		t.secret = make(map[string]bool, len(v.Res.Sensitive))
+		for _, k := range v.Res.Sensitive {
+			t.secret[k] = true
+		}
 	}
 	// A Sensitive content is a file's with show_diff false (fileWhole):
 	// the engine keeps it out of every log and event, as Puppet does.
@@ -249,7 +252,7 @@ func pos(v *Vertex) string {
 // relationship metaparameters (they became edges) and the ones without
 // meaning for us.
 func realParams(r *catalog.Resource) map[string]any {
-	out := map[string]any{}
+	out := make(map[string]any, len(r.Params))
 	for k, v := range r.Params {
 		switch k {
 		case "before", "require", "notify", "subscribe", "tag", "alias":
@@ -263,7 +266,17 @@ func realParams(r *catalog.Resource) map[string]any {
 // richParam returns the name of a parameter whose value is Puppet rich
 // data (a Deferred, a Hash with non-string keys, ...), or "".
 func richParam(params map[string]any) string {
-	for _, k := range sortedKeys(params) {
+	rich := false
+	for _, v := range params {
+		if isRich(v) {
+			rich = true
+			break
+		}
+	}
+	if !rich {
+		return ""
+	}
+	for _, k := range sortedKeys(params) { // the first in order
 		if isRich(params[k]) {
 			return k
 		}

@@ -93,17 +93,13 @@ func newParser(file, src string) *parser {
 	return p
 }
 
-func (p *parser) peek() token { return *p.peekRef(0) }
+func (p *parser) peek() token { return p.peekN(0) }
 
 // peekN returns the token n places ahead (EOF past the end).
-func (p *parser) peekN(n int) token { return *p.peekRef(n) }
-
-// peekRef is peekN without the copy: the token it points to stays valid
-// until the parser reads further.
-func (p *parser) peekRef(n int) *token {
+func (p *parser) peekN(n int) token {
 	for p.i+n >= len(p.toks) {
 		if k := len(p.toks); k > 0 && p.toks[k-1].kind == tEOF {
-			return &p.toks[k-1]
+			return p.toks[k-1]
 		}
 		if p.i > 32 && p.i >= len(p.toks)/2 { // drop the tokens read
 			p.toks = append(p.toks[:0], p.toks[p.i:]...)
@@ -111,7 +107,7 @@ func (p *parser) peekRef(n int) *token {
 		}
 		p.toks = append(p.toks, p.lx.next())
 	}
-	return &p.toks[p.i+n]
+	return p.toks[p.i+n]
 }
 
 func (p *parser) adv() token {
@@ -138,7 +134,7 @@ func (p *parser) unexpected(want string) {
 }
 
 func (p *parser) is(kind tokKind, text string) bool {
-	t := p.peekRef(0)
+	t := p.peek()
 	return t.kind == kind && t.text == text
 }
 

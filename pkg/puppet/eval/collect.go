@@ -215,11 +215,13 @@ func (e *evaluator) override(s *scope, x *syntax.Override) any {
 // applyPendingOverrides applies the overrides waiting for a resource
 // just declared.
 func (e *evaluator) applyPendingOverrides(en *entry) {
-	key := en.res.Ref()
-	for _, o := range e.pendingOverrides[key] {
+	if len(e.pendingOverrides) == 0 {
+		return
+	}
+	for _, o := range e.pendingOverrides[en.ref] {
 		e.applyOverride(o, en)
 	}
-	delete(e.pendingOverrides, key)
+	delete(e.pendingOverrides, en.ref)
 }
 
 // checkOverrides fails on an override whose resource was never declared.

@@ -140,6 +140,10 @@ type evaluator struct {
 	namevars         map[string]string
 	mods             *modIndex // the module path's files, read once (modindex.go)
 	erbTemplates     map[string]*erbParsed
+	typeNames        map[string]string // lower-case type name -> catalog.CapitalizeType of it
+	// the reference of the container contain last put a resource in
+	lastParent    *catalog.Resource
+	lastParentRef string
 }
 
 // Compile evaluates the manifest src (read from file) into a catalog.
@@ -252,8 +256,30 @@ func qualify(prefix, name string) string {
 	return prefix + "::" + name
 }
 
-func (e *evaluator) contain(parent, child *catalog.Resource) {
-	e.cat.Edges = append(e.cat.Edges, catalog.Edge{Source: parent.Ref(), Target: child.Ref()})
+// contain records that parent contains child. The resources of one
+// container come one after the other: its reference is made once for them.
+func (e *evaluator) contain(parent, child *catalog.Resource) { e.containRef(parent, child.Ref()) }
+
+// containRef records that parent contains the resource of reference
+// child.
+func (e *evaluator) containRef(parent *catalog.Resource, child string) {
+	if parent != e.lastParent {
+		e.lastParent, e.lastParentRef = parent, parent.Ref()
+	}
+	e.cat.Edges = append(e.cat.Edges, catalog.Edge{Source: e.lastParentRef, Target: child})
+}
+
+// capitalType returns catalog.CapitalizeType(typ), made once per type.
+func (e *evaluator) capitalType(typ string) string {
+	if t, ok := e.typeNames[typ]; ok {
+		return t
+	}
+	if e.typeNames == nil {
+		e.typeNames = map[string]string{}
+	}
+	t := catalog.CapitalizeType(typ)
+	e.typeNames[typ] = t
+	return t
 }
 
 func (e *evaluator) run(stmts []syntax.Node) {

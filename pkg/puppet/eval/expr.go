@@ -35,6 +35,32 @@ var knownRegexps = map[string]string{
 
 const ipv4Compat = `^((([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d))[.]){3}([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d)))(/((([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d))[.]){3}([0-9](?!\d)|[1-9][0-9](?!\d)|1[0-9]{2}(?!\d)|2[0-4][0-9](?!\d)|25[0-5](?!\d))|[0-9]+))?$`
 
+// interpolated evaluates the parts of an interpolated string and joins
+// them, in one allocation.
+func (e *evaluator) interpolated(s *scope, parts []syntax.Node) string {
+	var small [8]string
+	strs := small[:0]
+	if len(parts) > len(small) {
+		strs = make([]string, 0, len(parts))
+	}
+	n := 0
+	for _, part := range parts {
+		v := e.expr(s, part)
+		if _, isStr := part.(*syntax.Str); !isStr {
+			e.checkInterpolated(part.At(), v)
+		}
+		str := toString(v)
+		strs = append(strs, str)
+		n += len(str)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, str := range strs {
+		b.WriteString(str)
+	}
+	return b.String()
+}
+
 func (e *evaluator) expr(s *scope, n syntax.Node) any {
 	e.tick()
 	switch x := n.(type) {
@@ -42,15 +68,7 @@ func (e *evaluator) expr(s *scope, n syntax.Node) any {
 		if x.Parts == nil {
 			return x.Value
 		}
-		var b strings.Builder
-		for _, part := range x.Parts {
-			v := e.expr(s, part)
-			if _, isStr := part.(*syntax.Str); !isStr {
-				e.checkInterpolated(part.At(), v)
-			}
-			b.WriteString(toString(v))
-		}
-		return b.String()
+		return e.interpolated(s, x.Parts)
 	case *syntax.Name:
 		return x.Value
 	case *syntax.Num:

@@ -13,6 +13,7 @@ import (
 // with @, or in a virtual defined type) until realized.
 type entry struct {
 	res       *catalog.Resource
+	ref       string            // res.Ref(), made once
 	scope     *scope            // the declaring scope
 	container *catalog.Resource // what contains it once in the catalog
 	virtual   bool
@@ -37,15 +38,16 @@ var metaparams = map[string]bool{
 
 // addResource adds r to the catalog (unless virtual) and indexes it.
 func (e *evaluator) addResource(r *catalog.Resource, s *scope, p syntax.Pos, virtual bool) *entry {
-	if old := e.entries[r.Ref()]; old != nil {
-		e.fail(p, "Duplicate declaration: %s is already declared at %s; cannot redeclare", r.Ref(), old.res.Pos())
+	rref := r.Ref()
+	if old := e.entries[rref]; old != nil {
+		e.fail(p, "Duplicate declaration: %s is already declared at %s; cannot redeclare", rref, old.res.Pos())
 	}
-	en := &entry{res: r, scope: s, virtual: virtual, container: s.container}
-	e.entries[r.Ref()] = en
+	en := &entry{res: r, ref: rref, scope: s, virtual: virtual, container: s.container}
+	e.entries[rref] = en
 	if r.Type == "File" {
 		k := filePathKey(r.Title)
 		if old := e.files[k]; old != nil {
-			e.fail(p, "Cannot alias %s to [%q]; resource [\"File\", %q] already declared", r.Ref(), k, old.res.Title)
+			e.fail(p, "Cannot alias %s to [%q]; resource [\"File\", %q] already declared", rref, k, old.res.Title)
 		}
 		e.files[k] = en
 	}
@@ -107,8 +109,8 @@ func copyMap(m map[string]any) map[string]any {
 // attrs evaluates attribute operations (splats unfolded) into values and
 // their order.
 func (e *evaluator) attrs(s *scope, list []*syntax.Attr) (map[string]any, []string) {
-	attrs := map[string]any{}
-	var order []string
+	attrs := make(map[string]any, len(list))
+	order := make([]string, 0, len(list))
 	set := func(p syntax.Pos, k string, v any) {
 		if _, dup := attrs[k]; dup {
 			e.fail(p, "The attribute '%s' has already been set", k)
@@ -176,16 +178,21 @@ func (e *evaluator) resourceType(p syntax.Pos, typ string) *syntax.DefineDef {
 
 func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
 	def := e.resourceType(stmt.P, typ)
-	r := &catalog.Resource{Type: catalog.CapitalizeType(typ), Title: title, Kind: catalog.KindCompilable,
-		File: p.File, Line: p.Line, Col: p.Col, Params: map[string]any{}}
-	given := map[string]any{}
+	r := &catalog.Resource{Type: e.capitalType(typ), Title: title, Kind: catalog.KindCompilable,
+		File: p.File, Line: p.Line, Col: p.Col, Params: make(map[string]any, len(order))}
+	var given map[string]any // the parameters of an instance of a defined type
+	if def != nil {
+		given = make(map[string]any, len(order))
+	}
 	var tags []string
 	for _, k := range order {
 		v := attrs[k]
 		if v == nil {
 			continue
 		}
-		given[k] = v
+		if def != nil {
+			given[k] = v
+		}
 		e.setParam(r, k, v)
 		if k == "tag" {
 			tags = append(tags, tagList(v)...)
@@ -245,7 +252,7 @@ func (e *evaluator) setParam(r *catalog.Resource, k string, v any) {
 // queues a defined type's instance for evaluation.
 func (e *evaluator) place(en *entry) {
 	if en.container != nil {
-		e.contain(en.container, en.res)
+		e.containRef(en.container, en.ref)
 	}
 	if en.def != nil {
 		e.pending = append(e.pending, en.def)

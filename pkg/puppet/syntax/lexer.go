@@ -56,6 +56,15 @@ var puncts = []string{
 	"@@", "{", "}", "[", "]", "(", ")", ",", ";", ":", "=", "<", ">", "!", "+", "-", "*", "/", "%", "?", "|", "@", ".",
 }
 
+// punctsBy holds, for each first byte, the operators of puncts that start
+// with it, longest first as in puncts: the lexer tries only those.
+var punctsBy = func() (by [256][]string) {
+	for _, op := range puncts {
+		by[op[0]] = append(by[op[0]], op)
+	}
+	return by
+}()
+
 // valueEnd reports whether a token ends an operand, so that a following
 // '/' is a division rather than the start of a regex.
 func valueEnd(t Token) bool {
@@ -180,13 +189,16 @@ func isWord(c byte) bool {
 }
 
 // word scans a possibly ::-qualified word starting at off.
-func (l *lexer) word(off int) int {
-	i := off
+func (l *lexer) word(off int) int { return wordEnd(l.src, off) }
+
+// wordEnd returns the end of the possibly ::-qualified word of s starting
+// at i.
+func wordEnd(s string, i int) int {
 	for {
-		for i < len(l.src) && isWord(l.src[i]) {
+		for i < len(s) && isWord(s[i]) {
 			i++
 		}
-		if strings.HasPrefix(l.src[i:], "::") && i+2 < len(l.src) && isWord(l.src[i+2]) {
+		if strings.HasPrefix(s[i:], "::") && i+2 < len(s) && isWord(s[i+2]) {
 			i += 2
 			continue
 		}
@@ -257,7 +269,7 @@ func (l *lexer) next() (Token, error) {
 		}
 		return tok(REGEX, strings.ReplaceAll(s[1:i], `\/`, "/"), i+1)
 	}
-	for _, op := range puncts {
+	for _, op := range punctsBy[c] {
 		if strings.HasPrefix(s, op) {
 			return tok(PUNCT, op, len(op))
 		}

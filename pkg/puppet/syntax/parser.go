@@ -59,7 +59,9 @@ type parser struct {
 	i     int
 	lx    *lexer
 	lexed bool // lx has given its EOF
-	depth int  // nesting of the construct being parsed
+	// attrBuf is the scratch list of the attributes being parsed (attrs)
+	attrBuf []Attr
+	depth   int // nesting of the construct being parsed
 	// cond is set while parsing the condition of if, unless, elsif or
 	// case: a { there starts the body, not resource defaults or an
 	// override (if $x =~ Array { ... }).
@@ -432,9 +434,11 @@ func (p *parser) attrBlock() []*Attr {
 }
 
 // attrs parses attribute operations: name => value, name +> value and
-// the splat * => hash, separated by commas.
+// the splat * => hash, separated by commas. They are gathered in the
+// parser's scratch list (a value may hold attributes of its own, after
+// them) and then copied out in one block.
 func (p *parser) attrs() []*Attr {
-	var out []*Attr
+	start := len(p.attrBuf)
 	for {
 		t := p.tok()
 		name := t.Text
@@ -442,18 +446,39 @@ func (p *parser) attrs() []*Attr {
 		case t.Kind == PUNCT && t.Text == "*":
 		case t.Kind == NAME:
 		default:
-			return out
+			return p.takeAttrs(start)
 		}
 		p.i++
 		op := p.tok()
 		if !p.accept(PUNCT, "=>") && !(name != "*" && p.accept(PUNCT, "+>")) {
 			p.fail(op.Pos, "syntax error: expected \"=>\" after attribute %s, got %s", name, describe(op))
 		}
-		out = append(out, &Attr{P: t.Pos, Name: name, Op: op.Text, Value: p.expr()})
+		p.attrBuf = append(p.attrBuf, Attr{P: t.Pos, Name: name, Op: op.Text})
+		i := len(p.attrBuf) - 1
+		v := p.expr()
+		p.attrBuf[i].Value = v
 		if !p.accept(PUNCT, ",") {
-			return out
+			return p.takeAttrs(start)
 		}
 	}
+}
+
+// takeAttrs removes the attributes from start on from the scratch list
+// and returns them (nil when there are none).
+func (p *parser) takeAttrs(start int) []*Attr {
+	n := len(p.attrBuf) - start
+	if n == 0 {
+		return nil
+	}
+	vals := make([]Attr, n)
+	copy(vals, p.attrBuf[start:])
+	clear(p.attrBuf[start:]) // keep no node alive through the scratch list
+	p.attrBuf = p.attrBuf[:start]
+	out := make([]*Attr, n)
+	for i := range vals {
+		out[i] = &vals[i]
+	}
+	return out
 }
 
 // resource parses [@|@@]NAME { title: attrs; title: attrs }.

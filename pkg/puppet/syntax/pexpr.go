@@ -11,6 +11,29 @@ var precedence = [][]string{
 	{"+", "-"}, {"*", "/", "%"}, {"=~", "!~"}, {"in"},
 }
 
+// opLevels maps each binary operator to its index in precedence.
+var opLevels = func() map[string]int {
+	m := map[string]int{}
+	for level, ops := range precedence {
+		for _, op := range ops {
+			m[op] = level
+		}
+	}
+	return m
+}()
+
+// opLevel returns the precedence level of the binary operator t, or -1
+// when t is none.
+func opLevel(t *Token) int {
+	if t.Kind != PUNCT && t.Kind != NAME {
+		return -1
+	}
+	if level, ok := opLevels[t.Text]; ok {
+		return level
+	}
+	return -1
+}
+
 func (p *parser) expr() Node {
 	t := p.tok()
 	p.enter(t.Pos)
@@ -18,27 +41,27 @@ func (p *parser) expr() Node {
 	return p.binary(0)
 }
 
+// binary parses the operands and operators of precedence level and
+// above (precedence climbing: one call per operand, whatever the number of
+// levels). Operators of one level associate to the left.
 func (p *parser) binary(level int) Node {
-	if level == len(precedence) {
-		return p.unary()
-	}
-	l := p.binary(level + 1)
-	for terms := 1; ; terms++ {
+	l := p.unary()
+	chain, terms := -1, 0 // level of the current operator chain, its operands
+	for {
 		t := p.tok()
-		match := false
-		for _, op := range precedence[level] {
-			if (t.Kind == PUNCT || t.Kind == NAME) && t.Text == op {
-				match = true
-			}
-		}
-		if !match {
+		lv := opLevel(&t)
+		if lv < level {
 			return l
+		}
+		if lv != chain {
+			chain, terms = lv, 1
 		}
 		if terms >= MaxTerms {
 			p.fail(t.Pos, "expression too long (more than %d operands)", MaxTerms)
 		}
+		terms++
 		p.i++
-		l = &Binary{P: t.Pos, Op: t.Text, L: l, R: p.binary(level + 1)}
+		l = &Binary{P: t.Pos, Op: t.Text, L: l, R: p.binary(lv + 1)}
 	}
 }
 
@@ -262,52 +285,41 @@ func (p *parser) hash() Node {
 }
 
 // interpolate turns the raw body of a double-quoted string into a Str.
+// A literal part without escapes is a substring of the body, not a copy.
 func (p *parser) interpolate(t Token) Node {
-	s := &Str{P: t.Pos}
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			s.Parts = append(s.Parts, &Str{P: t.Pos, Value: lit.String()})
-			lit.Reset()
+	var parts []Node
+	raw := t.Text
+	var lit strings.Builder // the literal before seg, when escapes made it differ from raw
+	seg := 0                // start of the literal text not yet in lit
+	text := func(end int) string {
+		if lit.Len() == 0 {
+			return raw[seg:end]
+		}
+		lit.WriteString(raw[seg:end])
+		v := lit.String()
+		lit.Reset()
+		return v
+	}
+	flush := func(end int) {
+		if v := text(end); v != "" {
+			parts = append(parts, &Str{P: t.Pos, Value: v})
 		}
 	}
-	raw := t.Text
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		switch {
 		case c == '\\' && i+1 < len(raw) && !t.Heredoc:
-			i++
-			switch raw[i] {
-			case 'n':
-				lit.WriteByte('\n')
-			case 't':
-				lit.WriteByte('\t')
-			case 'r':
-				lit.WriteByte('\r')
-			case 's':
-				lit.WriteByte(' ')
-			case '\\', '"', '\'', '$':
-				lit.WriteByte(raw[i])
-			case 'u':
-				n, r := unicodeEscape(raw[i+1:])
-				if n == 0 {
-					p.fail(offsetPos(t, i), "malformed unicode escape")
-				}
-				lit.WriteRune(r)
-				i += n
-			case '\n':
-			default:
-				lit.WriteByte('\\')
-				lit.WriteByte(raw[i])
-			}
+			lit.WriteString(raw[seg:i])
+			i = p.escape(t, &lit, i+1)
+			seg = i + 1
 		case c == '$' && i+1 < len(raw) && raw[i+1] == '{':
 			end := MatchBrace(raw, i+2)
 			if end < 0 {
 				p.fail(offsetPos(t, i), "unterminated ${ in string")
 			}
-			flush()
-			s.Parts = append(s.Parts, p.embedded(t, i+2, raw[i+2:end]))
-			i = end
+			flush(i)
+			parts = append(parts, p.embedded(t, i+2, raw[i+2:end]))
+			i, seg = end, end+1
 		case c == '$' && i+1 < len(raw) && (isWord(raw[i+1]) || raw[i+1] == ':'):
 			j := i + 1
 			if strings.HasPrefix(raw[j:], "::") {
@@ -321,18 +333,46 @@ func (p *parser) interpolate(t Token) Node {
 					k++
 				}
 			}
-			flush()
-			s.Parts = append(s.Parts, &Var{P: offsetPos(t, i), Name: raw[i+1 : k]})
-			i = k - 1
-		default:
-			lit.WriteByte(c)
+			flush(i)
+			parts = append(parts, &Var{P: offsetPos(t, i), Name: raw[i+1 : k]})
+			i, seg = k-1, k
 		}
 	}
-	if len(s.Parts) == 0 {
-		return &Str{P: t.Pos, Value: lit.String()}
+	if len(parts) == 0 {
+		return &Str{P: t.Pos, Value: text(len(raw))}
 	}
-	flush()
-	return s
+	flush(len(raw))
+	return &Str{P: t.Pos, Parts: parts}
+}
+
+// escape writes the value of the escape whose letter is at raw[i] (after
+// its backslash) to lit and returns the index of its last byte.
+func (p *parser) escape(t Token, lit *strings.Builder, i int) int {
+	raw := t.Text
+	switch raw[i] {
+	case 'n':
+		lit.WriteByte('\n')
+	case 't':
+		lit.WriteByte('\t')
+	case 'r':
+		lit.WriteByte('\r')
+	case 's':
+		lit.WriteByte(' ')
+	case '\\', '"', '\'', '$':
+		lit.WriteByte(raw[i])
+	case 'u':
+		n, r := unicodeEscape(raw[i+1:])
+		if n == 0 {
+			p.fail(offsetPos(t, i), "malformed unicode escape")
+		}
+		lit.WriteRune(r)
+		i += n
+	case '\n':
+	default:
+		lit.WriteByte('\\')
+		lit.WriteByte(raw[i])
+	}
+	return i
 }
 
 func unicodeEscape(s string) (int, rune) {
@@ -402,6 +442,11 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 	pos := offsetPos(t, off)
 	p.enter(pos)
 	defer p.leave()
+	if isVarName(src) { // ${name}, the common case, without a lexer
+		p.enter(pos)
+		p.leave()
+		return &Var{P: pos, Name: src}
+	}
 	toks, err := Lex(pos.File, src)
 	if err != nil {
 		panic(err)
@@ -427,4 +472,11 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 		sub.fail(sub.tok().Pos, "syntax error in interpolation: unexpected %s", describe(sub.tok()))
 	}
 	return x
+}
+
+// isVarName reports whether the body of an interpolation is a bare
+// lower-case word (possibly ::-qualified), which names a variable.
+func isVarName(src string) bool {
+	return src != "" && (src[0] >= 'a' && src[0] <= 'z' || src[0] == '_') &&
+		wordEnd(src, 0) == len(src) && !keywords[src]
 }

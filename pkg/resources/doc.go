@@ -60,8 +60,12 @@
 // Content is written atomically: a temporary file named
 // ".<name>.mgmt-tmp-<random>" in the same directory gets the data, the
 // permission bits and owner, and is renamed over the path; on an error or
-// cancellation it is removed. The writer holds a lock (flock) on the
-// temporary file from its creation to its rename, which the kernel drops
+// cancellation it is removed. Where the file system allows it (O_TMPFILE:
+// ext4, XFS, Btrfs, tmpfs), the temporary file gets its name only once it
+// is complete, so nobody can open it before, and watchers of the
+// directory see it appear and be renamed, never written. The writer holds
+// a lock (flock) on the temporary file from its creation to its rename,
+// which the kernel drops
 // when the writer dies: the first time a file resource starts in a
 // directory, the temporary files there that nobody holds the lock of
 // (left by a killed process) are removed at once, those a live writer

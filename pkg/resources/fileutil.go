@@ -138,68 +138,63 @@ func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32)
 
 // replaceAtomic is writeAtomic with the writing of the temporary file's
 // content left to fill and, if check is not nil, the temporary file
-// checked before the rename. The temporary file is made with its final
-// mode when it keeps the owner and group it is made with, so that no
-// chmod follows; a chown comes before the chmod, which sets again the
-// set-id bits a chown clears.
+// checked before the rename. The temporary file (see filetemp.go) is made
+// with its final mode when it keeps the owner and group it is made with,
+// so that no chmod follows; a chown comes before the chmod, which sets
+// again the set-id bits a chown clears.
 func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, fill func(fd int, tmp string) error, check func(tmp string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
 	}
 	prefix := "." + base + tmpMarker
-	fd, tmp, st, err := createTemp(dir, prefix, tempMode(perm, uid, gid))
+	t, err := newTemp(dir, prefix, tempMode(perm, uid, gid))
 	if err != nil {
 		return err
 	}
-	chown := uid >= 0 && uint32(uid) != st.Uid || gid >= 0 && uint32(gid) != st.Gid
-	if chown && st.Mode&0o077 != 0 {
+	chown := uid >= 0 && uint32(uid) != t.st.Uid || gid >= 0 && uint32(gid) != t.st.Gid
+	if chown && t.st.Mode&0o077 != 0 && !t.unnamed {
 		// Made with another group than the process's (in a set-group-ID
 		// directory): others may have opened it before its chown, so
 		// it is not used.
-		syscall.Unlink(tmp)
-		syscall.Close(fd)
-		if fd, tmp, st, err = createTemp(dir, prefix, 0o600); err != nil {
+		t.end(true)
+		fd, tmp, st, err := createTemp(dir, prefix, 0o600)
+		if err != nil {
 			return err
 		}
+		t = &tempFile{fd: fd, name: tmp, st: st}
 	}
-	defer keepLock(fd)()
 	defer func() {
-		if fd >= 0 {
-			syscall.Close(fd)
-		}
-		if err != nil {
-			syscall.Unlink(tmp)
+		if cerr := t.end(err != nil); err == nil {
+			err = cerr
 		}
 	}()
-	if err = fill(fd, tmp); err != nil {
+	if err = fill(t.fd, t.name); err != nil {
 		return err
 	}
 	if chown {
-		if err = syscall.Fchown(fd, uid, gid); err != nil {
-			return &os.PathError{Op: "chown", Path: tmp, Err: err}
+		if err = syscall.Fchown(t.fd, uid, gid); err != nil {
+			return &os.PathError{Op: "chown", Path: t.name, Err: err}
 		}
 	}
-	if st.Mode&07777 != perm {
-		if err = syscall.Fchmod(fd, perm); err != nil {
-			return &os.PathError{Op: "chmod", Path: tmp, Err: err}
+	if t.st.Mode&07777 != perm {
+		if err = syscall.Fchmod(t.fd, perm); err != nil {
+			return &os.PathError{Op: "chmod", Path: t.name, Err: err}
 		}
 	}
-	err = syscall.Close(fd)
-	fd = -1
-	if err != nil {
-		return &os.PathError{Op: "close", Path: tmp, Err: err}
+	if err = t.ready(); err != nil {
+		return err
 	}
 	if check != nil {
-		if err = check(tmp); err != nil {
+		if err = check(t.name); err != nil {
 			return err
 		}
 	}
 	if err = ctx.Err(); err != nil {
 		return err
 	}
-	if err = syscall.Rename(tmp, path); err != nil {
-		return &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
+	if err = syscall.Rename(t.name, path); err != nil {
+		return &os.LinkError{Op: "rename", Old: t.name, New: path, Err: err}
 	}
 	return nil
 }
@@ -284,7 +279,10 @@ var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b 
 
 // sameContent reports whether the regular file at path, whose size is
 // size, holds exactly want. It reads the file only when the sizes match,
-// in chunks through a pooled buffer, stopping at the first difference.
+// in chunks through a pooled buffer, stopping at the first difference;
+// the last read asks for one byte more than is left, so that a file that
+// grew since the stat differs without another read (a small file is one
+// read).
 func sameContent(path string, size int64, want []byte) (bool, error) {
 	if size != int64(len(want)) {
 		return false, nil
@@ -299,23 +297,24 @@ func sameContent(path string, size int64, want []byte) (bool, error) {
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
 	buf := *bp
-	for len(want) > 0 {
-		n, err := syscall.Read(fd, buf[:min(len(buf), len(want))])
+	for {
+		n, err := syscall.Read(fd, buf[:min(len(buf), len(want)+1)])
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
 			return false, &os.PathError{Op: "read", Path: path, Err: err}
 		}
-		if n == 0 {
+		switch {
+		case n > len(want) || !bytes.Equal(buf[:n], want[:n]):
+			return false, nil // grew since the stat, or differs
+		case n == len(want) && n < len(buf):
+			return true, nil // a short read: the end of the file
+		case n == 0:
 			return false, nil // shrank since the stat
-		}
-		if !bytes.Equal(buf[:n], want[:n]) {
-			return false, nil
 		}
 		want = want[n:]
 	}
-	return true, nil
 }
 
 // statBits returns the permission bits (07777), uid and gid of fi.

@@ -43,20 +43,36 @@ func TestSweepTemps(t *testing.T) {
 
 // TestTempLockedToRename: the temporary file of an atomic write is locked
 // from its creation to its rename, so that no sweep removes it, even after
-// the writing descriptor is closed (keepLock).
+// the writing descriptor is closed (keepLock), whether it was made with
+// its name or unnamed and named once written.
 func TestTempLockedToRename(t *testing.T) {
-	dir := t.TempDir()
-	err := replaceAtomic(t.Context(), filepath.Join(dir, "f"), 0o644, -1, -1, func(fd int, tmp string) error {
-		sweepAgain(dir)
-		sweepStaleTemps(dir, time.Now())
-		if !exists(tmp) {
-			t.Fatal("the sweep removed a temporary file being written")
+	for _, named := range []bool{false, true} {
+		dir := t.TempDir()
+		if named {
+			refuseUnnamed(t, dir)
 		}
-		return nil
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
+		sweep := func(tmp string) error {
+			sweepAgain(dir)
+			sweepStaleTemps(dir, time.Now())
+			if !exists(tmp) {
+				t.Fatalf("the sweep removed the temporary file %s (named at once: %v)", tmp, named)
+			}
+			return nil
+		}
+		err := replaceAtomic(t.Context(), filepath.Join(dir, "f"), 0o644, -1, -1, func(fd int, tmp string) error {
+			if named {
+				return sweep(tmp)
+			}
+			return nil
+		}, sweep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, filepath.Join(dir, "f")); got != "" {
+			t.Fatalf("content %q", got)
+		}
 	}
+	dir := t.TempDir()
 	fd, tmp, _, err := createTemp(dir, ".g"+tmpMarker, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +90,7 @@ func TestTempLockedToRename(t *testing.T) {
 	if exists(tmp) {
 		t.Fatal("a temporary file left unlocked is kept")
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "f" {
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("the directory holds %v", ents)
 	}
 }

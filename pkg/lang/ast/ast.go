@@ -5,7 +5,7 @@
 package ast
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 )
@@ -18,10 +18,15 @@ type Pos struct {
 }
 
 func (p Pos) String() string {
-	if p.File == "" {
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	var buf [128]byte
+	b := buf[:0]
+	if p.File != "" {
+		b = append(append(b, p.File...), ':')
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	b = strconv.AppendInt(b, int64(p.Line), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(p.Col), 10)
+	return string(b)
 }
 
 // A Node is any syntax tree node.

@@ -57,8 +57,16 @@ func isInterpChar(c byte) bool {
 // it holds ${name} parts. Escapes are decoded piecewise so that `\$` stays
 // a literal dollar.
 func interpolate(t token) (ast.Expr, error) {
-	raw := t.text
-	pos := t.pos
+	if strings.IndexByte(t.text, '\\') < 0 && !strings.Contains(t.text, "${") {
+		// Nothing to decode: the literal is the source text itself.
+		return &ast.Str{Pos: t.pos, Value: t.text}, nil
+	}
+	return interpolateParts(t.text, t.pos)
+}
+
+// interpolateParts splits the raw text of a string literal at pos into
+// its literal and ${name} parts, decoding the escapes.
+func interpolateParts(raw string, pos ast.Pos) (ast.Expr, error) {
 	var parts []ast.Expr
 	var lit strings.Builder
 	fail := func(format string, args ...any) error {

@@ -93,13 +93,17 @@ func newParser(file, src string) *parser {
 	return p
 }
 
-func (p *parser) peek() token { return p.peekN(0) }
+func (p *parser) peek() token { return *p.peekRef(0) }
 
 // peekN returns the token n places ahead (EOF past the end).
-func (p *parser) peekN(n int) token {
+func (p *parser) peekN(n int) token { return *p.peekRef(n) }
+
+// peekRef is peekN without the copy: the token it points to stays valid
+// until the parser reads further.
+func (p *parser) peekRef(n int) *token {
 	for p.i+n >= len(p.toks) {
 		if k := len(p.toks); k > 0 && p.toks[k-1].kind == tEOF {
-			return p.toks[k-1]
+			return &p.toks[k-1]
 		}
 		if p.i > 32 && p.i >= len(p.toks)/2 { // drop the tokens read
 			p.toks = append(p.toks[:0], p.toks[p.i:]...)
@@ -107,7 +111,7 @@ func (p *parser) peekN(n int) token {
 		}
 		p.toks = append(p.toks, p.lx.next())
 	}
-	return p.toks[p.i+n]
+	return &p.toks[p.i+n]
 }
 
 func (p *parser) adv() token {
@@ -134,7 +138,7 @@ func (p *parser) unexpected(want string) {
 }
 
 func (p *parser) is(kind tokKind, text string) bool {
-	t := p.peek()
+	t := p.peekRef(0)
 	return t.kind == kind && t.text == text
 }
 

@@ -41,6 +41,9 @@ type checker struct {
 	// kindErrs are the resource statements of an unknown kind, by
 	// position (a class included twice is checked twice).
 	kindErrs map[ast.Pos]*graph.PosError
+	// paramTypes are the parsed types of resource parameters, by their
+	// text in the kind schemas (see paramType).
+	paramTypes map[string]*types.Type
 }
 
 func (c *checker) scopeErr(pos ast.Pos, format string, args ...any) {

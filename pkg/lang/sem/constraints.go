@@ -74,6 +74,12 @@ func (c *checker) round(final bool) bool {
 // needConcrete asks that t be fully known after solving; the resolved type
 // is stored in *dst.
 func (c *checker) needConcrete(pos ast.Pos, what string, t *types.Type, dst **types.Type) {
+	switch r := t.Prune(); r.Kind {
+	case types.KindBool, types.KindStr, types.KindInt, types.KindFloat, types.KindVariant:
+		// Known already, and bindings never change it: nothing to wait for.
+		*dst = r
+		return
+	}
 	c.finals = append(c.finals, func() error {
 		if t.TooDeep() {
 			return errAt(pos, StageType, "the type of this %s is nested too deeply (more than %d levels)", what, types.MaxDepth)

@@ -143,7 +143,7 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 
 // params evaluates the statement's fields whose condition holds.
 func (n *resIR) params(p *pass, rs *rscope) (map[string]any, error) {
-	params := map[string]any{}
+	params := make(map[string]any, len(n.fields))
 	for _, f := range n.fields {
 		ok, err := cond(p, rs, f.cond)
 		if err != nil {

@@ -190,13 +190,13 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 					names = append(names, k)
 				}
 				c.typeErrf(f.Pos, "resource kind %s has no parameter %q%s", st.Kind, f.Key, suggest(f.Key, names))
-			} else if t, err := types.Parse(ts); err == nil && t.Kind != types.KindVariant {
+			} else if t := c.paramType(ts); t != nil && t.Kind != types.KindVariant {
 				// a variant parameter takes a value of any (concrete) type
 				if !types.TryUnify(fn.val.typ(), t) {
 					s := types.StringAll(t, fn.val.typ().Resolve())
 					c.typeErrf(f.Pos, "parameter %s of %s wants %s, got %s (%s at %s)", f.Key, st.Kind, s[0], s[1], ast.PrintExpr(f.Value), f.Value.Position())
-				} else {
-					c.unify(f.Pos, fn.val.typ(), t, fmt.Sprintf("parameter %s of %s", f.Key, st.Kind))
+				} else if err := types.Unify(fn.val.typ(), t); err != nil {
+					c.typeErrf(f.Pos, "parameter %s of %s: %v", f.Key, st.Kind, err)
 				}
 			}
 		}
@@ -239,6 +239,26 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 		n.edges = append(n.edges, en)
 	}
 	return n
+}
+
+// paramType returns the type of a resource parameter, written ts in its
+// kind's schema; nil if ts does not parse. A type without variables is
+// parsed once and shared (unification never changes it).
+func (c *checker) paramType(ts string) *types.Type {
+	if t, ok := c.paramTypes[ts]; ok {
+		return t
+	}
+	t, err := types.Parse(ts)
+	if err != nil {
+		t = nil
+	}
+	if t == nil || t.IsConcrete() {
+		if c.paramTypes == nil {
+			c.paramTypes = map[string]*types.Type{}
+		}
+		c.paramTypes[ts] = t
+	}
+	return t
 }
 
 // instantiate checks a fresh copy of the class named by an include

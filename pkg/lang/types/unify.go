@@ -26,7 +26,8 @@ func (e *MismatchError) Error() string {
 // *MismatchError. On error, bindings made before the conflict are kept (use
 // TryUnify to test without effect).
 func Unify(a, b *Type) error {
-	if err := new(unifier).unify(a, b, 1); err != nil {
+	var u unifier
+	if err := u.unify(a, b, 1); err != nil {
 		err.A, err.B = a.Resolve(), b.Resolve()
 		return err
 	}
@@ -36,7 +37,7 @@ func Unify(a, b *Type) error {
 // TryUnify reports whether a and b unify, leaving no binding behind: it
 // records trial bindings in a side table instead of the variables.
 func TryUnify(a, b *Type) bool {
-	u := &unifier{trial: map[*Type]*Type{}}
+	u := unifier{try: true}
 	return u.unify(a, b, 1) == nil
 }
 
@@ -45,7 +46,8 @@ func TryUnify(a, b *Type) bool {
 // they start after the first few steps, as most unifications are small.
 type unifier struct {
 	frozen  bool              // Equal: variables are never bound
-	trial   map[*Type]*Type   // TryUnify: the trial bindings
+	try     bool              // TryUnify: bindings go to trial
+	trial   map[*Type]*Type   // TryUnify: the trial bindings (made at the first)
 	pairs   map[[2]*Type]bool // pairs of compound types met
 	npairs  int
 	heights map[*Type]int // bind: the parts of the bound type walked
@@ -58,7 +60,7 @@ const memoAfter = 64
 // find returns the representative of t under the bindings and the trial
 // bindings.
 func (u *unifier) find(t *Type) *Type {
-	if u.trial == nil {
+	if !u.try {
 		return t.Prune()
 	}
 	for t != nil && t.Kind == KindVar {
@@ -106,7 +108,10 @@ func (u *unifier) bind(v, t *Type) *MismatchError {
 			return &MismatchError{InnerA: v, InnerB: t, Reason: r}
 		}
 	}
-	if u.trial != nil {
+	if u.try {
+		if u.trial == nil {
+			u.trial = map[*Type]*Type{}
+		}
 		u.trial[v] = t
 	} else {
 		v.link = t

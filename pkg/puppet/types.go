@@ -31,13 +31,18 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 	},
 	"backup":             fileBackup,
 	"validate_cmd":       fileValidateCmd,
-	"replace":            only("true"),
+	"replace":            fileReplace,
 	"links":              only("manage"),
 	"source_permissions": only("ignore"),
 	// content checksums: a change of content is a change either way
-	"checksum":                only("md5", "md5lite", "sha256", "sha256lite", "sha224", "sha384", "sha512", "sha1", "sha1lite"),
-	"provider":                only("posix"),
-	"selinux_ignore_defaults": only("false"),
+	"checksum": only("md5", "md5lite", "sha256", "sha256lite", "sha224", "sha384", "sha512", "sha1", "sha1lite"),
+	"provider": only("posix"),
+	// the file kind never asks SELinux for default contexts
+	"selinux_ignore_defaults": only("false", "true"),
+	"seluser":                 toStr("seluser"),
+	"selrole":                 toStr("selrole"),
+	"seltype":                 toStr("seltype"),
+	"selrange":                toStr("selrange"),
 	"sourceselect":            only("first"),
 	// false (or a Sensitive content, see fileWhole): no diff, sizes only
 	"show_diff": func(t *tr, k string, v any) {
@@ -167,6 +172,21 @@ func fileSource(t *tr, s any, dir bool) {
 		src += "/"
 	}
 	t.out["source"] = src
+}
+
+// fileReplace translates replace => false on a file, with which Puppet
+// writes the content only into a new file and leaves whatever is at the
+// path. On a directory, a link or a file to remove (Puppet then removes
+// nothing) it falls back.
+func fileReplace(t *tr, k string, v any) {
+	b, ok := boolValue(v)
+	p, _ := t.out["path"].(string)
+	switch {
+	case !ok || !b && (t.out["state"] == "absent" || t.out["symlink"] == true || strings.HasSuffix(p, "/")):
+		t.fallbackValue(k, v)
+	case !b:
+		t.out["replace"] = false
+	}
 }
 
 func truthyParam(v any) bool {

@@ -18,6 +18,10 @@ var concatFileMapping = &mapping{kind: "file", whole: concatWhole, rules: map[st
 	"replace":                 fileMapping.rules["replace"],
 	"show_diff":               fileMapping.rules["show_diff"],
 	"selinux_ignore_defaults": fileMapping.rules["selinux_ignore_defaults"],
+	"seluser":                 fileMapping.rules["seluser"],
+	"selrole":                 fileMapping.rules["selrole"],
+	"seltype":                 fileMapping.rules["seltype"],
+	"selrange":                fileMapping.rules["selrange"],
 	"validate_cmd":            fileValidateCmd,
 	// read by concatWhole
 	"order": none, "ensure_newline": none, "format": none, "force": none,
@@ -38,8 +42,9 @@ func concatWhole(t *tr) {
 		t.out["state"] = "exists"
 	case "absent":
 		t.out["state"] = "absent"
-		// the generated file is removed and manages nothing else
-		for _, k := range []string{"owner", "group", "mode", "validate_cmd", "show_diff", "replace"} {
+		// the generated file is removed and manages nothing else; with
+		// replace => false it is left (fileReplace falls back)
+		for _, k := range []string{"owner", "group", "mode", "validate_cmd", "show_diff"} {
 			t.used[k] = true
 		}
 	default:

@@ -124,10 +124,11 @@ func TestConcatForms(t *testing.T) {
 			"a": {"target": "/etc/c.conf", "source": "puppet:///modules/m/../m/motd"}}, why: ".."},
 		{name: "deferred content", params: define, frags: map[string]map[string]any{
 			"a": {"target": "/etc/c.conf", "content": map[string]any{"__ptype": "Deferred"}}}, why: "only Puppet can resolve"},
-		{name: "replace false", params: with("replace", false), why: "replace"},
+		{name: "replace false", params: with("replace", false), content: ""},
+		{name: "replace false when absent: Puppet removes nothing", params: map[string]any{"ensure": "absent", "path": "/etc/c.conf", "backup": "puppet", "replace": false}, why: "replace"},
 		{name: "another bucket", params: with("backup", "main"), why: "backup"},
 		{name: "a suffix backup", params: with("backup", ".bak"), why: "backup"},
-		{name: "seltype", params: with("seltype", "etc_t"), why: "seltype"},
+		{name: "seltype", params: with("seltype", "etc_t"), content: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, log := translateConcat(t, tc.params, tc.frags)

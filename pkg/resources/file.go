@@ -108,6 +108,26 @@ type FileRes struct {
 	// never with a diff ("content would change (diff hidden): 12 bytes
 	// -> 20 bytes"), for a file that holds a secret. Unset is true.
 	ShowDiff *bool `lang:"show_diff" yaml:"show_diff"`
+	// Replace, when false, gives a file its content (or source, or
+	// fragments) only when it creates it, as Puppet's replace => false
+	// does: whatever is already at the path keeps its content and is
+	// never replaced, and a symbolic link there is not followed. Mode,
+	// owner, group and selinux are still kept on a regular file there;
+	// on anything else (a directory, a link) they are an error. It is for
+	// a file only, not a directory nor a symlink. Unset is true.
+	Replace *bool `lang:"replace" yaml:"replace"`
+	// SELType is the type part of the entry's SELinux context, as
+	// Puppet's file seltype gives it: a host without SELinux ignores it,
+	// as Puppet does there; on a host where SELinux runs the resource
+	// fails (set selinux, the whole context, there).
+	SELType *string `lang:"seltype" yaml:"seltype"`
+	// SELUser is the user part of the context, as seltype is its type.
+	SELUser *string `lang:"seluser" yaml:"seluser"`
+	// SELRole is the role part of the context, as seltype is its type.
+	SELRole *string `lang:"selrole" yaml:"selrole"`
+	// SELRange is the range (level) part of the context, as seltype is
+	// its type.
+	SELRange *string `lang:"selrange" yaml:"selrange"`
 	// Backup, if set, is a Puppet file bucket directory (Puppet's
 	// clientbucketdir, /var/cache/puppet/clientbucket on Debian): before
 	// the content of a regular file at the path is replaced, or the file
@@ -260,6 +280,9 @@ func (obj *FileRes) Validate() error {
 	if err := obj.validateValidateCmd(); err != nil {
 		return err
 	}
+	if err := obj.validateReplace(); err != nil {
+		return err
+	}
 	if obj.Symlink {
 		return obj.validateSELinux()
 	}
@@ -386,6 +409,9 @@ func vanished(err error, paths ...string) bool {
 }
 
 func (obj *FileRes) checkApply(c *fileCheck) error {
+	if err := obj.checkSELParts(); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(c.path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -396,6 +422,9 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	}
 	if obj.State == FileStateAbsent {
 		return obj.checkAbsent(c)
+	}
+	if fi != nil && obj.keepsContent() {
+		return obj.checkKept(c)
 	}
 	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
 		// A symbolic link is followed, unless others may have planted

@@ -17,15 +17,60 @@ const selinuxXattr = "security.selinux"
 // selinuxfsMagic is the file system type of a mounted selinuxfs.
 const selinuxfsMagic = 0xf97cff8c
 
+// errNoSELinux says that SELinux does not run on this host.
+var errNoSELinux = errors.New("SELinux is not enabled on this host (no selinuxfs is mounted)")
+
 // selinuxPresent reports, with an error saying why not, whether SELinux
-// runs on this host: selinuxfs is mounted at /sys/fs/selinux, as
-// libselinux requires.
+// runs on this host: a selinuxfs is mounted, where libselinux looks for
+// one (/sys/fs/selinux, /selinux, then anywhere in the mount table).
+// errNoSELinux means that it surely does not run.
 func selinuxPresent() error {
 	var st unix.Statfs_t
-	if err := unix.Statfs("/sys/fs/selinux", &st); err != nil || uint32(st.Type) != selinuxfsMagic {
-		return fmt.Errorf("SELinux is not enabled on this host (no selinuxfs mounted at /sys/fs/selinux)")
+	for _, p := range []string{"/sys/fs/selinux", "/selinux"} {
+		if unix.Statfs(p, &st) == nil && uint32(st.Type) == selinuxfsMagic {
+			return nil
+		}
 	}
-	return nil
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return fmt.Errorf("cannot tell whether SELinux runs on this host: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[2] == "selinuxfs" {
+			return nil
+		}
+	}
+	return errNoSELinux
+}
+
+// checkSELParts makes the resource fail when it sets a part of the
+// context (seluser, selrole, seltype, selrange) on a host where SELinux
+// runs, or may run: only a host without SELinux, which ignores them as
+// Puppet does, applies them exactly.
+func (obj *FileRes) checkSELParts() error {
+	var set []string
+	for _, p := range []struct {
+		name string
+		v    *string
+	}{{"seluser", obj.SELUser}, {"selrole", obj.SELRole}, {"seltype", obj.SELType}, {"selrange", obj.SELRange}} {
+		if p.v != nil {
+			set = append(set, p.name)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	on := obj.selinuxOn
+	if on == nil {
+		on = selinuxPresent
+	}
+	switch err := on(); {
+	case errors.Is(err, errNoSELinux):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s: %v", strings.Join(set, ", "), err)
+	}
+	return fmt.Errorf("%s: SELinux runs on this host, where only a whole context (selinux) is applied", strings.Join(set, ", "))
 }
 
 // validateSELinux checks the wanted context, and that this host has

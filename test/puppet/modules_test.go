@@ -11,8 +11,8 @@ import (
 )
 
 // TestModuleTypesApply compiles a manifest using module types (concat from
-// puppetlabs-concat with replace => false, which has no native
-// translation, file_line from stdlib, with a pattern the line kind
+// puppetlabs-concat with a fragment from a local file, which has no
+// native translation, file_line from stdlib, with a pattern the line kind
 // cannot match exactly: Ruby's \b knows Unicode letters, Go's does not)
 // and array-form execs with real
 // Puppet, and applies the graph: pippet runs the module types with the
@@ -24,11 +24,13 @@ func TestModuleTypesApply(t *testing.T) {
 	testneed.Path(t, "/usr/share/puppet/modules/stdlib", "puppet-module-puppetlabs-stdlib")
 	dir := t.TempDir()
 	conf, lines, argv := filepath.Join(dir, "conf"), filepath.Join(dir, "lines"), filepath.Join(dir, "argv")
+	part := filepath.Join(dir, "part")
 	os.WriteFile(lines, []byte("a=1\nport=80\n"), 0o644)
+	os.WriteFile(part, []byte("second\n"), 0o644)
 	pp := filepath.Join(dir, "site.pp")
 	os.WriteFile(pp, []byte(`
-concat { "`+conf+`": mode => "0640", replace => false }
-concat::fragment { "b": target => "`+conf+`", order => "20", content => "second\n" }
+concat { "`+conf+`": mode => "0640" }
+concat::fragment { "b": target => "`+conf+`", order => "20", source => "`+part+`" }
 concat::fragment { "a": target => "`+conf+`", order => "10", content => "first\n" }
 file_line { "port": path => "`+lines+`", line => "port=8080", match => '\bport=' }
 exec { "argv":

@@ -11,7 +11,7 @@ import (
 )
 
 // TestPippetApply translates a manifest with a resource our kinds cannot
-// express (replace => false) and applies it: mgmt-apply hands that one to
+// express (links => follow) and applies it: mgmt-apply hands that one to
 // Puppet through the pippet resource, after the native file it requires.
 func TestPippetApply(t *testing.T) {
 	testneed.Puppet(t)
@@ -19,7 +19,7 @@ func TestPippetApply(t *testing.T) {
 	native, viaPuppet := filepath.Join(dir, "native"), filepath.Join(dir, "puppet")
 	pp := filepath.Join(dir, "site.pp")
 	os.WriteFile(pp, []byte(`file { "`+native+`": ensure => file, content => "n\n" }
-file { "`+viaPuppet+`": ensure => file, content => "p\n", replace => false }
+file { "`+viaPuppet+`": ensure => file, content => "p\n", links => follow }
 File["`+native+`"] -> File["`+viaPuppet+`"]
 `), 0o644)
 	p := testutil.Run(t, "", "puppet-graph", "--engine", "native", pp)

@@ -242,7 +242,7 @@ File["/tmp/pg-l"] ~> Exec["e"]
 // resource to pippet, with or without --conservative, and says why at
 // info level.
 func TestNothingDropped(t *testing.T) {
-	code := `file { "/tmp/pg-c": ensure => file, replace => false }
+	code := `file { "/tmp/pg-c": ensure => file, links => follow }
 user { "pgc": ensure => present, comment => "Pg C", membership => inclusive, groups => [] }`
 	for _, args := range [][]string{{}, {"--conservative"}} {
 		out, errs, status := run(t, append(append([]string{"--engine", "native"}, args...), "--code", code)...)
@@ -254,7 +254,7 @@ user { "pgc": ensure => present, comment => "Pg C", membership => inclusive, gro
 				t.Errorf("%v: want pippet %s, got %s", args, want, out)
 			}
 		}
-		if !strings.Contains(errs, "INFO   puppet-graph: File[/tmp/pg-c] goes to pippet: no native translation for replace => false") ||
+		if !strings.Contains(errs, "INFO   puppet-graph: File[/tmp/pg-c] goes to pippet: no native translation for links => \"follow\"") ||
 			!strings.Contains(errs, "INFO   puppet-graph: User[pgc] goes to pippet: kind user has no parameter 'comment'") || strings.Contains(errs, "ERROR") {
 			t.Errorf("%v: messages: %s", args, errs)
 		}

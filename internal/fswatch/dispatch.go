@@ -4,7 +4,7 @@ import "path/filepath"
 
 // signalAllLocked signals every subscription.
 func (w *Watcher) signalAllLocked() {
-	for s := range w.all {
+	for _, s := range w.all {
 		s.signal()
 	}
 }
@@ -25,7 +25,7 @@ func (w *Watcher) resyncLocked() {
 			w.forgetUnderLocked(d)
 		}
 	}
-	for s := range w.all {
+	for _, s := range w.all {
 		if s.key != s.path || s.contents || s.anchor == "" {
 			w.reanchorLocked(s)
 		} else {
@@ -52,7 +52,9 @@ func (w *Watcher) dispatchLocked(ev event) {
 		// again, or renamed over it) before the removal was seen.
 		todo = w.forgetUnderLocked(name)
 	}
-	todo = append(todo, w.byKey[name]...)
+	for s := w.byKey[name]; s != nil; s = s.keyNext {
+		todo = append(todo, s)
+	}
 	for s := range w.byOwn[filepath.Dir(name)] {
 		todo = append(todo, s)
 	}

@@ -93,10 +93,10 @@ type Watcher struct {
 	stale  map[string]bool          // kernel watches without references, removed when the operation ends
 	fresh  []string                 // directories watched anew, read again when the operation ends
 	check  []string                 // watched or awaited paths to check when the operation ends
-	byKey  map[string][]*Sub        // path a subscription waits on -> subs
-	byDir  map[string]map[*Sub]bool // anchor directory -> subs anchored there
+	byKey  map[string]*Sub          // path a subscription waits on -> subs, chained by keyNext (sublist.go)
+	byDir  map[string][]*Sub        // anchor directory -> subs anchored there
 	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
-	all    map[*Sub]bool            // every open subscription
+	all    []*Sub                   // every open subscription
 	closed bool
 
 	wg sync.WaitGroup // readLoop, joined by Close
@@ -107,18 +107,22 @@ type Watcher struct {
 type Sub struct {
 	C <-chan struct{}
 
-	c         chan struct{}
-	w         *Watcher
-	path      string
+	c    chan struct{}
+	w    *Watcher
+	path string
+
+	key     string          // path whose events concern us (P, or the awaited component)
+	anchor  string          // directory watched for key
+	owned   map[string]bool // extra watched directories (Contents/Recursive)
+	err     error           // a watch that could not be set up (a kernel limit)
+	notify  func(error)     // Options.Notify
+	keyNext *Sub            // the next subscription waiting on key
+
+	allAt, dirAt int32 // its places in the lists of Watcher.all and byDir[anchor]
+
 	contents  bool
 	recursive bool
-
-	key    string          // path whose events concern us (P, or the awaited component)
-	anchor string          // directory watched for key
-	owned  map[string]bool // extra watched directories (Contents/Recursive)
-	err    error           // a watch that could not be set up (a kernel limit)
-	closed bool
-	notify func(error) // Options.Notify
+	closed    bool
 }
 
 // Options select what a subscription follows besides the path itself.
@@ -209,10 +213,9 @@ func New() (*Watcher, error) {
 		kref:  map[string]int{},
 		kid:   map[string]fileID{},
 		stale: map[string]bool{},
-		byKey: map[string][]*Sub{},
-		byDir: map[string]map[*Sub]bool{},
+		byKey: map[string]*Sub{},
+		byDir: map[string][]*Sub{},
 		byOwn: map[string]map[*Sub]bool{},
-		all:   map[*Sub]bool{},
 	}
 	w.wg.Go(w.readLoop)
 	return w, nil
@@ -267,7 +270,7 @@ func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 	if w.closed {
 		return nil, errors.New("fswatch: watcher closed")
 	}
-	w.all[s] = true
+	w.all = listAdd(w.all, s, allAt)
 	if err := w.anchorLocked(s); err != nil {
 		w.dropLocked(s)
 		return nil, err

@@ -15,13 +15,13 @@ func (w *Watcher) dropLocked(s *Sub) {
 		return
 	}
 	s.closed = true
-	delete(w.all, s)
+	w.all = listDel(w.all, s, allAt)
 	if s.key != "" {
-		delKey(w.byKey, s.key, s)
+		w.keyDel(s.key, s)
 		s.key = ""
 	}
 	if s.anchor != "" {
-		delSub(w.byDir, s.anchor, s)
+		w.dirDel(s.anchor, s)
 		w.releaseLocked(s.anchor)
 		s.anchor = ""
 	}
@@ -67,11 +67,11 @@ func (w *Watcher) placeLocked(s *Sub) (string, error) {
 		err := w.acquireLocked(anchor)
 		if err == nil {
 			if s.anchor != "" {
-				delSub(w.byDir, s.anchor, s)
+				w.dirDel(s.anchor, s)
 				w.releaseLocked(s.anchor)
 			}
 			s.anchor = anchor
-			addSub(w.byDir, anchor, s)
+			w.dirAdd(anchor, s)
 			break
 		}
 		if !missing(err) {
@@ -84,10 +84,10 @@ func (w *Watcher) placeLocked(s *Sub) (string, error) {
 	}
 	if s.key != key {
 		if s.key != "" {
-			delKey(w.byKey, s.key, s)
+			w.keyDel(s.key, s)
 		}
 		s.key = key
-		w.byKey[key] = append(w.byKey[key], s)
+		w.keyAdd(key, s)
 	}
 	return key, nil
 }
@@ -281,7 +281,7 @@ func (w *Watcher) forgetUnderLocked(name string) []*Sub {
 		if d != name && !strings.HasPrefix(d, prefix) {
 			continue
 		}
-		for s := range w.byDir[d] {
+		for _, s := range w.byDir[d] {
 			s.anchor = ""
 			todo = append(todo, s)
 		}
@@ -367,7 +367,7 @@ func (w *Watcher) rescanLocked(d string) {
 	var again []*Sub
 	for _, e := range ents {
 		p := filepath.Join(d, e.Name())
-		if w.kref[p] > 0 || len(w.byKey[p]) > 0 {
+		if w.kref[p] > 0 || w.byKey[p] != nil {
 			w.check = append(w.check, p)
 		}
 		if !e.IsDir() {
@@ -392,7 +392,7 @@ func (w *Watcher) checkLocked(p string) {
 	if w.replacedLocked(p) {
 		todo = w.forgetUnderLocked(p)
 	}
-	for _, s := range w.byKey[p] {
+	for s := w.byKey[p]; s != nil; s = s.keyNext {
 		if s.key != s.path {
 			todo = append(todo, s)
 		}
@@ -409,23 +409,6 @@ func addSub(m map[string]map[*Sub]bool, k string, s *Sub) {
 		m[k] = set
 	}
 	set[s] = true
-}
-
-// delKey removes s from the (usually one-element) list of k.
-func delKey(m map[string][]*Sub, k string, s *Sub) {
-	l := m[k]
-	for i, x := range l {
-		if x == s {
-			l[i] = l[len(l)-1]
-			l = l[:len(l)-1]
-			break
-		}
-	}
-	if len(l) == 0 {
-		delete(m, k)
-		return
-	}
-	m[k] = l
 }
 
 func delSub(m map[string]map[*Sub]bool, k string, s *Sub) {

@@ -1,0 +1,79 @@
+package fswatch
+
+// The watcher finds a subscription through three indexes: every open one
+// (Watcher.all), the ones anchored at a directory (Watcher.byDir) and the
+// ones waiting on a path (Watcher.byKey). A watcher of 100,000 files holds
+// 100,000 subscriptions, so each index costs a subscription a few bytes
+// rather than an entry of a map of its own: the lists of all and byDir are
+// slices in which each subscription keeps its place (allAt, dirAt), so
+// that it leaves them in constant time, and the subscriptions waiting on
+// one path (usually one) are chained through keyNext from byKey's entry.
+
+// place gives the index of a subscription in one list.
+type place func(s *Sub) *int32
+
+func allAt(s *Sub) *int32 { return &s.allAt }
+func dirAt(s *Sub) *int32 { return &s.dirAt }
+
+// listAdd appends s to l and records its place.
+func listAdd(l []*Sub, s *Sub, at place) []*Sub {
+	*at(s) = int32(len(l))
+	return append(l, s)
+}
+
+// listDel removes s from l, moving the last subscription to its place,
+// and returns l, given back to the runtime when it has shrunk to a quarter
+// of its capacity.
+func listDel(l []*Sub, s *Sub, at place) []*Sub {
+	i, n := *at(s), len(l)-1
+	l[i] = l[n]
+	*at(l[i]) = i
+	l[n] = nil
+	l = l[:n]
+	if cap(l) > 64 && len(l) < cap(l)/4 {
+		l = append([]*Sub(nil), l...)
+	}
+	return l
+}
+
+// dirAdd adds s to the subscriptions anchored at dir.
+func (w *Watcher) dirAdd(dir string, s *Sub) {
+	w.byDir[dir] = listAdd(w.byDir[dir], s, dirAt)
+}
+
+// dirDel removes s from the subscriptions anchored at dir.
+func (w *Watcher) dirDel(dir string, s *Sub) {
+	l := listDel(w.byDir[dir], s, dirAt)
+	if len(l) == 0 {
+		delete(w.byDir, dir)
+		return
+	}
+	w.byDir[dir] = l
+}
+
+// keyAdd adds s to the subscriptions waiting on key.
+func (w *Watcher) keyAdd(key string, s *Sub) {
+	s.keyNext = w.byKey[key]
+	w.byKey[key] = s
+}
+
+// keyDel removes s from the subscriptions waiting on key.
+func (w *Watcher) keyDel(key string, s *Sub) {
+	head := w.byKey[key]
+	if head == s {
+		if s.keyNext == nil {
+			delete(w.byKey, key)
+		} else {
+			w.byKey[key] = s.keyNext
+		}
+		s.keyNext = nil
+		return
+	}
+	for p := head; p != nil; p = p.keyNext {
+		if p.keyNext == s {
+			p.keyNext = s.keyNext
+			s.keyNext = nil
+			return
+		}
+	}
+}

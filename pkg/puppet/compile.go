@@ -81,6 +81,9 @@ type Result struct {
 	// Env is how pippet's Puppet must start to see what the compilation
 	// saw: its module path, environment and puppet.conf.
 	Env PuppetEnv
+	// ModulePath is the module path the native engine found the modules
+	// in (nil when Puppet compiled: only Puppet knows its own).
+	ModulePath []string
 }
 
 // Compile compiles the source to a catalog with the chosen engine. A
@@ -186,7 +189,7 @@ func compileNative(ctx context.Context, src Source, env PuppetEnv) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	res.Catalog = cat
+	res.Catalog, res.ModulePath = cat, mp
 	return res, nil
 }
 

@@ -49,13 +49,13 @@ func moduleSource(t *tr, k string, v any) (string, bool) {
 			return "", false
 		}
 	}
-	s, ok := t.settings("a puppet:///modules source")
+	mp, ok := t.modulePath("a puppet:///modules source")
 	if !ok {
 		return "", false
 	}
 	for _, u := range urls {
 		mod, rel, _ := moduleURL(u)
-		b, found, err := readModuleFile(s.ModulePath, mod, rel)
+		b, found, err := readModuleFile(mp, mod, rel)
 		if err != nil {
 			t.fallback("%s %q: %v", k, u, err)
 			return "", false
@@ -64,7 +64,7 @@ func moduleSource(t *tr, k string, v any) (string, bool) {
 			return string(b), true
 		}
 	}
-	t.fallback("%s: none of %s is in the module path %s", k, strings.Join(urls, ", "), strings.Join(s.ModulePath, ":"))
+	t.fallback("%s: none of %s is in the module path %s", k, strings.Join(urls, ", "), strings.Join(mp, ":"))
 	return "", false
 }
 

@@ -9,28 +9,16 @@ import (
 	"sync"
 )
 
-// Settings are the Puppet settings of the applying host that some native
-// translations depend on: where puppet:///modules sources are read from
-// and where backup => 'puppet' stores old contents.
-type Settings struct {
-	// ModulePath is the module path puppet:///modules/<module>/<file>
-	// resolves in: <dir>/<module>/files/<file> of the first directory
-	// holding the module.
-	ModulePath []string
-	// ClientBucketDir is the local filebucket (Puppet's
-	// clientbucketdir) and DigestAlgorithm the digest it is laid out by.
-	ClientBucketDir string
-	DigestAlgorithm string
-}
-
-// LocalSettings asks the installed Puppet for the settings a pippet
-// resource of env would see: env's module path (Puppet's configured one
-// when env has none), environment and puppet.conf.
-func LocalSettings(ctx context.Context, env PuppetEnv) (*Settings, error) {
+// LocalModulePath asks the installed Puppet for the module path a pippet
+// resource of env would see, as puppet apply sees it: env's module path
+// (the environment's when env has none), environment and puppet.conf. The
+// native engine needs none of this: it knows the module path it compiled
+// with.
+func LocalModulePath(ctx context.Context, env PuppetEnv) ([]string, error) {
 	if PuppetPath() == "" {
 		return nil, fmt.Errorf("Puppet is not installed")
 	}
-	args := []string{"config", "print", "modulepath", "clientbucketdir", "digest_algorithm"}
+	args := []string{"config", "print", "modulepath", "--section", "user"}
 	if len(env.ModulePath) > 0 {
 		args = append(args, "--modulepath", strings.Join(env.ModulePath, ":"))
 	}
@@ -42,51 +30,32 @@ func LocalSettings(ctx context.Context, env PuppetEnv) (*Settings, error) {
 	}
 	out, err := exec.CommandContext(ctx, PuppetPath(), args...).Output()
 	if err != nil {
-		return nil, fmt.Errorf("puppet config print: %v", err)
+		return nil, fmt.Errorf("puppet config print modulepath: %v", err)
 	}
-	return parseSettings(string(out))
+	mp := filepath.SplitList(strings.TrimSpace(string(out)))
+	if len(mp) == 0 {
+		return nil, fmt.Errorf("puppet config print gave no modulepath")
+	}
+	return mp, nil
 }
 
-// parseSettings reads the "name = value" lines of puppet config print.
-func parseSettings(out string) (*Settings, error) {
-	s := &Settings{}
-	for _, line := range strings.Split(out, "\n") {
-		k, v, ok := strings.Cut(line, " = ")
-		if !ok {
-			continue
-		}
-		switch v = strings.TrimSpace(v); strings.TrimSpace(k) {
-		case "modulepath":
-			s.ModulePath = filepath.SplitList(v)
-		case "clientbucketdir":
-			s.ClientBucketDir = v
-		case "digest_algorithm":
-			s.DigestAlgorithm = v
-		}
-	}
-	if len(s.ModulePath) == 0 || s.ClientBucketDir == "" || s.DigestAlgorithm == "" {
-		return nil, fmt.Errorf("puppet config print gave no modulepath, clientbucketdir or digest_algorithm: %q", out)
-	}
-	return s, nil
-}
-
-// settings returns the applying host's Puppet settings, or records why
-// the resource falls back without them.
-func (t *tr) settings(why string) (*Settings, bool) {
-	if t.opts.Settings == nil {
-		t.fallback("%s: Puppet's settings are not known here", why)
+// modulePath returns the module path puppet:///modules sources resolve
+// in, or records why the resource falls back without it.
+func (t *tr) modulePath(why string) ([]string, bool) {
+	if t.opts.ModulePath == nil {
+		t.fallback("%s: the module path is not known here", why)
 		return nil, false
 	}
-	s, err := t.opts.Settings()
+	mp, err := t.opts.ModulePath()
 	if err != nil {
-		t.fallback("%s: Puppet's settings are not known here (%v)", why, err)
+		t.fallback("%s: the module path is not known here (%v)", why, err)
 		return nil, false
 	}
-	return s, true
+	return mp, true
 }
 
-// onceSettings asks get at most once.
-func onceSettings(get func() (*Settings, error)) func() (*Settings, error) {
+// onceModulePath asks get at most once.
+func onceModulePath(get func() ([]string, error)) func() ([]string, error) {
 	if get == nil {
 		return nil
 	}

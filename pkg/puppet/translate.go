@@ -34,11 +34,12 @@ type Options struct {
 	// modulepath, environment and puppet.conf as the compilation, so that
 	// types and puppet:///modules sources from modules resolve.
 	Puppet PuppetEnv
-	// Settings returns the applying host's Puppet settings that some
-	// translations read (puppet:///modules sources, backup => 'puppet');
-	// Translate asks at most once. Nil, or an error, sends those
-	// resources to pippet.
-	Settings func() (*Settings, error)
+	// ModulePath returns the module path puppet:///modules sources are
+	// read from at translation: the one the compilation found its modules
+	// in (Puppet's file server serves them from the same path). Translate
+	// asks at most once. Nil, or an error, sends those resources to
+	// pippet.
+	ModulePath func() ([]string, error)
 
 	// declaresBucket is set when the catalog declares Filebucket[puppet].
 	declaresBucket bool
@@ -102,7 +103,7 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	if opts.Schema == nil {
 		opts.Schema = graph.LookupKind
 	}
-	opts.Settings, opts.declaresBucket = onceSettings(opts.Settings), declaresBucket(c)
+	opts.ModulePath, opts.declaresBucket = onceModulePath(opts.ModulePath), declaresBucket(c)
 	st := &Stats{Reasons: map[string]int{}}
 	comp := findCompanions(g)
 	n := len(g.Vertices)

@@ -10,17 +10,15 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 )
 
-// testSettings are Puppet settings with a module path holding module m
-// with files/motd and files/sub/x.
-func testSettings(t *testing.T) func() (*Settings, error) {
+// testModulePath is a module path holding module m with files/motd and
+// files/sub/x.
+func testModulePath(t *testing.T) func() ([]string, error) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "m", "files", "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "m", "files", "motd"), []byte("hello from m\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "m", "files", "sub", "x"), []byte("x"), 0o644)
 	os.Symlink("motd", filepath.Join(dir, "m", "files", "link"))
-	return func() (*Settings, error) {
-		return &Settings{ModulePath: []string{filepath.Join(dir, "none"), dir}, ClientBucketDir: "/var/cache/puppet/clientbucket", DigestAlgorithm: "sha256"}, nil
-	}
+	return func() ([]string, error) { return []string{filepath.Join(dir, "none"), dir}, nil }
 }
 
 // translateConcat translates a concat_file with its fragments (title:
@@ -38,7 +36,7 @@ func translateConcat(t *testing.T, params map[string]any, frags map[string]map[s
 		c.Resources = append(c.Resources, &catalog.Resource{Type: "Concat_fragment", Title: title, Kind: catalog.KindCompilable, Params: frags[title]})
 	}
 	var log strings.Builder
-	doc, _, err := Translate(c, Options{Settings: testSettings(t), Log: func(l string) { log.WriteString(l + "\n") }})
+	doc, _, err := Translate(c, Options{ModulePath: testModulePath(t), Log: func(l string) { log.WriteString(l + "\n") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +143,7 @@ func TestConcatForms(t *testing.T) {
 			if state == "" {
 				state = "exists"
 			}
-			if r.Name != "/etc/c.conf" || r.Params["state"] != state || r.Params["backup"] != "/var/cache/puppet/clientbucket" {
+			if r.Name != "/etc/c.conf" || r.Params["state"] != state || r.Params["backup"] != "puppet" {
 				t.Errorf("got %s %s", r.Name, asJSON(r.Params))
 			}
 			if c, _ := r.Params["content"].(string); state == "exists" && c != tc.content {
@@ -193,7 +191,7 @@ func TestFilePuppetSource(t *testing.T) {
 			c := &catalog.Catalog{Name: "n", Resources: []*catalog.Resource{
 				{Type: "File", Title: "/f", Kind: catalog.KindCompilable, Params: map[string]any{"ensure": "file", "source": tc.source}},
 			}}
-			doc, _, err := Translate(c, Options{Settings: testSettings(t)})
+			doc, _, err := Translate(c, Options{ModulePath: testModulePath(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +215,7 @@ func TestFileBackupAndValidate(t *testing.T) {
 	tr := func(params map[string]any, extra ...*catalog.Resource) *graph.Resource {
 		c := &catalog.Catalog{Name: "n", Resources: append([]*catalog.Resource{
 			{Type: "File", Title: "/f", Kind: catalog.KindCompilable, Params: params}}, extra...)}
-		doc, _, err := Translate(c, Options{Settings: testSettings(t)})
+		doc, _, err := Translate(c, Options{ModulePath: testModulePath(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,8 +228,19 @@ func TestFileBackupAndValidate(t *testing.T) {
 		return nil
 	}
 	r := tr(map[string]any{"ensure": "file", "content": "x", "backup": "puppet", "validate_cmd": "/usr/sbin/visudo -cf @", "validate_replacement": "@"})
-	if want := `{"backup":"/var/cache/puppet/clientbucket","backup_digest":"sha256","content":"x","path":"/f","state":"exists","validate_cmd":"/usr/sbin/visudo -cf @","validate_replacement":"@"}`; asJSON(r.Params) != want {
+	if want := `{"backup":"puppet","content":"x","path":"/f","state":"exists","validate_cmd":"/usr/sbin/visudo -cf @","validate_replacement":"@"}`; asJSON(r.Params) != want {
 		t.Errorf("got %s %s, want %s", r.Kind, asJSON(r.Params), want)
+	}
+	// the compilation's puppet.conf goes with it: the applying host's
+	// Puppet finds its clientbucketdir there
+	c := &catalog.Catalog{Name: "n", Resources: []*catalog.Resource{
+		{Type: "File", Title: "/f", Kind: catalog.KindCompilable, Params: map[string]any{"ensure": "file", "content": "x", "backup": "puppet"}}}}
+	doc, _, err := Translate(c, Options{Puppet: PuppetEnv{Conf: "/etc/mine.conf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"backup":"puppet","backup_puppetconf":"/etc/mine.conf","content":"x","path":"/f","state":"exists"}`; asJSON(doc.Resources[0].Params) != want {
+		t.Errorf("got %s, want %s", asJSON(doc.Resources[0].Params), want)
 	}
 	for _, p := range []map[string]any{
 		{"ensure": "file", "backup": "puppet", "force": true},

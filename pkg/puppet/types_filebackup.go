@@ -8,8 +8,12 @@ import (
 
 // fileBackup translates backup (of a file, or of the file a concat_file
 // generates): false is no backup; 'puppet', Puppet's default local
-// filebucket, is the file kind's backup to the applying host's
-// clientbucketdir, laid out by its digest_algorithm. A filebucket the
+// filebucket, is the file kind's backup "puppet", which stores old
+// contents in the clientbucketdir of the applying host's Puppet (with the
+// puppet.conf of the compilation, if one was given), laid out by its
+// digest_algorithm, as Puppet applying the resource there would. Nothing
+// is asked of Puppet here: the file kind resolves the bucket when it
+// first backs something up. A filebucket the
 // catalog declares (a server's, or another directory), a backup suffix,
 // and a backup of what a directory resource or force would replace fall
 // back.
@@ -27,9 +31,9 @@ func fileBackup(t *tr, k string, v any) {
 	case scalar(t.params["ensure"]) == "directory" || scalar(t.params["ensure"]) == "link" || strings.HasPrefix(scalar(t.params["ensure"]), "/"):
 		t.fallback("backup of a directory or link resource: Puppet backs up what it replaces")
 	default:
-		if s, ok := t.settings("backup => 'puppet'"); ok {
-			t.out["backup"] = s.ClientBucketDir
-			t.out["backup_digest"] = s.DigestAlgorithm
+		t.out["backup"] = "puppet"
+		if t.opts.Puppet.Conf != "" {
+			t.out["backup_puppetconf"] = t.opts.Puppet.Conf
 		}
 	}
 }

@@ -129,21 +129,31 @@ type FileRes struct {
 	// its type.
 	SELRange *string `lang:"selrange" yaml:"selrange"`
 	// Backup, if set, is a Puppet file bucket directory (Puppet's
-	// clientbucketdir, /var/cache/puppet/clientbucket on Debian): before
-	// the content of a regular file at the path is replaced, or the file
-	// removed, the old content is stored there as Puppet's local
-	// filebucket stores it, so that `puppet filebucket -l list` and
-	// `restore` find it. A symbolic link is not stored, nor a file reached
-	// through one. The bucket holds copies of whatever the files held
-	// (secrets included): it must belong to the user running the engine
-	// (root) and be writable by no one else; a missing one is created
-	// with mode 0750. It writes on the applying host, so an exporter may
-	// not set it.
+	// clientbucketdir, /var/cache/puppet/clientbucket on Debian), or
+	// "puppet" for the local Puppet's own bucket: before the content of a
+	// regular file at the path is replaced, or the file removed, the old
+	// content is stored there as Puppet's local filebucket stores it, so
+	// that `puppet filebucket -l list` and `restore` find it. With
+	// "puppet", the directory and digest are the clientbucketdir and
+	// digest_algorithm that `puppet config print --section user` reports
+	// on the applying host (with backup_puppetconf as its puppet.conf),
+	// asked once per process and puppet.conf, the first time a file must
+	// be backed up; a host where Puppet cannot tell fails the resource
+	// instead of replacing the file without its backup. A symbolic link
+	// is not stored, nor a file reached through one. The bucket holds
+	// copies of whatever the files held (secrets included): it must
+	// belong to the user running the engine (root) and be writable by no
+	// one else; a missing one is created with mode 0750. It writes on the
+	// applying host, so an exporter may not set it.
 	Backup string `lang:"backup" yaml:"backup" collect:"local"`
-	// BackupDigest is the digest the bucket is laid out by, Puppet's
-	// digest_algorithm: md5, sha224, sha256 (the default), sha384 or
-	// sha512.
+	// BackupDigest is the digest a bucket directory is laid out by,
+	// Puppet's digest_algorithm: md5, sha224, sha256 (the default),
+	// sha384 or sha512. Backup "puppet" takes Puppet's own.
 	BackupDigest string `lang:"backup_digest" yaml:"backup_digest"`
+	// BackupPuppetConf is the puppet.conf Puppet reads its bucket
+	// settings from for backup "puppet" (empty: Puppet's own). Only the
+	// applying host may set it, as backup.
+	BackupPuppetConf string `lang:"backup_puppetconf" yaml:"backup_puppetconf" collect:"local"`
 	// ValidateCmd, if set, checks every new content before it replaces
 	// the file (or creates it): the content is written to a temporary
 	// file beside it, with the mode and owner it is written with (an

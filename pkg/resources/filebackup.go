@@ -28,22 +28,34 @@ var bucketDigests = map[string]func() hash.Hash{
 	"sha512": sha512.New,
 }
 
-// validateBackup checks backup and backup_digest.
+// validateBackup checks backup, backup_digest and backup_puppetconf.
 func (obj *FileRes) validateBackup() error {
-	if obj.Backup == "" {
+	if obj.Backup != BackupPuppet && obj.BackupPuppetConf != "" {
+		return fmt.Errorf("backup_puppetconf needs backup %q", BackupPuppet)
+	}
+	switch obj.Backup {
+	case "":
 		if obj.BackupDigest != "" {
 			return fmt.Errorf("backup_digest needs backup")
 		}
 		return nil
-	}
-	if !filepath.IsAbs(obj.Backup) || filepath.Clean(obj.Backup) != obj.Backup {
-		return fmt.Errorf("backup %q must be a clean absolute directory", obj.Backup)
-	}
-	if strings.IndexByte(obj.Backup, 0) >= 0 {
-		return fmt.Errorf("backup %q holds a NUL byte", obj.Backup)
-	}
-	if _, ok := bucketDigests[obj.backupDigest()]; !ok {
-		return fmt.Errorf("backup_digest %q must be md5, sha224, sha256, sha384 or sha512", obj.BackupDigest)
+	case BackupPuppet:
+		if obj.BackupDigest != "" {
+			return fmt.Errorf("backup_digest cannot be combined with backup %q, which uses Puppet's digest_algorithm", BackupPuppet)
+		}
+		if c := obj.BackupPuppetConf; c != "" && (!filepath.IsAbs(c) || filepath.Clean(c) != c || strings.IndexByte(c, 0) >= 0) {
+			return fmt.Errorf("backup_puppetconf %q must be a clean absolute path", c)
+		}
+	default:
+		if !filepath.IsAbs(obj.Backup) || filepath.Clean(obj.Backup) != obj.Backup {
+			return fmt.Errorf("backup %q must be a clean absolute directory or %q", obj.Backup, BackupPuppet)
+		}
+		if strings.IndexByte(obj.Backup, 0) >= 0 {
+			return fmt.Errorf("backup %q holds a NUL byte", obj.Backup)
+		}
+		if _, ok := bucketDigests[obj.backupDigest()]; !ok {
+			return fmt.Errorf("backup_digest %q must be md5, sha224, sha256, sha384 or sha512", obj.BackupDigest)
+		}
 	}
 	if obj.Symlink {
 		return fmt.Errorf("backup cannot be combined with symlink")
@@ -70,11 +82,15 @@ func (obj *FileRes) backupOld(c *fileCheck) error {
 	}
 	switch {
 	case c.fi.Mode().IsRegular():
-		sum, err := bucketSave(obj.Backup, obj.backupDigest(), c.path)
+		dir, digest, err := obj.bucket(c.ctx)
 		if err != nil {
 			return fmt.Errorf("backing up %s: %w", c.path, err)
 		}
-		c.change(fmt.Sprintf("stored the old content in the file bucket %s with sum %s", obj.Backup, sum))
+		sum, err := bucketSave(dir, digest, c.path)
+		if err != nil {
+			return fmt.Errorf("backing up %s: %w", c.path, err)
+		}
+		c.change(fmt.Sprintf("stored the old content in the file bucket %s with sum %s", dir, sum))
 	case c.fi.IsDir() && !obj.Recurse:
 		return fmt.Errorf("refusing to remove the directory %s: backup stores files, not directory trees", c.path)
 	}

@@ -42,7 +42,7 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("the selinux context differs")
 	case obj.hidesDiff() != res.hidesDiff():
 		return fmt.Errorf("show_diff differs")
-	case obj.Backup != res.Backup || obj.backupDigest() != res.backupDigest():
+	case obj.Backup != res.Backup || obj.backupDigest() != res.backupDigest() || obj.BackupPuppetConf != res.BackupPuppetConf:
 		return fmt.Errorf("the backup differs")
 	case obj.ValidateCmd != res.ValidateCmd || obj.validateReplacement() != res.validateReplacement():
 		return fmt.Errorf("validate_cmd differs")

@@ -59,6 +59,9 @@ func TestFileValidateCmdParams(t *testing.T) {
 		{Path: "/f", Backup: "relative/bucket"},
 		{Path: "/f", Backup: "/b", BackupDigest: "crc32"},
 		{Path: "/f", BackupDigest: "md5"},
+		{Path: "/f", Backup: "puppet", BackupDigest: "md5"},
+		{Path: "/f", Backup: "puppet", BackupPuppetConf: "puppet.conf"},
+		{Path: "/f", Backup: "/b", BackupPuppetConf: "/etc/puppet/puppet.conf"},
 	} {
 		f.SetKind("file")
 		f.SetName("/x")

@@ -17,8 +17,9 @@ import (
 )
 
 // TestFileBackupAgainstPuppet replaces and removes the same files twice:
-// with the file kind's backup, and with real Puppet's backup => 'puppet'
-// through pippet, each into its own bucket directory. The two buckets
+// with the file kind's backup "puppet", and with real Puppet's backup =>
+// 'puppet' through pippet, each with a puppet.conf naming its own bucket
+// directory and digest. The two buckets
 // must hold the same entries with the same modes and contents, and
 // `puppet filebucket -l` must list and restore what the file kind stored.
 func TestFileBackupAgainstPuppet(t *testing.T) {
@@ -36,15 +37,18 @@ func TestFileBackupAgainstPuppet(t *testing.T) {
 				buckets[side] = b
 				os.WriteFile(f, []byte("old content\n"), 0o644)
 				os.WriteFile(gone, []byte("removed content\n"), 0o600)
+				conf := filepath.Join(dir, side+".conf")
+				os.WriteFile(conf, []byte(fmt.Sprintf("[main]\nclientbucketdir = %s\ndigest_algorithm = %s\n", b, digest)), 0o644)
 				var rs []*graph.Resource
 				if side == "native" {
+					// the bucket Puppet reports for conf, as a translated
+					// backup => 'puppet' names it
+					backup := map[string]any{"backup": "puppet", "backup_puppetconf": conf}
 					rs = []*graph.Resource{
-						{Kind: "file", Name: f, Params: map[string]any{"state": "exists", "content": "new content\n", "backup": b, "backup_digest": digest}},
-						{Kind: "file", Name: gone, Params: map[string]any{"state": "absent", "backup": b, "backup_digest": digest}},
+						{Kind: "file", Name: f, Params: with(backup, "state", "exists", "content", "new content\n")},
+						{Kind: "file", Name: gone, Params: with(backup, "state", "absent")},
 					}
 				} else {
-					conf := filepath.Join(dir, "puppet.conf")
-					os.WriteFile(conf, []byte(fmt.Sprintf("[main]\nclientbucketdir = %s\ndigest_algorithm = %s\n", b, digest)), 0o644)
 					rs = []*graph.Resource{
 						pippetFile(f, conf, map[string]any{"ensure": "file", "content": "new content\n", "backup": "puppet"}),
 						pippetFile(gone, conf, map[string]any{"ensure": "absent", "backup": "puppet"}),
@@ -78,6 +82,18 @@ func TestFileBackupAgainstPuppet(t *testing.T) {
 			}
 		})
 	}
+}
+
+// with returns a copy of params with the pairs kv added.
+func with(params map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range params {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
 }
 
 // pippetFile is a Puppet file resource run by pippet with the puppet.conf

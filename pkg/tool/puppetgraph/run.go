@@ -204,9 +204,15 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	made := map[*graph.Resource]engine.Res{}
 	check := func(r *graph.Resource) error { return checkResource(r, made) }
 	opts := puppet.Options{Conservative: f.Conservative, Log: t.logLine, Check: check}
-	// read when a translation needs them, with the Puppet setup the
-	// pippet resources get
-	opts.Settings = func() (*puppet.Settings, error) { return puppet.LocalSettings(ctx, opts.Puppet) }
+	// the module path of a native compile, else Puppet's for the setup
+	// pippet resources get, asked only when a translation needs it
+	var compiledPath []string
+	opts.ModulePath = func() ([]string, error) {
+		if compiledPath != nil {
+			return compiledPath, nil
+		}
+		return puppet.LocalModulePath(ctx, opts.Puppet)
+	}
 	if f.PuppetConf != "" {
 		opts.RunInterval = puppet.ConfRunInterval(f.PuppetConf)
 	}
@@ -243,7 +249,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		cat, read, opts.Puppet = res.Catalog, res.Read, res.Env
+		cat, read, opts.Puppet, compiledPath = res.Catalog, res.Read, res.Env, res.ModulePath
 	}
 	doc, st, err := puppet.Translate(cat, opts)
 	if err != nil {

@@ -78,3 +78,29 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckDefaults checks programs of n functions whose operator
+// has no type but the default (int), each decided only when the solver
+// runs out of other work; us/func is the same at every size when solving
+// is linear.
+func BenchmarkCheckDefaults(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var src strings.Builder
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(&src, "$f%d = func($a, $b) { $a + $b }\n", i)
+			}
+			path := filepath.Join(b.TempDir(), "main.mcl")
+			if err := os.WriteFile(path, []byte(src.String()), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := sem.Check(path, nil, sem.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "us/func")
+		})
+	}
+}

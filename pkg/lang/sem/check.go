@@ -83,6 +83,17 @@ func (c *checker) id() int {
 
 // declare adds the definitions of a statement list to s.
 func (c *checker) declare(stmts []ast.Stmt, s *Scope) {
+	if s.vars == nil {
+		n := 0
+		for _, st := range stmts {
+			if _, ok := st.(*ast.Bind); ok {
+				n++
+			}
+		}
+		if n > 0 {
+			s.vars = make(map[string]*binding, n)
+		}
+	}
 	for _, st := range stmts {
 		switch st := st.(type) {
 		case *ast.Bind:
@@ -209,16 +220,16 @@ func (c *checker) prepareAlias(a *binding) {
 // resolve finds a dotted name of the given kind from scope s. For funcs it
 // may return a core module name instead (module != "").
 func (c *checker) resolve(s *Scope, kind bindKind, name string, pos ast.Pos) (r ref, module, fname string) {
-	parts := strings.Split(name, ".")
-	last := parts[len(parts)-1]
-	if len(parts) == 1 {
+	if !strings.Contains(name, ".") {
 		for sc := s; sc != nil; sc = sc.parent {
-			if b, path := sc.lookupLocal(kind, last); b != nil {
+			if b, path := sc.lookupLocal(kind, name); b != nil {
 				return ref{path: path, target: b}, "", ""
 			}
 		}
 		return ref{}, "", ""
 	}
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
 	a, path := c.lookupAlias(s, parts[0])
 	if a == nil {
 		return ref{}, "", ""
@@ -557,7 +568,7 @@ func (c *checker) callBuiltin(e *ast.Call, f *funcs.Func, args []node) node {
 			return fmt.Errorf("call of %s: %v", e.Name, err)
 		}
 		return nil
-	})
+	}, append(ic.Args[:len(ic.Args):len(ic.Args)], ic.Out)...)
 	c.needConcrete(e.Pos, "call of "+e.Name, n.sig, &n.rsig)
 	return n
 }

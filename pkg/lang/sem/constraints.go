@@ -11,64 +11,27 @@ import (
 
 // A constraint is a typing rule that may need more information than is
 // known where it appears (operators, polymorphic calls, indexing). run
-// returns funcs.ErrDefer to be tried again later.
+// returns funcs.ErrDefer to be tried again later. on are the types it
+// reads: run can only decide differently once a variable in them is bound,
+// and the variables it binds are in them (see solve).
 type constraint struct {
 	pos ast.Pos
 	run func(final bool) error
+	on  []*types.Type
 }
 
-// constrain tries fn now and keeps it for later if it cannot decide yet.
-func (c *checker) constrain(pos ast.Pos, fn func(final bool) error) {
+// constrain tries fn now and keeps it for later if it cannot decide yet;
+// on are the types fn reads and unifies (fresh types aside).
+func (c *checker) constrain(pos ast.Pos, fn func(final bool) error, on ...*types.Type) {
 	err := fn(false)
 	if err == nil {
 		return
 	}
 	if errors.Is(err, funcs.ErrDefer) {
-		c.cons = append(c.cons, &constraint{pos: pos, run: fn})
+		c.cons = append(c.cons, &constraint{pos: pos, run: fn, on: on})
 		return
 	}
 	c.typeErrf(pos, "%v", err)
-}
-
-// solve runs the deferred constraints to a fixed point, then once more in
-// final mode so that the remaining ones pick a default or report the
-// ambiguity. Each round is linear in the number of pending constraints
-// and every round but the last removes at least one.
-func (c *checker) solve() {
-	for len(c.cons) > 0 {
-		for c.round(false) {
-		}
-		if len(c.cons) == 0 {
-			return
-		}
-		k := c.cons[0]
-		c.cons = c.cons[1:]
-		if err := k.run(true); err != nil {
-			c.typeErrf(k.pos, "%v", err)
-		}
-	}
-}
-
-func (c *checker) round(final bool) bool {
-	progress := false
-	keep := c.cons[:0]
-	for _, k := range c.cons {
-		err := k.run(final)
-		switch {
-		case err == nil:
-			progress = true
-		case errors.Is(err, funcs.ErrDefer):
-			keep = append(keep, k)
-		default:
-			progress = true
-			c.typeErrf(k.pos, "%v", err)
-		}
-	}
-	for i := len(keep); i < len(c.cons); i++ {
-		c.cons[i] = nil
-	}
-	c.cons = keep
-	return progress && len(c.cons) > 0
 }
 
 // needConcrete asks that t be fully known after solving; the resolved type
@@ -178,7 +141,7 @@ func (c *checker) checkBinary(e *ast.Binary, s *Scope) node {
 			want = "str, int or float"
 		}
 		return fmt.Errorf("operator %s works on %s, got %s", e.Op, want, ta.Resolve())
-	})
+	}, ta)
 	return n
 }
 
@@ -206,7 +169,7 @@ func (c *checker) checkIndex(e *ast.Index, s *Scope) node {
 		default:
 			return fmt.Errorf("cannot index a value of type %s", x.Resolve())
 		}
-	})
+	}, tx, ti, n.t)
 	return n
 }
 
@@ -229,7 +192,7 @@ func (c *checker) checkField(e *ast.Field, s *Scope) node {
 		default:
 			return fmt.Errorf("-> needs a struct, got %s", x.Resolve())
 		}
-	})
+	}, tx, n.t)
 	return n
 }
 
@@ -256,7 +219,7 @@ func (c *checker) checkOptionalField(f *ast.Field, def ast.Expr, s *Scope) node 
 		default:
 			return fmt.Errorf("-> needs a struct, got %s", x.Resolve())
 		}
-	})
+	}, tx, n.t)
 	return n
 }
 
@@ -275,5 +238,5 @@ func (c *checker) strOrList(pos ast.Pos, t *types.Type, what string) {
 			return types.Unify(x, types.Str)
 		}
 		return fmt.Errorf("%s must be a str or a []str, got %s", what, t.Resolve())
-	})
+	}, t)
 }

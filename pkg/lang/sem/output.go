@@ -475,11 +475,14 @@ func (n *importIR) walk(p *pass, rs *rscope) error {
 // document builds the sorted graph document of the pass, checking edges.
 func (o *output) document() (*graph.Document, error) {
 	doc := &graph.Document{Mgmt: graph.Version, Graph: "main"}
+	if len(o.res) > 0 {
+		doc.Resources = make([]*graph.Resource, 0, len(o.res))
+	}
 	for _, r := range o.res {
 		doc.Resources = append(doc.Resources, r.r)
 	}
 	graph.SortResources(doc.Resources)
-	merged := map[graph.EdgeKey]*graph.Edge{}
+	merged := make(map[graph.EdgeKey]*graph.Edge, len(o.edges))
 	recvs := map[string]bool{}
 	for _, e := range o.edges {
 		if e.e.Recv != "" {

@@ -113,7 +113,7 @@ func (c *checker) checkStmt(st ast.Stmt, s *Scope) stmtIR {
 				}
 			}
 			return fmt.Errorf("panic takes a bool or a str, got %s", t.Resolve())
-		})
+		}, t)
 		return n
 	}
 	panic(fmt.Sprintf("sem: unknown statement %T", st))
@@ -176,8 +176,11 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 			c.kindErrs[st.Pos] = errAt(st.Pos, StageRuntime, "%s", n.unknown)
 		}
 	}
-	for _, f := range st.Fields {
-		fn := &resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
+	fields := make([]resFieldIR, len(st.Fields)) // one allocation for all
+	n.fields = make([]*resFieldIR, 0, len(st.Fields))
+	for i, f := range st.Fields {
+		fn := &fields[i]
+		*fn = resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
 		if f.Cond != nil {
 			fn.cond = c.checkExpr(f.Cond, s)
 			c.unify(f.Cond.Position(), fn.cond.typ(), types.Bool, "condition of ?:")

@@ -19,13 +19,13 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	vs.reports, vs.capture = nil, false
 	vs.notesMu.Unlock()
 	check := vs.checkRun
-	if err != nil && !check && vs.upPendingNow && (s.e.cfg.Noop || vs.meta.Noop) {
+	if err != nil && !check && vs.upPendingNow && (s.e.cfg.Noop || vs.meta().Noop) {
 		reports, ok, err = uncheckedNoop(reports, err), false, nil
 	}
 	notes := notesOf(reports)
 	if (ok || err != nil) && !check {
 		for _, n := range notes {
-			s.e.logf("%s: %s", vs.key, n)
+			s.e.logf("%s: %s", vs.v.key, n)
 		}
 		notes = nil
 	}
@@ -40,7 +40,7 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 		vs.cancelRun()
 		vs.cancelRun = nil
 	}
-	apply := !(s.e.cfg.Noop || vs.meta.Noop)
+	apply := !(s.e.cfg.Noop || vs.meta().Noop)
 	s.e.cfg.Metrics.checkApply(vs, apply && !check, ok, err)
 	if vs.removed {
 		s.update(vs)
@@ -110,7 +110,7 @@ func (s *sched) debugDone(vs *vstate, ok bool, err error, dur time.Duration, app
 	case !ok:
 		outcome = "would change"
 	}
-	s.e.debugf("%s: CheckApply took %s: %s", vs.key, roundDur(dur), outcome)
+	s.e.debugf("%s: CheckApply took %s: %s", vs.v.key, roundDur(dur), outcome)
 }
 
 // setOutcome records whether the last run of vs left a change pending
@@ -157,9 +157,9 @@ func (s *sched) applyError(vs *vstate, err error) bool {
 		if vs.retries > 0 {
 			vs.retries--
 		}
-		s.e.warnf("%s", errorAt(vs, "error (retrying in %s): %v", time.Duration(vs.meta.Delay)*time.Millisecond, err))
+		s.e.warnf("%s", errorAt(vs, "error (retrying in %s): %v", time.Duration(vs.meta().Delay)*time.Millisecond, err))
 		vs.timer = true
-		s.after(time.Duration(vs.meta.Delay)*time.Millisecond, msg{kind: msgRetry, vs: vs})
+		s.after(time.Duration(vs.meta().Delay)*time.Millisecond, msg{kind: msgRetry, vs: vs})
 		return false
 	}
 	s.fail(vs, err)
@@ -205,7 +205,7 @@ func (s *sched) recover(vs *vstate) {
 	vs.failed = nil
 	s.failed--
 	s.e.cfg.Metrics.failure(vs, -1)
-	vs.retries = vs.meta.Retry
+	vs.retries = vs.meta().Retry
 	vs.mark(whyRecover, nil)
 	s.reblock()
 	s.update(vs)
@@ -231,19 +231,19 @@ func (s *sched) block(vs *vstate) {
 func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports []Reported) {
 	vs.applied = true
 	vs.lastOK = ok
-	if vs.meta.RetryReset {
-		vs.retries = vs.meta.Retry
+	if vs.meta().RetryReset {
+		vs.retries = vs.meta().Retry
 	}
 	if !ok {
 		s.logChange(vs, apply, dur, reports)
 	}
 	if !ok && apply {
-		s.changedKeys[vs.key] = true
+		s.changedKeys[vs.v.key] = true
 		for _, m := range vs.v.Members {
 			s.changedKeys[m.key] = true
 		}
 		for _, e := range vs.out {
-			if e.to.meta.Hidden || e.to.removed {
+			if e.to.meta().Hidden || e.to.removed {
 				continue
 			}
 			if e.notify {
@@ -261,7 +261,7 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports [
 		s.reversalDone(vs) // a noop run leaves the reversal pending
 		return
 	}
-	if apply && vs.meta.Reverse {
+	if apply && vs.meta().Reverse {
 		s.saveReversal(vs)
 	}
 }
@@ -283,9 +283,9 @@ func (s *sched) logChange(vs *vstate, apply bool, dur time.Duration, reports []R
 		attrs = append(attrs, slog.String("diff", d))
 	}
 	if apply {
-		s.e.log(LevelNotice, sprintf("%s: changed%s%s (%s)", vs.key, groupNote(vs), what, roundDur(dur)), attrs...)
+		s.e.log(LevelNotice, sprintf("%s: changed%s%s (%s)", vs.v.key, groupNote(vs), what, roundDur(dur)), attrs...)
 	} else {
-		s.e.log(LevelNotice, sprintf("%s: would change%s%s (noop)", vs.key, groupNote(vs), what), attrs...)
+		s.e.log(LevelNotice, sprintf("%s: would change%s%s (noop)", vs.v.key, groupNote(vs), what), attrs...)
 	}
 }
 

@@ -14,8 +14,8 @@ func (e *Engine) after(d time.Duration, m msg) {
 
 func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 	ctx, cancel := context.WithCancel(e.runCtx)
-	if vs.meta.Timeout > 0 {
-		ctx, cancel = context.WithTimeout(e.runCtx, time.Duration(vs.meta.Timeout)*time.Millisecond)
+	if vs.meta().Timeout > 0 {
+		ctx, cancel = context.WithTimeout(e.runCtx, time.Duration(vs.meta().Timeout)*time.Millisecond)
 	}
 	vs.cancelRun = cancel
 	res := vs.v.Res

@@ -267,7 +267,7 @@ func (e *Engine) goTrack(f func()) {
 func errorAt(vs *vstate, format string, v ...any) string {
 	msg := fmt.Sprintf(format, v...)
 	if w := vs.v.Src.Where(); w != "" {
-		return w + ": " + vs.key + ": " + msg
+		return w + ": " + vs.v.key + ": " + msg
 	}
-	return vs.key + ": " + msg
+	return vs.v.key + ": " + msg
 }

@@ -51,7 +51,7 @@ func (vs *vstate) UpstreamPending() bool { return vs.upPendingNow }
 func (vs *vstate) Send(st any) error {
 	sr, ok := vs.v.Res.(Sendable)
 	if !ok {
-		return fmt.Errorf("%s is not Sendable", vs.key)
+		return fmt.Errorf("%s is not Sendable", vs.v.key)
 	}
 	return sr.Send(st)
 }
@@ -69,7 +69,7 @@ func (vs *vstate) Logf(format string, v ...any) {
 		return
 	}
 	vs.notesMu.Unlock()
-	vs.e.logf("%s: %s", vs.key, line)
+	vs.e.logf("%s: %s", vs.v.key, line)
 }
 
 func (vs *vstate) Report(c Change) { vs.e.report(vs, c) }

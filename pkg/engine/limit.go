@@ -67,6 +67,6 @@ func (s *sched) watchingAgain(vs *vstate) {
 	vs.polled = false
 	if limit := vs.extra().limit; s.limitSeen[limit] {
 		delete(s.limitSeen, limit)
-		s.e.logf("%s: watching again (%s no longer reached); other polled resources follow as they can", vs.key, limit)
+		s.e.logf("%s: watching again (%s no longer reached); other polled resources follow as they can", vs.v.key, limit)
 	}
 }

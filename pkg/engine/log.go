@@ -149,13 +149,13 @@ func (h *vertexLog) Enabled(ctx context.Context, lv slog.Level) bool {
 }
 
 func (h *vertexLog) WithAttrs(as []slog.Attr) slog.Handler {
-	return &prefixHandler{inner: h.e.logger.Handler().WithAttrs(as), key: h.key}
+	return &prefixHandler{inner: h.e.logger.Handler().WithAttrs(as), key: h.v.key}
 }
 
 func (h *vertexLog) WithGroup(name string) slog.Handler {
-	return &prefixHandler{inner: h.e.logger.Handler().WithGroup(name), key: h.key}
+	return &prefixHandler{inner: h.e.logger.Handler().WithGroup(name), key: h.v.key}
 }
 
 func (h *vertexLog) Handle(ctx context.Context, r slog.Record) error {
-	return handlePrefixed(ctx, h.e.logger.Handler(), h.key, r)
+	return handlePrefixed(ctx, h.e.logger.Handler(), h.v.key, r)
 }

@@ -50,10 +50,10 @@ func (s *sched) recheckTick() {
 	if n == 0 {
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return s.order[i].key > s.recheckKey })
+	i := sort.Search(n, func(i int) bool { return s.order[i].v.key > s.recheckKey })
 	vs := s.order[i%n]
-	s.recheckKey = vs.key
-	if vs.meta.Hidden || !settled(vs) {
+	s.recheckKey = vs.v.key
+	if vs.meta().Hidden || !settled(vs) {
 		return // it is being checked anyway, or cannot be
 	}
 	vs.recheck = true
@@ -71,7 +71,7 @@ func (s *sched) checkDone(vs *vstate, ok bool, err error, notes []string) {
 	case err != nil:
 		vs.mark(whyDrift, nil)
 	case ok || vs.dirty:
-	case !vs.lastOK && (s.e.cfg.Noop || vs.meta.Noop):
+	case !vs.lastOK && (s.e.cfg.Noop || vs.meta().Noop):
 	default:
 		vs.drift = true
 		vs.extra().driftNotes = notes

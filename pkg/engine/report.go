@@ -151,7 +151,7 @@ func (vs *vstate) reason() string {
 			continue
 		}
 		if k := fromSlot(b); k >= 0 {
-			w = strings.Replace(w, "%s", vs.whyFrom[k].key, 1)
+			w = strings.Replace(w, "%s", vs.whyFrom[k].v.key, 1)
 		}
 		words = append(words, w)
 	}
@@ -171,7 +171,7 @@ func (e *Engine) report(vs *vstate, c Change) {
 		c.Text = false
 		if vs.diffNow && e.cfg.DiffLines > 0 {
 			verb := "changed"
-			if e.cfg.Noop || vs.meta.Noop || vs.checkRun {
+			if e.cfg.Noop || vs.meta().Noop || vs.checkRun {
 				verb = "would change"
 			}
 			r.Diff = c.What + " " + verb + " (diff hidden)"
@@ -183,7 +183,7 @@ func (e *Engine) report(vs *vstate, c Change) {
 	}
 	if c.Text && vs.diffNow && vs.secret {
 		if e.cfg.DiffLines > 0 {
-			r.Diff = "not shown: the content holds a secret that " + vs.key + " receives (from a password resource)\n"
+			r.Diff = "not shown: the content holds a secret that " + vs.v.key + " receives (from a password resource)\n"
 		}
 	} else if c.Text && vs.diffNow {
 		name := c.Path
@@ -207,7 +207,7 @@ func (e *Engine) report(vs *vstate, c Change) {
 		vs.reports = append(vs.reports, r)
 		return
 	}
-	e.logf("%s: %s", vs.key, r.String())
+	e.logf("%s: %s", vs.v.key, r.String())
 }
 
 // notesOf returns the changes as the log writes them.

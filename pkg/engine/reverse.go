@@ -119,7 +119,7 @@ func writeAtomic(path string, b []byte) error {
 // vertex of the same key is kept).
 func (s *sched) reversals(next map[string]*vstate) []*vstate {
 	for key, old := range s.vertices {
-		if next[key] == nil && old.meta.Reverse && old.revPath() == "" && old.launched && !old.running {
+		if next[key] == nil && old.meta().Reverse && old.revPath() == "" && old.launched && !old.running {
 			s.saveReversal(old)
 		}
 	}
@@ -160,7 +160,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 	}
 	key := rr.Kind + "[" + rr.Name + "]"
 	if cur := next[key]; cur != nil {
-		if !cur.meta.Reverse {
+		if !cur.meta().Reverse {
 			os.Remove(path) // the resource is back without reverse: forget it
 		}
 		return nil
@@ -188,7 +188,7 @@ func (s *sched) reversalDone(vs *vstate) {
 		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 	}
 	s.forgetReverseState(vs)
-	s.e.logf("%s: reversal done", vs.key)
+	s.e.logf("%s: reversal done", vs.v.key)
 	s.retire(vs)
 }
 

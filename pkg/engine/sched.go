@@ -47,9 +47,7 @@ type msg struct {
 // belong to the Run goroutine.
 type vstate struct {
 	e    *Engine
-	v    *Vertex
-	key  string
-	meta *MetaParams
+	v    *Vertex // its key (v.key) and metaparameters (meta) are the vertex's
 	init *Init
 
 	// (Fields are ordered so that the bools share words: a graph holds a
@@ -149,6 +147,9 @@ func (vs *vstate) extra() *vextra {
 	}
 	return vs.x
 }
+
+// meta returns the metaparameters of vs.
+func (vs *vstate) meta() *MetaParams { return vs.v.Res.MetaParams() }
 
 // revPath returns the saved reversal vs runs as, or "".
 func (vs *vstate) revPath() string {
@@ -297,8 +298,8 @@ func (s *sched) snapshot() Status {
 // its last CheckApply found something to repair, since only the next poll
 // will tell.
 func (s *sched) update(vs *vstate) {
-	polledBad := (vs.meta.Poll > 0 || vs.polled) && vs.applied && !vs.lastOK && !(s.e.cfg.Noop || vs.meta.Noop)
-	b := !vs.removed && !vs.meta.Hidden && vs.failed == nil && !vs.blocked &&
+	polledBad := (vs.meta().Poll > 0 || vs.polled) && vs.applied && !vs.lastOK && !(s.e.cfg.Noop || vs.meta().Noop)
+	b := !vs.removed && !vs.meta().Hidden && vs.failed == nil && !vs.blocked &&
 		(!vs.ready || vs.dirty || vs.running && !vs.checkRun || vs.timer || polledBad)
 	if b != vs.busy {
 		vs.busy = b
@@ -355,7 +356,7 @@ func (s *sched) handle(m msg) {
 		s.driftFound(vs)
 	case msgEvent:
 		vs.evPending.Store(false)
-		if vs.meta.Poll > 0 {
+		if vs.meta().Poll > 0 {
 			vs.mark(whyPoll, nil)
 		} else {
 			vs.mark(whyEvent, nil)
@@ -385,7 +386,7 @@ func (s *sched) handle(m msg) {
 		vs.watchErr = true
 		s.setOutcome(vs, false, true)
 		s.fail(vs, m.err)
-		s.result(vs, Result{Op: "watch", Noop: s.e.cfg.Noop || vs.meta.Noop, Err: m.err, Failed: true})
+		s.result(vs, Result{Op: "watch", Noop: s.e.cfg.Noop || vs.meta().Noop, Err: m.err, Failed: true})
 	}
 	s.update(vs)
 	s.enqueue(vs)
@@ -394,7 +395,7 @@ func (s *sched) handle(m msg) {
 // settled reports whether vs lets its dependents run: it has applied
 // successfully and has nothing left to do.
 func settled(vs *vstate) bool {
-	if vs.meta.Hidden {
+	if vs.meta().Hidden {
 		return true
 	}
 	return vs.applied && vs.ready && !vs.dirty && !vs.running && !vs.timer && vs.failed == nil && !vs.blocked
@@ -431,7 +432,7 @@ func (s *sched) runWork() {
 	for len(s.work) > 0 {
 		work := s.work
 		s.work = nil
-		sort.Slice(work, func(i, j int) bool { return work[i].key < work[j].key })
+		sort.Slice(work, func(i, j int) bool { return work[i].v.key < work[j].v.key })
 		for _, vs := range work {
 			vs.queued = false
 			s.tryStart(vs)
@@ -440,7 +441,7 @@ func (s *sched) runWork() {
 }
 
 func (s *sched) tryStart(vs *vstate) {
-	if vs.removed || vs.meta.Hidden || !vs.ready || !(vs.dirty || vs.recheck) || vs.running || vs.timer || vs.failed != nil || vs.blocked {
+	if vs.removed || vs.meta().Hidden || !vs.ready || !(vs.dirty || vs.recheck) || vs.running || vs.timer || vs.failed != nil || vs.blocked {
 		return
 	}
 	// Resume the scan of the dependencies at the last one that was not
@@ -464,7 +465,7 @@ func (s *sched) tryStart(vs *vstate) {
 	if vs.x != nil && vs.x.lim != nil && !vs.limitOK {
 		r := vs.x.lim.Reserve()
 		if d := r.Delay(); d > 0 {
-			s.e.debugf("%s: rate limited (Meta:limit): next CheckApply in %s", vs.key, roundDur(d))
+			s.e.debugf("%s: rate limited (Meta:limit): next CheckApply in %s", vs.v.key, roundDur(d))
 			vs.timer = true
 			s.after(d, msg{kind: msgLimit, vs: vs})
 			s.update(vs)
@@ -517,7 +518,7 @@ func (s *sched) start(vs *vstate) {
 	}
 	recvErr := s.receive(vs)
 	s.update(vs)
-	apply := !(s.e.cfg.Noop || vs.meta.Noop || vs.checkRun)
+	apply := !(s.e.cfg.Noop || vs.meta().Noop || vs.checkRun)
 	vs.upPendingNow = false
 	if !apply {
 		// the dependencies ran before: their own flags are up to date
@@ -536,7 +537,7 @@ func (s *sched) start(vs *vstate) {
 		if !apply {
 			mode = "check only"
 		}
-		s.e.debugf("%s: CheckApply (%s) for: %s", vs.key, mode, vs.reasonNow)
+		s.e.debugf("%s: CheckApply (%s) for: %s", vs.v.key, mode, vs.reasonNow)
 	}
 	s.fx.checkApply(vs, apply, recvErr)
 }
@@ -595,7 +596,7 @@ func (e *srError) Error() string { return e.msg }
 func errorfSR(e *redge, format string, v ...any) error {
 	m := sprintf(format, v...)
 	if e != nil {
-		m = "send/recv " + e.from.key + "." + e.send() + " -> " + e.to.key + "." + e.recv() + ": " + m
+		m = "send/recv " + e.from.v.key + "." + e.send() + " -> " + e.to.v.key + "." + e.recv() + ": " + m
 	}
 	return &srError{m}
 }

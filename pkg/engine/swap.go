@@ -37,7 +37,7 @@ func (s *sched) swap(g *Graph) {
 	}
 	revs := s.reversals(next)
 	for _, vs := range revs {
-		next[vs.key] = vs
+		next[vs.v.key] = vs
 		fresh = append(fresh, vs)
 	}
 	for key, old := range s.vertices {
@@ -62,11 +62,11 @@ func (s *sched) swap(g *Graph) {
 		}
 	}
 	s.e.graphRes.Store(&all)
-	sort.Slice(s.order, func(i, j int) bool { return s.order[i].key < s.order[j].key })
+	sort.Slice(s.order, func(i, j int) bool { return s.order[i].v.key < s.order[j].v.key })
 	s.wire(g)
 	for _, vs := range fresh {
-		if _, busy := s.stopping[vs.key]; busy {
-			s.pending[vs.key] = vs
+		if _, busy := s.stopping[vs.v.key]; busy {
+			s.pending[vs.v.key] = vs
 			continue
 		}
 		s.launch(vs)
@@ -92,7 +92,7 @@ func sameVertex(vs *vstate, v *Vertex) bool {
 	if vs.watchErr && v.Res.MetaParams().Rewatch {
 		return false
 	}
-	if !metaEqual(vs.meta, v.Res.MetaParams()) || len(vs.v.Members) != len(v.Members) {
+	if !metaEqual(vs.meta(), v.Res.MetaParams()) || len(vs.v.Members) != len(v.Members) {
 		return false
 	}
 	if !sameRes(vs.v, v) {
@@ -118,7 +118,7 @@ func sameRes(a, b *Vertex) bool {
 
 func (s *sched) newVState(v *Vertex) *vstate {
 	meta := v.Res.MetaParams()
-	vs := &vstate{e: s.e, v: v, key: v.key, meta: meta, retries: meta.Retry}
+	vs := &vstate{e: s.e, v: v, retries: meta.Retry}
 	if lim := limiter(meta); lim != nil {
 		vs.extra().lim = lim
 	}
@@ -178,7 +178,7 @@ func (s *sched) wire(g *Graph) {
 		to.in = append(to.in, re)
 	}
 	for vs, sig := range oldIn {
-		if inSignature(vs) != sig && !vs.meta.Hidden {
+		if inSignature(vs) != sig && !vs.meta().Hidden {
 			vs.mark(whyEdges, nil)
 			s.update(vs)
 			s.enqueue(vs)
@@ -189,7 +189,7 @@ func (s *sched) wire(g *Graph) {
 func inSignature(vs *vstate) string {
 	var parts []string
 	for _, e := range vs.in {
-		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.key, e.notify, e.send(), e.recv()))
+		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.v.key, e.notify, e.send(), e.recv()))
 	}
 	sort.Strings(parts)
 	return fmt.Sprint(parts)
@@ -215,12 +215,12 @@ func (s *sched) reblock() {
 // with retries.
 func (s *sched) launch(vs *vstate) {
 	vs.launched = true
-	if _, ok := vs.v.Res.(Reversible); ok && !vs.meta.Reverse && vs.revPath() == "" {
+	if _, ok := vs.v.Res.(Reversible); ok && !vs.meta().Reverse && vs.revPath() == "" {
 		// Its predecessor has stopped: what it saved for a reversal
 		// describes a state that this resource no longer undoes.
 		s.forgetReverseState(vs)
 	}
-	if vs.meta.Hidden {
+	if vs.meta().Hidden {
 		return
 	}
 	s.fx.watch(vs)
@@ -237,11 +237,11 @@ func (s *sched) stop(vs *vstate) {
 		s.e.cfg.Metrics.failure(vs, -1)
 	}
 	if !vs.launched {
-		delete(s.pending, vs.key)
+		delete(s.pending, vs.v.key)
 		return
 	}
 	s.e.cancelWatch(vs)
-	s.stopping[vs.key] = vs
+	s.stopping[vs.v.key] = vs
 	if !vs.running {
 		s.finalize(vs)
 	}
@@ -250,7 +250,7 @@ func (s *sched) stop(vs *vstate) {
 // retire takes vs out of the running graph outside a swap (a reversal
 // that is done) and stops it.
 func (s *sched) retire(vs *vstate) {
-	delete(s.vertices, vs.key)
+	delete(s.vertices, vs.v.key)
 	for i, o := range s.order {
 		if o == vs {
 			s.order = append(s.order[:i], s.order[i+1:]...)
@@ -283,16 +283,16 @@ func dropEdges(es []*redge, vs *vstate) []*redge {
 // runs its CheckApply once if Meta:realize asks for it and it never ran,
 // calls Cleanup and reports msgStopped.
 func (s *sched) finalize(vs *vstate) {
-	realize := vs.meta.Realize && !vs.applied && vs.failed == nil && !vs.meta.Hidden
-	s.fx.finalize(vs, realize, !(s.e.cfg.Noop || vs.meta.Noop))
+	realize := vs.meta().Realize && !vs.applied && vs.failed == nil && !vs.meta().Hidden
+	s.fx.finalize(vs, realize, !(s.e.cfg.Noop || vs.meta().Noop))
 }
 
 func (s *sched) stopped(vs *vstate) {
-	if s.stopping[vs.key] == vs {
-		delete(s.stopping, vs.key)
+	if s.stopping[vs.v.key] == vs {
+		delete(s.stopping, vs.v.key)
 	}
-	if p := s.pending[vs.key]; p != nil {
-		delete(s.pending, vs.key)
+	if p := s.pending[vs.v.key]; p != nil {
+		delete(s.pending, vs.v.key)
 		s.launch(p)
 	}
 }
@@ -302,7 +302,7 @@ func (s *sched) stopped(vs *vstate) {
 func (s *sched) shutdown() {
 	var vss []*vstate
 	for _, vs := range s.order {
-		if vs.launched && !vs.meta.Hidden {
+		if vs.launched && !vs.meta().Hidden {
 			vss = append(vss, vs)
 		}
 	}

@@ -44,7 +44,7 @@ func (e *Engine) startWatch(vs *vstate) {
 		return
 	}
 	vs.initOK = true
-	retries := vs.meta.Retry
+	retries := vs.meta().Retry
 	parked, err := e.subscribe(vs, retries)
 	if parked {
 		return
@@ -96,7 +96,7 @@ func (e *Engine) watchFrom(vs *vstate, retries int16, err error, subscribed bool
 			retries--
 		}
 		e.post(msg{kind: msgWatchError, vs: vs, err: err})
-		t := time.NewTimer(time.Duration(vs.meta.Delay) * time.Millisecond)
+		t := time.NewTimer(time.Duration(vs.meta().Delay) * time.Millisecond)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -110,7 +110,7 @@ func (e *Engine) watchFrom(vs *vstate, retries int16, err error, subscribed bool
 
 // watchOnce runs Watch, or the polling loop that replaces it.
 func (e *Engine) watchOnce(ctx context.Context, vs *vstate) error {
-	switch p := vs.meta.Poll; {
+	switch p := vs.meta().Poll; {
 	case p == 0:
 		return safely(func() error { return vs.v.Res.Watch(ctx) })
 	case p < 0:
@@ -158,7 +158,7 @@ func (vs *vstate) watchContext() (context.Context, func()) {
 // Subscriber.
 func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 	sub, ok := vs.v.Res.(Subscriber)
-	if !ok || vs.meta.Poll != 0 {
+	if !ok || vs.meta().Poll != 0 {
 		return false, nil
 	}
 	vs.wmu.Lock()

@@ -113,8 +113,9 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	}
 	refs := make(map[*Vertex]graph.Ref, n)
 	seen := make(map[graph.Ref]*graph.Resource, n)
+	var sc scratch
 	for _, v := range g.Vertices {
-		r := translateVertex(v, opts, st, comp)
+		r := translateVertex(v, opts, st, comp, &sc)
 		if old := seen[r.Ref()]; old != nil {
 			return nil, nil, &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
 		}
@@ -189,7 +190,7 @@ func Canonicalize(doc *graph.Document) {
 // translateVertex translates v with the mapping of its type, or hands it
 // to pippet: when its type has no mapping, or the mapping cannot express
 // it exactly (the reason is logged at info level).
-func translateVertex(v *Vertex, opts Options, st *Stats, comp companions) *graph.Resource {
+func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *scratch) *graph.Resource {
 	if v.Res == nil || v.Type == "anchor" && len(realParams(v.Res)) == 0 {
 		return &graph.Resource{Kind: "noop", Name: v.Name, Origin: "puppet", Pos: pos(v)}
 	}
@@ -199,7 +200,8 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions) *graph
 		st.note(opts, v, "no native kind for type "+v.Type)
 		return pippet(v, opts, comp[v])
 	}
-	t := &tr{v: v, opts: opts, comp: comp[v], params: realParams(v.Res), used: map[string]bool{}, out: map[string]any{}}
+	params, used := sc.take(v.Res)
+	t := &tr{v: v, opts: opts, comp: comp[v], params: params, used: used, out: map[string]any{}}
 	if len(v.Res.Sensitive) > 0 {
 		t.secret = make(map[string]bool, len(v.Res.Sensitive))
 		for _, k := range v.Res.Sensitive {
@@ -254,6 +256,11 @@ func pos(v *Vertex) string {
 // meaning for us.
 func realParams(r *catalog.Resource) map[string]any {
 	out := make(map[string]any, len(r.Params))
+	fillRealParams(out, r)
+	return out
+}
+
+func fillRealParams(out map[string]any, r *catalog.Resource) {
 	for k, v := range r.Params {
 		switch k {
 		case "before", "require", "notify", "subscribe", "tag", "alias":
@@ -261,7 +268,36 @@ func realParams(r *catalog.Resource) map[string]any {
 		}
 		out[k] = v
 	}
-	return out
+}
+
+// A scratch holds the maps a translation uses only while it runs (the
+// parameters to translate, the ones consumed), reused from one resource to
+// the next.
+type scratch struct {
+	params map[string]any
+	used   map[string]bool
+}
+
+// scratchMax is the size past which a scratch map is dropped rather than
+// emptied: emptying costs its capacity, which one large resource would
+// otherwise leave for all the others.
+const scratchMax = 32
+
+// take returns the scratch maps emptied, the parameters r's translation
+// handles in the first.
+func (sc *scratch) take(r *catalog.Resource) (map[string]any, map[string]bool) {
+	if sc.params == nil || len(sc.params) > scratchMax {
+		sc.params = make(map[string]any, len(r.Params))
+	} else {
+		clear(sc.params)
+	}
+	if sc.used == nil || len(sc.used) > scratchMax {
+		sc.used = make(map[string]bool, len(r.Params))
+	} else {
+		clear(sc.used)
+	}
+	fillRealParams(sc.params, r)
+	return sc.params, sc.used
 }
 
 // richParam returns the name of a parameter whose value is Puppet rich

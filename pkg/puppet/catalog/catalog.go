@@ -75,10 +75,15 @@ func (r *Resource) Pos() string {
 	if f == "" {
 		f = "<code>"
 	}
+	var buf [256]byte
+	b := append(buf[:0], f...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(r.Line), 10)
 	if r.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d", f, r.Line, r.Col)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(r.Col), 10)
 	}
-	return fmt.Sprintf("%s:%d", f, r.Line)
+	return string(b)
 }
 
 // An Edge is a containment edge between two resource references.

@@ -244,29 +244,24 @@ func createResourcesFn(x *fcall) any {
 func (e *evaluator) declareHash(s *scope, p syntax.Pos, typ string, titles, defaults *hash, virtual bool) {
 	stmt := &syntax.Resource{P: p, Type: typ, Virtual: virtual}
 	for _, title := range titles.keys {
-		attrs := map[string]any{}
-		var order []string
+		attrs := newAttrSet(len(defaults.keys))
 		for _, k := range defaults.keys {
-			attrs[k] = defaults.m[k]
-			order = append(order, k)
+			attrs.add(k, defaults.m[k])
 		}
 		switch body := titles.m[title].(type) {
 		case *hash:
 			for _, k := range body.keys {
-				if _, seen := attrs[k]; !seen {
-					order = append(order, k)
-				}
-				attrs[k] = body.m[k]
+				attrs.set(k, body.m[k])
 			}
 		case nil:
 		default:
 			e.fail(p, "create_resources(): the attributes of '%s' must be a Hash", title)
 		}
 		if typ == "class" {
-			e.declareClass(s, p, title, attrs, true)
+			e.declareClass(s, p, title, attrs.toMap(), true)
 			continue
 		}
-		e.declareOne(s, stmt, p, typ, title, attrs, order)
+		e.declareOne(s, stmt, p, typ, title, attrs)
 	}
 }
 

@@ -62,22 +62,22 @@ func (e *evaluator) addResource(r *catalog.Resource, s *scope, p syntax.Pos, vir
 func (e *evaluator) declare(s *scope, r *syntax.Resource) any {
 	var out []any
 	typ := strings.ToLower(strings.TrimPrefix(r.Type, "::"))
-	var defaults map[string]any
-	var defOrder []string
+	var defaults *attrSet
 	for _, b := range r.Bodies {
 		if _, isDef := b.Title.(*syntax.Default); isDef {
-			defaults, defOrder = e.attrs(s, b.Attrs)
+			defaults = e.attrs(s, b.Attrs)
 		}
 	}
 	for _, b := range r.Bodies {
 		if _, isDef := b.Title.(*syntax.Default); isDef {
 			continue
 		}
-		attrs, order := e.attrs(s, b.Attrs)
-		for _, k := range defOrder {
-			if _, set := attrs[k]; !set {
-				attrs[k] = defaults[k]
-				order = append(order, k)
+		attrs := e.attrs(s, b.Attrs)
+		if defaults != nil {
+			for i, k := range defaults.keys {
+				if !attrs.has(k) {
+					attrs.add(k, defaults.vals[i])
+				}
 			}
 		}
 		for _, title := range e.titles(s, b.Title) {
@@ -85,11 +85,11 @@ func (e *evaluator) declare(s *scope, r *syntax.Resource) any {
 				if r.Virtual || r.Exported {
 					e.fail(r.P, "classes cannot be virtual or exported")
 				}
-				e.declareClass(s, b.P, title, copyMap(attrs), true)
+				e.declareClass(s, b.P, title, attrs.toMap(), true)
 				out = append(out, ref{Type: "Class", Title: classTitle(title)})
 				continue
 			}
-			out = append(out, e.declareOne(s, r, b.P, typ, title, attrs, order))
+			out = append(out, e.declareOne(s, r, b.P, typ, title, attrs))
 		}
 	}
 	if len(out) == 1 {
@@ -98,25 +98,15 @@ func (e *evaluator) declare(s *scope, r *syntax.Resource) any {
 	return out
 }
 
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// attrs evaluates attribute operations (splats unfolded) into values and
+// attrs evaluates attribute operations (splats unfolded) into values in
 // their order.
-func (e *evaluator) attrs(s *scope, list []*syntax.Attr) (map[string]any, []string) {
-	attrs := make(map[string]any, len(list))
-	order := make([]string, 0, len(list))
+func (e *evaluator) attrs(s *scope, list []*syntax.Attr) *attrSet {
+	attrs := newAttrSet(len(list))
 	set := func(p syntax.Pos, k string, v any) {
-		if _, dup := attrs[k]; dup {
+		if attrs.has(k) {
 			e.fail(p, "The attribute '%s' has already been set", k)
 		}
-		attrs[k] = v
-		order = append(order, k)
+		attrs.add(k, v)
 	}
 	for _, a := range list {
 		v := e.expr(s, a.Value)
@@ -137,7 +127,7 @@ func (e *evaluator) attrs(s *scope, list []*syntax.Attr) (map[string]any, []stri
 			e.fail(a.P, "a splat (* =>) needs a Hash, got %s", typeName(v))
 		}
 	}
-	return attrs, order
+	return attrs
 }
 
 func (e *evaluator) titles(s *scope, n syntax.Node) []string {
@@ -176,17 +166,17 @@ func (e *evaluator) resourceType(p syntax.Pos, typ string) *syntax.DefineDef {
 	return def
 }
 
-func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, typ, title string, attrs map[string]any, order []string) ref {
+func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, typ, title string, attrs *attrSet) ref {
 	def := e.resourceType(stmt.P, typ)
 	r := &catalog.Resource{Type: e.capitalType(typ), Title: title, Kind: catalog.KindCompilable,
-		File: p.File, Line: p.Line, Col: p.Col, Params: make(map[string]any, len(order))}
+		File: p.File, Line: p.Line, Col: p.Col, Params: make(map[string]any, len(attrs.keys))}
 	var given map[string]any // the parameters of an instance of a defined type
 	if def != nil {
-		given = make(map[string]any, len(order))
+		given = make(map[string]any, len(attrs.keys))
 	}
 	var tags []string
-	for _, k := range order {
-		v := attrs[k]
+	for i, k := range attrs.keys {
+		v := attrs.vals[i]
 		if v == nil {
 			continue
 		}
@@ -208,7 +198,7 @@ func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, ty
 	// declaration sets, to undef included, takes no default
 	for sc := s; sc != nil; sc = sc.dyn {
 		for k, v := range sc.defaults[r.Type] {
-			_, explicit := attrs[k]
+			explicit := attrs.has(k)
 			if _, set := r.Params[k]; !set && !explicit && v != nil {
 				e.setParam(r, k, v)
 				if def != nil {

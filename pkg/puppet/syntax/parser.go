@@ -234,13 +234,21 @@ func (p *parser) startsExpr(t Token) bool {
 }
 
 // chain parses an expression statement, possibly a relationship chain.
+// isChainOp reports whether t is a relationship operator.
+func isChainOp(t *Token) bool {
+	return t.Kind == PUNCT && (t.Text == "->" || t.Text == "~>" || t.Text == "<-" || t.Text == "<~")
+}
+
 func (p *parser) chain() Node {
 	t := p.tok()
 	first := p.assignment()
+	if op := p.tok(); !isChainOp(&op) {
+		return first
+	}
 	c := &Chain{P: t.Pos, Items: []Node{first}}
 	for {
 		op := p.tok()
-		if op.Kind != PUNCT || (op.Text != "->" && op.Text != "~>" && op.Text != "<-" && op.Text != "<~") {
+		if !isChainOp(&op) {
 			break
 		}
 		if len(c.Items) >= MaxTerms {
@@ -249,9 +257,6 @@ func (p *parser) chain() Node {
 		p.i++
 		c.Ops = append(c.Ops, op.Text)
 		c.Items = append(c.Items, p.assignment())
-	}
-	if len(c.Ops) == 0 {
-		return first
 	}
 	return c
 }

@@ -251,6 +251,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 		}
 		cat, read, opts.Puppet, compiledPath = res.Catalog, res.Read, res.Env, res.ModulePath
 	}
+	made = make(map[*graph.Resource]engine.Res, len(cat.Resources))
 	doc, st, err := puppet.Translate(cat, opts)
 	if err != nil {
 		return nil, read, err

@@ -43,8 +43,10 @@ func Namevar(typ string) string {
 }
 
 // NamevarValue returns the value of r's namevar (its title when unset).
-func NamevarValue(r *catalog.Resource) string {
-	typ := strings.ToLower(r.Type)
+func NamevarValue(r *catalog.Resource) string { return namevarValue(r, strings.ToLower(r.Type)) }
+
+// namevarValue is NamevarValue with r's type already in lower case.
+func namevarValue(r *catalog.Resource, typ string) string {
 	v, ok := r.Params[Namevar(typ)].(string)
 	if !ok {
 		v = r.Title
@@ -91,9 +93,15 @@ func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 	n := len(c.Resources)
 	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, n)}, byRef: make(map[string]*Vertex, n),
 		byAlias: make(map[[2]string]*Vertex, n), pairs: map[[2]*Vertex]bool{}}
+	lower := map[string]string{} // type -> its lower case, made once
 	for _, r := range c.Resources {
 		ref := r.Ref()
-		v := &Vertex{Ref: ref, Type: strings.ToLower(r.Type), Name: NamevarValue(r), Res: r}
+		typ := lower[r.Type]
+		if typ == "" {
+			typ = strings.ToLower(r.Type)
+			lower[r.Type] = typ
+		}
+		v := &Vertex{Ref: ref, Type: typ, Name: namevarValue(r, typ), Res: r}
 		if r.Type == "Class" {
 			v.Ref = ralRef(r)
 		}

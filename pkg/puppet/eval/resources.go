@@ -132,6 +132,9 @@ func (e *evaluator) attrs(s *scope, list []*syntax.Attr) *attrSet {
 
 func (e *evaluator) titles(s *scope, n syntax.Node) []string {
 	v := e.expr(s, n)
+	if str, ok := v.(string); ok { // the common case, without the walk
+		return []string{str}
+	}
 	var out []string
 	var walk func(v any)
 	walk = func(v any) {

@@ -1,0 +1,28 @@
+package engine
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestPerResourceSizes keeps the structures the engine holds once per
+// resource at their sizes on 64-bit platforms: each is one allocation of
+// a size class of Go's allocator (128 and 288 bytes), and a field more
+// moves it to the next class for every resource of a graph.
+func TestPerResourceSizes(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are those of 64-bit platforms")
+	}
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"Init", unsafe.Sizeof(Init{}), 128},
+		{"vstate", unsafe.Sizeof(vstate{}), 288},
+		{"Vertex", unsafe.Sizeof(Vertex{}), 112},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s is %d bytes, want %d", c.name, c.got, c.want)
+		}
+	}
+}

@@ -63,6 +63,7 @@ func (d *Decoder) Next() (doc *Document, err error) {
 			d.mode = modeJSON
 		}
 	}
+	defer d.src.release()
 	if d.mode == modeJSON {
 		return d.nextJSON()
 	}

@@ -3,6 +3,8 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -157,3 +159,54 @@ func TestJSONDocumentErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderReleasesItsBuffer checks that the buffer a whole input was
+// read into is let go of once a document has consumed all of it, and that
+// the stream still decodes after that: the documents before, the ones
+// read later with a small buffer, and the end.
+func TestDecoderReleasesItsBuffer(t *testing.T) {
+	var big strings.Builder
+	big.WriteString(`{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[`)
+	for i := 0; i < 2000; i++ {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `{"kind":"file","name":"/tmp/f%d","params":{"content":"file %d\n"}}`, i, i)
+	}
+	big.WriteString("]}\n")
+	second := `{"mgmt":"graph/v1","graph":"g","seq":2,"resources":[]}` + "\n"
+	if big.Len() <= minSourceBuf {
+		t.Fatalf("the first document is %d bytes: not over %d", big.Len(), minSourceBuf)
+	}
+	r := io.MultiReader(strings.NewReader(big.String()+second), strings.NewReader(second))
+	d := NewDecoder(&sized{r, big.Len() + len(second)}, "in")
+	for seq := int64(1); seq <= 3; seq++ {
+		doc, err := d.Next()
+		if err != nil {
+			t.Fatalf("document %d: %v", seq, err)
+		}
+		if want := min(seq, 2); doc.Seq != want {
+			t.Fatalf("got seq %d, want %d", doc.Seq, want)
+		}
+		if seq == 1 && d.src.buf == nil {
+			t.Fatal("the buffer went while it held the next document")
+		}
+		if seq == 2 && d.src.buf != nil {
+			t.Fatalf("a %d-byte buffer is kept with nothing unread", len(d.src.buf))
+		}
+		if seq == 1 && len(doc.Resources) != 2000 {
+			t.Fatalf("got %d resources", len(doc.Resources))
+		}
+	}
+	if _, err := d.Next(); err != io.EOF {
+		t.Fatalf("at the end: %v, want io.EOF", err)
+	}
+}
+
+// sized is a reader that tells its size, as a regular file does.
+type sized struct {
+	io.Reader
+	n int
+}
+
+func (s *sized) Len() int { return s.n }

@@ -42,6 +42,16 @@ func newSource(rd io.Reader) *source {
 	return &source{rd: rd, buf: make([]byte, n)}
 }
 
+// release lets go of a buffer larger than minSourceBuf that holds no
+// unread data: the buffer of a whole file read at once (newSource) is not
+// kept while the program works on the document decoded from it. The next
+// read makes a small one.
+func (s *source) release() {
+	if s.r == s.w && len(s.buf) > minSourceBuf {
+		s.buf, s.r, s.w = nil, 0, 0
+	}
+}
+
 // unread returns the buffered data not consumed yet.
 func (s *source) unread() []byte { return s.buf[s.r:s.w] }
 
@@ -68,6 +78,9 @@ func (s *source) more() error {
 	}
 	if s.r == s.w {
 		s.r, s.w = 0, 0
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, minSourceBuf)
 	}
 	if s.w == len(s.buf) {
 		if s.r > len(s.buf)/2 {

@@ -354,7 +354,13 @@ func (p *parser) resEntry(r *ast.Res) {
 		p.expectPunct("=>")
 		f := &ast.ResField{Pos: t.pos, Key: t.text}
 		f.Cond, f.Value = p.condValue()
+		if r.Fields == nil { // most resources have a few fields
+			r.Fields = make([]*ast.ResField, 0, 4)
+		}
 		r.Fields = append(r.Fields, f)
+		if r.Order == nil {
+			r.Order = make([]ast.Node, 0, 4)
+		}
 		r.Order = append(r.Order, f)
 	case t.kind == tCaps && t.text == "meta":
 		p.adv()

@@ -568,7 +568,7 @@ func (c *checker) callBuiltin(e *ast.Call, f *funcs.Func, args []node) node {
 			return fmt.Errorf("call of %s: %v", e.Name, err)
 		}
 		return nil
-	}, append(ic.Args[:len(ic.Args):len(ic.Args)], ic.Out)...)
+	}, n.sig) // the signature holds the arguments and the result
 	c.needConcrete(e.Pos, "call of "+e.Name, n.sig, &n.rsig)
 	return n
 }

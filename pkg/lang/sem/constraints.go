@@ -3,6 +3,7 @@ package sem
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
@@ -28,7 +29,7 @@ func (c *checker) constrain(pos ast.Pos, fn func(final bool) error, on ...*types
 		return
 	}
 	if errors.Is(err, funcs.ErrDefer) {
-		c.cons = append(c.cons, &constraint{pos: pos, run: fn, on: on})
+		c.cons = append(c.cons, &constraint{pos: pos, run: fn, on: slices.Clone(on)})
 		return
 	}
 	c.typeErrf(pos, "%v", err)
@@ -225,6 +226,9 @@ func (c *checker) checkOptionalField(f *ast.Field, def ast.Expr, s *Scope) node 
 
 // strOrList constrains t to be str or []str (resource and edge names).
 func (c *checker) strOrList(pos ast.Pos, t *types.Type, what string) {
+	if kindOf(t) == types.KindStr {
+		return // the usual case, decided without a constraint
+	}
 	c.constrain(pos, func(final bool) error {
 		switch x := t.Prune(); x.Kind {
 		case types.KindStr:

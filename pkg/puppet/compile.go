@@ -22,20 +22,6 @@ const (
 	EnginePuppet = "puppet"
 )
 
-// Debian's Puppet settings the native engine follows: the global
-// hiera.yaml and the directory of environments.
-const (
-	DefaultHieraConfig     = "/etc/puppet/hiera.yaml"
-	DefaultEnvironmentPath = "/etc/puppet/code/environments"
-)
-
-// DefaultModulePath is where Debian's Puppet looks for modules.
-var DefaultModulePath = []string{
-	"/etc/puppet/code/environments/production/modules",
-	"/etc/puppet/code/modules",
-	"/usr/share/puppet/modules",
-}
-
 // A Source says what to compile and how.
 type Source struct {
 	Manifest   string // a .pp file
@@ -136,22 +122,20 @@ func readable(path string) error {
 func compileNative(ctx context.Context, src Source, env PuppetEnv) (*Result, error) {
 	file, code := "<code>", src.Code
 	res := &Result{}
+	var conf map[string]string
 	if src.PuppetConf != "" {
-		conf, err := readPuppetConf(src.PuppetConf)
-		if err != nil {
+		var err error
+		if conf, err = readPuppetConf(src.PuppetConf); err != nil {
 			return nil, err
 		}
 		res.Read = append(res.Read, src.PuppetConf)
 		if src.Certname == "" {
 			src.Certname = conf["certname"]
 		}
-		if src.ModulePath == nil {
-			for _, k := range []string{"modulepath", "basemodulepath"} {
-				if v := conf[k]; v != "" {
-					src.ModulePath = append(src.ModulePath, filepath.SplitList(v)...)
-				}
-			}
-		}
+	}
+	penv, err := findEnvironment(src, conf, DefaultEnvironmentPath)
+	if err != nil {
+		return nil, err
 	}
 	if src.Manifest != "" {
 		b, err := os.ReadFile(src.Manifest)
@@ -165,16 +149,8 @@ func compileNative(ctx context.Context, src Source, env PuppetEnv) (*Result, err
 	if facts == nil {
 		facts, strict = eval.GatherFacts(), true
 	}
-	mp := NativeModulePath(src)
+	mp, envName, envDir := penv.modulePath, penv.name, penv.dir
 	res.Env = env
-	envName := src.Environment
-	if envName == "" {
-		envName = "production"
-	}
-	envDir := filepath.Join(DefaultEnvironmentPath, envName)
-	if st, err := os.Stat(envDir); err != nil || !st.IsDir() {
-		envDir = ""
-	}
 	var absent map[string]bool
 	if strict {
 		absent = eval.AbsentFacts(facts)
@@ -217,23 +193,9 @@ func absPaths(dirs []string) []string {
 	return out
 }
 
-// NativeModulePath is the module path the native engine uses for src: the
-// given one (or puppet.conf's), else Puppet's default: the environment's
-// modules directory, then Debian's base module path.
-func NativeModulePath(src Source) []string {
-	if src.ModulePath != nil {
-		return src.ModulePath
-	}
-	env := src.Environment
-	if env == "" {
-		env = "production"
-	}
-	return append([]string{"/etc/puppet/code/environments/" + env + "/modules"}, DefaultModulePath[1:]...)
-}
-
 // readPuppetConf reads the settings of the [main], [server] and [agent]
 // sections of a puppet.conf (later sections win) that the native engine
-// uses: certname, modulepath, basemodulepath.
+// uses: certname and basemodulepath, and the ones it refuses.
 func readPuppetConf(path string) (map[string]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

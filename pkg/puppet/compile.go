@@ -137,6 +137,9 @@ func compileNative(ctx context.Context, src Source, env PuppetEnv) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	if ec := filepath.Join(penv.dir, "environment.conf"); penv.dir != "" && readable(ec) == nil {
+		res.Read = append(res.Read, ec)
+	}
 	if src.Manifest != "" {
 		b, err := os.ReadFile(src.Manifest)
 		if err != nil {

@@ -45,9 +45,9 @@ type tempFile struct {
 // file: their temporary files are made with their names at once.
 var noTmpfile sync.Map
 
-// emptyPathLink is cleared once linkat with AT_EMPTY_PATH, which needs
-// CAP_DAC_READ_SEARCH, was refused: unnamed files are then linked through
-// /proc/self/fd.
+// emptyPathLink is cleared once linkat with AT_EMPTY_PATH was refused
+// (before Linux 6.10 it needs CAP_DAC_READ_SEARCH): unnamed files are then
+// linked through /proc/self/fd.
 var emptyPathLink atomic.Bool
 
 func init() { emptyPathLink.Store(true) }

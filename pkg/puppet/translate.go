@@ -123,22 +123,24 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 		refs[v] = r.Ref()
 		doc.Resources = append(doc.Resources, r)
 	}
-	type pair struct{ from, to graph.Ref }
-	edges := make(map[pair]*graph.Edge, len(g.Edges))
-	edge := func(p pair) *graph.Edge {
+	// vertices and references correspond one to one (seen): an edge is
+	// known by its two vertices, a smaller key than two references
+	edges := make(map[[2]*Vertex]*graph.Edge, len(g.Edges))
+	edge := func(from, to *Vertex) *graph.Edge {
+		p := [2]*Vertex{from, to}
 		ge := edges[p]
 		if ge == nil {
-			ge = &graph.Edge{From: p.from, To: p.to}
+			ge = &graph.Edge{From: refs[from], To: refs[to]}
 			edges[p] = ge
 			doc.Edges = append(doc.Edges, ge)
 		}
 		return ge
 	}
 	for _, e := range g.Edges {
-		edge(pair{refs[e.Source], refs[e.Target]})
+		edge(e.Source, e.Target)
 	}
 	for _, rp := range refreshPairs(g) {
-		edge(pair{refs[rp[0]], refs[rp[1]]}).Notify = true
+		edge(rp[0], rp[1]).Notify = true
 	}
 	Canonicalize(doc)
 	return doc, st, nil

@@ -246,9 +246,9 @@ type sched struct {
 	missed       int             // drift found by rechecks that no event reported
 	limitSeen    map[string]bool // kernel limits logged (and not cleared since)
 
-	changedKeys map[string]bool // resources changed since the start
-	pendingN    int             // resources of vertices with pending set
-	failingN    int             // resources of vertices with failing set
+	changedKeys map[string]struct{} // resources changed since the start
+	pendingN    int                 // resources of vertices with pending set
+	failingN    int                 // resources of vertices with failing set
 }
 
 // effects are what the scheduler asks of the outside world: goroutines
@@ -273,7 +273,7 @@ func newSched(e *Engine, fx effects) *sched {
 		semWait:  map[*semaphore]bool{},
 
 		limitSeen:   map[string]bool{},
-		changedKeys: map[string]bool{},
+		changedKeys: map[string]struct{}{},
 	}
 }
 

@@ -193,8 +193,12 @@ func Canonicalize(doc *graph.Document) {
 // to pippet: when its type has no mapping, or the mapping cannot express
 // it exactly (the reason is logged at info level).
 func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *scratch) *graph.Resource {
-	if v.Res == nil || v.Type == "anchor" && len(realParams(v.Res)) == 0 {
-		return &graph.Resource{Kind: "noop", Name: v.Name, Origin: "puppet", Pos: pos(v)}
+	if v.Res == nil || managesNothing(v) {
+		name := v.Name
+		if v.Res != nil && v.Type != "anchor" {
+			name = v.Ref // a user and an anchor may share a name
+		}
+		return &graph.Resource{Kind: "noop", Name: name, Origin: "puppet", Pos: pos(v)}
 	}
 	m := mappings[v.Type]
 	if m == nil {
@@ -246,6 +250,22 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *sc
 	return r
 }
 
+// managesNothing reports whether Puppet applies v without looking at the
+// system: an anchor, or a user with neither ensure nor anything else
+// (its ensure defaults to present only when the resource sets a
+// property). Such a vertex only orders the others.
+func managesNothing(v *Vertex) bool {
+	if v.Type != "anchor" && v.Type != "user" {
+		return false
+	}
+	for k := range v.Res.Params {
+		if !notTranslated(k) && (k != "name" || v.Type == "anchor") {
+			return false
+		}
+	}
+	return true
+}
+
 func pos(v *Vertex) string {
 	if v.Res == nil {
 		return ""
@@ -264,12 +284,21 @@ func realParams(r *catalog.Resource) map[string]any {
 
 func fillRealParams(out map[string]any, r *catalog.Resource) {
 	for k, v := range r.Params {
-		switch k {
-		case "before", "require", "notify", "subscribe", "tag", "alias":
-			continue
+		if !notTranslated(k) {
+			out[k] = v
 		}
-		out[k] = v
 	}
+}
+
+// notTranslated reports whether k is a metaparameter that is not
+// translated as a parameter: the relationships (they became edges) and
+// the ones without meaning for us.
+func notTranslated(k string) bool {
+	switch k {
+	case "before", "require", "notify", "subscribe", "tag", "alias":
+		return true
+	}
+	return false
 }
 
 // A scratch holds the maps a translation uses only while it runs (the

@@ -33,9 +33,6 @@ var packageMapping = &mapping{kind: "pkg", whole: func(t *tr) {
 var userMapping = &mapping{kind: "user", whole: func(t *tr) {
 	ensurePresent(t, "user")
 	if g, ok := t.get("groups"); ok {
-		if m, _ := t.str("membership"); m != "inclusive" {
-			t.fallback("groups with membership minimum: Puppet keeps other groups, our kind sets the exact list")
-		}
 		var out []any
 		for _, s := range stringList(g) {
 			for _, x := range strings.Split(s, ",") {
@@ -44,10 +41,17 @@ var userMapping = &mapping{kind: "user", whole: func(t *tr) {
 				}
 			}
 		}
-		if out == nil {
-			out = []any{}
+		m, _ := t.str("membership")
+		switch {
+		case m == "inclusive" && out == nil:
+			t.out["groups"] = []any{}
+		case m == "inclusive":
+			t.out["groups"] = out
+		case out != nil:
+			t.fallback("groups with membership minimum: Puppet keeps other groups, our kind sets the exact list")
 		}
-		t.out["groups"] = out
+		// membership minimum with no groups: Puppet adds none and keeps
+		// the others, which is leaving them alone
 	}
 }, rules: map[string]rule{
 	"uid": toInt("uid"),
@@ -75,6 +79,22 @@ var userMapping = &mapping{kind: "user", whole: func(t *tr) {
 	"purge_ssh_keys":       only("false"),
 	"system":               only("false"),
 }}
+
+// userProperties are the properties of Puppet's user type other than
+// ensure: setting one makes ensure default to present.
+var userProperties = []string{"home", "uid", "gid", "comment", "shell", "password", "password_min_age",
+	"password_max_age", "password_warn_days", "groups", "expiry", "roles", "auths", "profiles", "keys",
+	"project", "attributes", "loginclass"}
+
+// setsUserProperty reports whether a user resource sets a property.
+func setsUserProperty(params map[string]any) bool {
+	for _, k := range userProperties {
+		if _, ok := params[k]; ok {
+			return true
+		}
+	}
+	return false
+}
 
 // groupMapping translates Puppet's group type (groupadd provider) to our
 // group kind.
@@ -136,14 +156,18 @@ var mountMapping = &mapping{kind: "mount", rules: map[string]rule{
 }}
 
 // ensurePresent translates the ensure of a user or group: present or
-// absent. Without ensure Puppet manages the attributes only of an existing
-// account, which our kinds cannot express.
+// absent. Without ensure, Puppet's group is present, and so is a user
+// whose resource sets one of its properties; a user without any is left
+// alone (see managesNothing), which our kind cannot say beside other
+// parameters.
 func ensurePresent(t *tr, what string) {
 	t.get("name")
 	e, ok := t.str("ensure")
 	switch {
+	case !ok && (what == "group" || setsUserProperty(t.params)):
+		t.out["state"] = "exists"
 	case !ok:
-		t.fallback("a %s without ensure: Puppet manages its attributes only if it exists", what)
+		t.fallback("a %s without ensure nor a property: Puppet leaves it alone", what)
 	case e == "present":
 		t.out["state"] = "exists"
 	case e == "absent":

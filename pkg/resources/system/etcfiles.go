@@ -13,6 +13,7 @@ import (
 type passwdEntry struct {
 	name     string
 	uid, gid uint32
+	comment  string
 	home     string
 	shell    string
 	line     int
@@ -66,7 +67,7 @@ func readPasswd(root string) (map[string]passwdEntry, error) {
 			continue // NIS-style "+" lines and the like
 		}
 		out[fs[0]] = passwdEntry{name: fs[0], uid: uint32(uid), gid: uint32(gid),
-			home: fs[5], shell: fs[6], line: i}
+			comment: fs[4], home: fs[5], shell: fs[6], line: i}
 	}
 	return out, nil
 }

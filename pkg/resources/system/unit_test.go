@@ -168,6 +168,8 @@ func TestValidate(t *testing.T) {
 		{newSvc("a/b", "", ""), "invalid unit name"},
 		{&UserRes{State: "exists", GID: u32(1), Group: str("g")}, "set one"},
 		{&UserRes{State: "exists", Shell: str("sh")}, "absolute path"},
+		{&UserRes{State: "exists", Comment: str("a:b")}, "invalid comment"},
+		{&UserRes{State: "exists", Comment: str("Full Name, Room 1")}, ""},
 		{&GroupRes{State: "gone"}, "state"},
 		{&HostnameRes{Hostname: "bad_host"}, "invalid host name"},
 		{&MountRes{State: "exists", Type: "tmpfs"}, "device and type"},
@@ -195,16 +197,16 @@ func TestUserArgs(t *testing.T) {
 		"users": {name: "users", gid: 100, members: []string{"bob"}},
 		"audio": {name: "audio", gid: 29, members: []string{"bob", "eve"}},
 	}
-	bob := &passwdEntry{name: "bob", uid: 1001, gid: 50, home: "/home/bob", shell: "/bin/sh"}
+	bob := &passwdEntry{name: "bob", uid: 1001, gid: 50, comment: "Bob", home: "/home/bob", shell: "/bin/sh"}
 	r := &UserRes{State: "exists", UID: u32(1001), Group: str("staff"), Groups: []string{"users", "audio"},
-		HomeDir: str("/home/bob"), Shell: str("/bin/sh")}
+		HomeDir: str("/home/bob"), Shell: str("/bin/sh"), Comment: str("Bob")}
 	r.SetName("bob")
 	if args, err := r.userArgs(bob, groups); err != nil || len(args) != 0 {
 		t.Fatalf("in sync: got %v, %v", args, err)
 	}
-	r.Groups, r.Shell, r.UID, r.AllowDuplicateUID = []string{"users"}, str("/bin/bash"), u32(7), true
+	r.Groups, r.Shell, r.UID, r.AllowDuplicateUID, r.Comment = []string{"users"}, str("/bin/bash"), u32(7), true, str("Bob B")
 	args, _ := r.userArgs(bob, groups)
-	want := []string{"--uid", "7", "--non-unique", "--groups", "users", "--shell", "/bin/bash"}
+	want := []string{"--uid", "7", "--non-unique", "--groups", "users", "--shell", "/bin/bash", "--comment", "Bob B"}
 	if !slices.Equal(args, want) {
 		t.Fatalf("got %v, want %v", args, want)
 	}
@@ -216,10 +218,10 @@ func TestUserArgs(t *testing.T) {
 
 func TestAccountFiles(t *testing.T) {
 	root := t.TempDir()
-	mustWrite(t, root+"/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n+nis::::::\nbob:x:1001:50::/home/bob:/bin/sh\n")
+	mustWrite(t, root+"/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n+nis::::::\nbob:x:1001:50:Bob,,,:/home/bob:/bin/sh\n")
 	mustWrite(t, root+"/etc/group", "# comment\nstaff:x:50:\naudio:x:29:eve,bob\n")
 	users, err := readPasswd(root)
-	if err != nil || len(users) != 2 || users["bob"].uid != 1001 || users["bob"].shell != "/bin/sh" {
+	if err != nil || len(users) != 2 || users["bob"].uid != 1001 || users["bob"].shell != "/bin/sh" || users["bob"].comment != "Bob,,," {
 		t.Fatalf("passwd: %+v, %v", users, err)
 	}
 	groups, err := readGroup(root)

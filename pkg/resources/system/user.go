@@ -35,6 +35,9 @@ type UserRes struct {
 	HomeDir *string `lang:"homedir" yaml:"homedir"`
 	// Shell is the login shell.
 	Shell *string `lang:"shell" yaml:"shell"`
+	// Comment is the comment (GECOS) field, usually the full name,
+	// compared byte for byte.
+	Comment *string `lang:"comment" yaml:"comment"`
 	// AllowDuplicateUID lets the UID be shared with another user. The
 	// user would then stand for that other account (uid 0: root), so an
 	// exporter may not set it.
@@ -68,6 +71,9 @@ func (r *UserRes) Validate() error {
 		if !validAccountName(g) {
 			return fmt.Errorf("groups: invalid group name %q", g)
 		}
+	}
+	if r.Comment != nil && strings.ContainsAny(*r.Comment, ":\n") {
+		return fmt.Errorf("invalid comment %q: a comment cannot hold ':' or a newline", *r.Comment)
 	}
 	for _, s := range []*string{r.HomeDir, r.Shell} {
 		if s != nil && (strings.ContainsAny(*s, ":\n") || !strings.HasPrefix(*s, "/")) {
@@ -132,6 +138,9 @@ func (r *UserRes) userArgs(u *passwdEntry, groups map[string]groupEntry) ([]stri
 	if r.Shell != nil && (u == nil || u.shell != *r.Shell) {
 		args = append(args, "--shell", *r.Shell)
 	}
+	if r.Comment != nil && (u == nil || u.comment != *r.Comment) {
+		args = append(args, "--comment", *r.Comment)
+	}
 	return args, nil
 }
 
@@ -166,7 +175,8 @@ func (r *UserRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 		}
 		cmd = append([]string{"usermod"}, args...)
 		if !exists {
-			cmd[0] = "useradd"
+			// the home directory is only recorded, whatever login.defs says
+			cmd = append([]string{"useradd", "--no-create-home"}, args...)
 		}
 	}
 	if !apply {
@@ -203,6 +213,8 @@ func (r *UserRes) Cmp(other engine.Res) error {
 		return fmt.Errorf("homedir differs")
 	case !eqStrPtr(r.Shell, o.Shell):
 		return fmt.Errorf("shell differs")
+	case !eqStrPtr(r.Comment, o.Comment):
+		return fmt.Errorf("comment differs")
 	case r.AllowDuplicateUID != o.AllowDuplicateUID:
 		return fmt.Errorf("allowduplicateuid differs")
 	case r.Root != o.Root:

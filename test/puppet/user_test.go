@@ -1,0 +1,117 @@
+package puppet
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mgmtpipe/mgmt/internal/testneed"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
+	"github.com/mgmtpipe/mgmt/test/testutil"
+)
+
+// TestUserAgainstPuppet applies users with a comment and groups => []
+// (membership minimum: no group added, none removed) two ways, each to
+// its own throwaway accounts: natively, as the user resources
+// puppet-graph translates them to (every one must translate), and with
+// puppet apply. An existing user in a supplementary group and a new user
+// must end up the same: comment, shell, home (not created), primary and
+// supplementary groups. A group without ensure is created, a user with
+// neither ensure nor a property is not.
+func TestUserAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	testneed.Command(t, "useradd", "passwd")
+	if os.Geteuid() != 0 {
+		testneed.Missing(t, "adding users needs root")
+	}
+	id := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	grp := "mgmtug" + id
+	run := func(args ...string) {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run("groupadd", grp)
+	t.Cleanup(func() { exec.Command("groupdel", grp).Run() })
+	dir := t.TempDir()
+	for _, side := range []string{"native", "puppet"} {
+		old, created := "mgmtuo"+id+side[:1], "mgmtun"+id+side[:1]
+		run("useradd", "-M", "-G", grp, "-c", "Old Name", "-s", "/bin/sh", old)
+		t.Cleanup(func() {
+			exec.Command("groupdel", "mgmtux"+id+side[:1]).Run()
+			exec.Command("userdel", "mgmtuz"+id+side[:1]).Run()
+			exec.Command("userdel", old).Run()
+			exec.Command("userdel", created).Run()
+			exec.Command("groupdel", created).Run()
+		})
+		site := filepath.Join(dir, side+".pp")
+		os.WriteFile(site, []byte(fmt.Sprintf(`user { '%s': ensure => present, comment => 'New Name, Room 1', groups => [], shell => '/bin/bash' }
+user { '%s': ensure => present, comment => 'Created', groups => [], home => '/nonexistent/%s', shell => '/bin/false' }
+group { '%s': }
+group { '%s': }
+user { '%s': }
+`, old, created, created, grp, "mgmtux"+id+side[:1], "mgmtuz"+id+side[:1])), 0o644)
+		if side == "puppet" {
+			out, err := exec.Command("puppet", "apply", site).CombinedOutput()
+			if err != nil || strings.Contains(string(out), "Error: /Stage") {
+				t.Fatalf("puppet apply: %v\n%s", err, out)
+			}
+			continue
+		}
+		p := testutil.Run(t, "", "puppet-graph", "--engine", "native", site)
+		if p.Code != 0 {
+			t.Fatalf("puppet-graph: exit %d: %s", p.Code, p.Stderr)
+		}
+		docs, err := graph.ReadAll(strings.NewReader(p.Stdout), "puppet-graph")
+		if err != nil || len(docs) != 1 {
+			t.Fatalf("decoding the graph: %v", err)
+		}
+		for _, r := range docs[0].Resources {
+			if r.Kind != "user" && r.Kind != "group" && r.Kind != "noop" {
+				t.Errorf("%s[%s] is not translated to a user or group", r.Kind, r.Name)
+			}
+		}
+		a := testutil.Run(t, p.Stdout, "mgmt-apply", "--converged-timeout", "1", "--tmp-prefix")
+		if a.Code != 0 {
+			t.Fatalf("mgmt-apply: exit %d: %s", a.Code, a.Stderr)
+		}
+	}
+	for _, who := range []string{"mgmtuo" + id, "mgmtun" + id} {
+		n, p := account(t, who+"n"), account(t, who+"p")
+		if n != strings.ReplaceAll(p, who+"p", who+"n") {
+			t.Errorf("native %s, Puppet %s", n, p)
+		}
+	}
+	if a := account(t, "mgmtuo"+id+"n"); !strings.Contains(a, `"New Name, Room 1"`) || !strings.Contains(a, grp) {
+		t.Errorf("the existing user: %s", a)
+	}
+	for _, side := range []string{"n", "p"} {
+		if exec.Command("getent", "group", "mgmtux"+id+side).Run() != nil {
+			t.Errorf("a group without ensure was not created (%s)", side)
+		}
+		if exec.Command("getent", "passwd", "mgmtuz"+id+side).Run() == nil {
+			t.Errorf("a user without ensure nor a property was created (%s)", side)
+		}
+	}
+	if a := account(t, "mgmtun"+id+"n"); !strings.Contains(a, `"Created"`) || !strings.Contains(a, "(exists: false)") {
+		t.Errorf("the new user: %s", a)
+	}
+}
+
+// account describes a user: its passwd entry without the ids, whether
+// its home exists, and the names of its groups.
+func account(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("getent", "passwd", name).Output()
+	if err != nil {
+		return "absent"
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), ":")
+	_, herr := os.Stat(f[5])
+	groups, _ := exec.Command("id", "-nG", name).Output()
+	return fmt.Sprintf("%s gecos %q home %s (exists: %v) shell %s groups %s", f[0], f[4], f[5], herr == nil, f[6], strings.TrimSpace(string(groups)))
+}

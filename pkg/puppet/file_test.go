@@ -12,11 +12,7 @@ import (
 // file manages nothing else, content implies a file, and what our kind
 // cannot express goes to pippet.
 func TestFileForms(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		params map[string]any
-		want   string // JSON of the output parameters; "" for a pippet fallback
-	}{
+	checkForms(t, "file", "/f", []formCase{
 		{"absent drops the rest", map[string]any{"ensure": "absent", "content": "x", "mode": "0600", "owner": "root"},
 			`{"path":"/f","state":"absent"}`},
 		{"content implies a file", map[string]any{"content": "x"}, `{"content":"x","path":"/f","state":"exists"}`},
@@ -51,17 +47,33 @@ func TestFileForms(t *testing.T) {
 			`{"content":"x","path":"/f","show_diff":false,"state":"exists"}`},
 		{"show_diff true", map[string]any{"ensure": "file", "content": "x", "show_diff": true}, `{"content":"x","path":"/f","state":"exists"}`},
 		{"show_diff of another type", map[string]any{"ensure": "file", "show_diff": "maybe"}, ""},
-	} {
+	})
+}
+
+// A formCase is a resource's parameters and the JSON of the output
+// parameters of its translation, "" for a pippet fallback.
+type formCase struct {
+	name   string
+	params map[string]any
+	want   string
+}
+
+// checkForms translates a resource of type typ titled title with each
+// case's parameters and checks the result: a resource of the type's kind
+// with the wanted parameters, or pippet.
+func checkForms(t *testing.T, typ, title string, cases []formCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := translateOne(t, "file", "/f", tc.params)
+			r := translateOne(t, typ, title, tc.params)
 			if tc.want == "" {
 				if r.Kind != "pippet" {
 					t.Fatalf("want a pippet fallback, got %s %s", r.Kind, asJSON(r.Params))
 				}
 				return
 			}
-			if r.Kind != "file" || asJSON(r.Params) != tc.want {
-				t.Errorf("got %s %s, want file %s", r.Kind, asJSON(r.Params), tc.want)
+			if r.Kind != mappings[typ].kind || asJSON(r.Params) != tc.want {
+				t.Errorf("got %s %s, want %s %s", r.Kind, asJSON(r.Params), mappings[typ].kind, tc.want)
 			}
 		})
 	}

@@ -11,11 +11,7 @@ import (
 // (Puppet adds none and removes none), and a fallback for groups with
 // membership minimum.
 func TestUserForms(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		params map[string]any
-		want   string // JSON of the output parameters; "" for a pippet fallback
-	}{
+	checkForms(t, "user", "u", []formCase{
 		{"comment, gid by name, home, shell", map[string]any{"ensure": "present", "comment": "Zookeeper", "gid": "zookeeper",
 			"home": "/var/lib/zookeeper", "shell": "/bin/false", "system": false},
 			`{"comment":"Zookeeper","group":"zookeeper","homedir":"/var/lib/zookeeper","shell":"/bin/false","state":"exists"}`},
@@ -25,20 +21,7 @@ func TestUserForms(t *testing.T) {
 		{"groups, minimum", map[string]any{"ensure": "present", "groups": []any{"a"}}, ""},
 		{"no ensure but a property: present", map[string]any{"comment": "x"}, `{"comment":"x","state":"exists"}`},
 		{"no ensure and no property", map[string]any{"system": false}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := translateOne(t, "user", "u", tc.params)
-			if tc.want == "" {
-				if r.Kind != "pippet" {
-					t.Fatalf("want a pippet fallback, got %s %s", r.Kind, asJSON(r.Params))
-				}
-				return
-			}
-			if r.Kind != "user" || asJSON(r.Params) != tc.want {
-				t.Errorf("got %s %s, want user %s", r.Kind, asJSON(r.Params), tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestAccountWithoutEnsure: a group without ensure is present, as in

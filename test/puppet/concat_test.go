@@ -3,7 +3,6 @@ package puppet
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,10 +68,7 @@ func TestConcatAgainstPuppet(t *testing.T) {
 		site := filepath.Join(dir, side+".pp")
 		os.WriteFile(site, []byte(pp.String()), 0o644)
 		if side == "puppet" {
-			out, err := exec.Command("puppet", "apply", "--config", conf, "--modulepath", modulepath, site).CombinedOutput()
-			if err != nil || strings.Contains(string(out), "Error: /Stage") {
-				t.Fatalf("puppet apply: %v\n%s", err, out)
-			}
+			puppetApply(t, site, "--config", conf, "--modulepath", modulepath)
 			continue
 		}
 		p := testutil.Run(t, "", "puppet-graph", "--engine", "native", "--puppet-conf", conf, "--modulepath", modulepath, site)

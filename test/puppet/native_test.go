@@ -2,7 +2,9 @@ package puppet
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +14,8 @@ import (
 
 // translateNative writes the manifest to site.pp in dir, translates it
 // with puppet-graph's native engine (Debian's module path) and checks
-// that every resource became one of kind (or a class's noop).
-func translateNative(t *testing.T, dir, manifest, kind string) *graph.Document {
+// that every resource became one of kinds (or a class's noop).
+func translateNative(t *testing.T, dir, manifest string, kinds ...string) *graph.Document {
 	t.Helper()
 	site := filepath.Join(dir, "site.pp")
 	os.WriteFile(site, []byte(manifest), 0o644)
@@ -26,11 +28,21 @@ func translateNative(t *testing.T, dir, manifest, kind string) *graph.Document {
 		t.Fatalf("decoding the graph: %v", err)
 	}
 	for _, r := range docs[0].Resources {
-		if r.Kind != kind && r.Kind != "noop" {
-			t.Errorf("%s[%s] is not translated to a %s", r.Kind, r.Name, kind)
+		if r.Kind != "noop" && !slices.Contains(kinds, r.Kind) {
+			t.Errorf("%s[%s] is not translated to a %s", r.Kind, r.Name, strings.Join(kinds, " or "))
 		}
 	}
 	return docs[0]
+}
+
+// puppetApply applies the manifest site with puppet apply and args, and
+// fails the test when a resource fails.
+func puppetApply(t *testing.T, site string, args ...string) {
+	t.Helper()
+	out, err := exec.Command("puppet", append(append([]string{"apply"}, args...), site)...).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "Error: /Stage") {
+		t.Fatalf("puppet apply: %v\n%s", err, out)
+	}
 }
 
 // applyGraph applies doc with mgmt-apply until it converges.

@@ -3,15 +3,12 @@ package puppet
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
-	"github.com/mgmtpipe/mgmt/pkg/graph"
-	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 // replaceCases are manifests of file and concat resources on the path @
@@ -56,32 +53,13 @@ func TestFileReplaceAgainstPuppet(t *testing.T) {
 			m := strings.ReplaceAll(c.manifest, "@", f)
 			pp.WriteString(strings.ReplaceAll(m, "%SRC", src) + "\n")
 		}
-		site := filepath.Join(dir, side+".pp")
-		os.WriteFile(site, []byte(pp.String()), 0o644)
-		if side == "puppet" {
-			out, err := exec.Command("puppet", "apply", "--modulepath", "/usr/share/puppet/modules", site).CombinedOutput()
-			if err != nil || strings.Contains(string(out), "Error: /Stage") {
-				t.Fatalf("puppet apply: %v\n%s", err, out)
-			}
+		if side == "native" {
+			applyGraph(t, translateNative(t, dir, pp.String(), "file"))
 			continue
 		}
-		p := testutil.Run(t, "", "puppet-graph", "--engine", "native", "--modulepath", "/usr/share/puppet/modules", site)
-		if p.Code != 0 {
-			t.Fatalf("puppet-graph: exit %d: %s", p.Code, p.Stderr)
-		}
-		docs, err := graph.ReadAll(strings.NewReader(p.Stdout), "puppet-graph")
-		if err != nil || len(docs) != 1 {
-			t.Fatalf("decoding the graph: %v", err)
-		}
-		for _, r := range docs[0].Resources {
-			if r.Kind != "file" && r.Kind != "noop" {
-				t.Errorf("%s[%s] is not translated to a file", r.Kind, r.Name)
-			}
-		}
-		a := testutil.Run(t, p.Stdout, "mgmt-apply", "--converged-timeout", "1", "--tmp-prefix")
-		if a.Code != 0 {
-			t.Fatalf("mgmt-apply: exit %d: %s", a.Code, a.Stderr)
-		}
+		site := filepath.Join(dir, "puppet.pp")
+		os.WriteFile(site, []byte(pp.String()), 0o644)
+		puppetApply(t, site, "--modulepath", "/usr/share/puppet/modules")
 	}
 	for i, c := range replaceCases {
 		n := entryState(filepath.Join(dir, fmt.Sprintf("native-%d", i)))

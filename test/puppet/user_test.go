@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
-	"github.com/mgmtpipe/mgmt/pkg/graph"
-	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 // TestUserAgainstPuppet applies users with a comment and groups => []
@@ -48,37 +46,19 @@ func TestUserAgainstPuppet(t *testing.T) {
 			exec.Command("userdel", created).Run()
 			exec.Command("groupdel", created).Run()
 		})
-		site := filepath.Join(dir, side+".pp")
-		os.WriteFile(site, []byte(fmt.Sprintf(`user { '%s': ensure => present, comment => 'New Name, Room 1', groups => [], shell => '/bin/bash' }
+		pp := fmt.Sprintf(`user { '%s': ensure => present, comment => 'New Name, Room 1', groups => [], shell => '/bin/bash' }
 user { '%s': ensure => present, comment => 'Created', groups => [], home => '/nonexistent/%s', shell => '/bin/false' }
 group { '%s': }
 group { '%s': }
 user { '%s': }
-`, old, created, created, grp, "mgmtux"+id+side[:1], "mgmtuz"+id+side[:1])), 0o644)
-		if side == "puppet" {
-			out, err := exec.Command("puppet", "apply", site).CombinedOutput()
-			if err != nil || strings.Contains(string(out), "Error: /Stage") {
-				t.Fatalf("puppet apply: %v\n%s", err, out)
-			}
+`, old, created, created, grp, "mgmtux"+id+side[:1], "mgmtuz"+id+side[:1])
+		if side == "native" {
+			applyGraph(t, translateNative(t, dir, pp, "user", "group"))
 			continue
 		}
-		p := testutil.Run(t, "", "puppet-graph", "--engine", "native", site)
-		if p.Code != 0 {
-			t.Fatalf("puppet-graph: exit %d: %s", p.Code, p.Stderr)
-		}
-		docs, err := graph.ReadAll(strings.NewReader(p.Stdout), "puppet-graph")
-		if err != nil || len(docs) != 1 {
-			t.Fatalf("decoding the graph: %v", err)
-		}
-		for _, r := range docs[0].Resources {
-			if r.Kind != "user" && r.Kind != "group" && r.Kind != "noop" {
-				t.Errorf("%s[%s] is not translated to a user or group", r.Kind, r.Name)
-			}
-		}
-		a := testutil.Run(t, p.Stdout, "mgmt-apply", "--converged-timeout", "1", "--tmp-prefix")
-		if a.Code != 0 {
-			t.Fatalf("mgmt-apply: exit %d: %s", a.Code, a.Stderr)
-		}
+		site := filepath.Join(dir, "puppet.pp")
+		os.WriteFile(site, []byte(pp), 0o644)
+		puppetApply(t, site)
 	}
 	for _, who := range []string{"mgmtuo" + id, "mgmtun" + id} {
 		n, p := account(t, who+"n"), account(t, who+"p")

@@ -52,19 +52,20 @@ func (p *progIR) walk(ps *pass, rs *rscope) error {
 	return nil
 }
 
-// names evaluates a resource or edge name: a str or a []str.
-func names(p *pass, rs *rscope, n node) ([]string, error) {
+// names evaluates a resource or edge name, a str or a []str, appending
+// the names to buf[:0] (room for one saves an allocation for a str).
+func names(p *pass, rs *rscope, n node, buf []string) ([]string, error) {
 	v, err := p.eval(n, rs)
 	if err != nil {
 		return nil, err
 	}
+	out := buf[:0]
 	switch v := v.(type) {
 	case values.Str:
-		return []string{string(v)}, nil
+		return append(out, string(v)), nil
 	case *values.List:
-		out := make([]string, len(v.V))
-		for i, e := range v.V {
-			out[i] = string(e.(values.Str))
+		for _, e := range v.V {
+			out = append(out, string(e.(values.Str)))
 		}
 		return out, nil
 	}
@@ -108,7 +109,8 @@ func (n *resIR) walk(p *pass, rs *rscope) error {
 	if n.collect != nil {
 		return n.walkCollect(p, rs)
 	}
-	ns, err := names(p, rs, n.name)
+	var nb [1]string
+	ns, err := names(p, rs, n.name, nb[:])
 	if err != nil {
 		return at(n.pos, err)
 	}
@@ -216,7 +218,8 @@ func (n *resIR) walkEdge(p *pass, rs *rscope, e *resEdgeIR, self graph.Ref) erro
 	if err != nil || !ok {
 		return err
 	}
-	others, err := names(p, rs, e.name)
+	var nb [1]string
+	others, err := names(p, rs, e.name, nb[:])
 	if err != nil {
 		return at(e.pos, err)
 	}
@@ -358,14 +361,16 @@ func (o *output) addRes(r *graph.Resource, pos ast.Pos) error {
 
 func (n *edgeIR) walk(p *pass, rs *rscope) error {
 	var prev []graph.Ref
+	var nb [1]string
+	var refs [2][1]graph.Ref // the sides' references, without allocating for single names
 	for i, h := range n.halves {
-		ns, err := names(p, rs, h.name)
+		ns, err := names(p, rs, h.name, nb[:])
 		if err != nil {
 			return at(h.pos, err)
 		}
-		cur := make([]graph.Ref, len(ns))
-		for j, name := range ns {
-			cur[j] = graph.Ref{Kind: h.kind, Name: name}
+		cur := refs[i%2][:0]
+		for _, name := range ns {
+			cur = append(cur, graph.Ref{Kind: h.kind, Name: name})
 		}
 		if i > 0 {
 			for _, a := range prev {
@@ -483,6 +488,7 @@ func (o *output) document() (*graph.Document, error) {
 	}
 	graph.SortResources(doc.Resources)
 	merged := make(map[graph.EdgeKey]*graph.Edge, len(o.edges))
+	var store []graph.Edge // the edges of the document, in one allocation
 	recvs := map[string]bool{}
 	for _, e := range o.edges {
 		if e.e.Recv != "" {
@@ -509,9 +515,14 @@ func (o *output) document() (*graph.Document, error) {
 			old.Notify = old.Notify || e.e.Notify
 			continue
 		}
-		ec := e.e
-		merged[k] = &ec
-		doc.Edges = append(doc.Edges, &ec)
+		if store == nil {
+			store = make([]graph.Edge, 0, len(o.edges)) // never grown: the pointers stay
+			doc.Edges = make([]*graph.Edge, 0, len(o.edges))
+		}
+		store = append(store, e.e)
+		ec := &store[len(store)-1]
+		merged[k] = ec
+		doc.Edges = append(doc.Edges, ec)
 	}
 	graph.SortEdges(doc.Edges)
 	return doc, nil

@@ -57,7 +57,11 @@ type ExecRes struct {
 	Env map[string]string `lang:"env" yaml:"env"`
 	// Timeout bounds each run of cmd, in seconds; 0 is no limit.
 	Timeout uint64 `lang:"timeout" yaml:"timeout"`
-	// User and Group run the commands under another identity (needs root).
+	// User and Group run the commands under another identity (needs
+	// root). With user, as su and Puppet do: the user's uid, its primary
+	// group unless group names another, and the supplementary groups the
+	// group database gives the user. With group alone: that group, and
+	// the engine's own user and supplementary groups.
 	User  string `lang:"user" yaml:"user"`
 	Group string `lang:"group" yaml:"group"`
 
@@ -352,24 +356,11 @@ func (obj *ExecRes) command(ctx context.Context, line string, args []string, she
 		cmd.Env = append(cmd.Env, k+"="+obj.Env[k])
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if obj.User != "" || obj.Group != "" {
-		cred := &syscall.Credential{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
-		if obj.User != "" {
-			uid, err := lookupUID(obj.User)
-			if err != nil {
-				return nil, err
-			}
-			cred.Uid = uint32(uid)
-		}
-		if obj.Group != "" {
-			gid, err := lookupGID(obj.Group)
-			if err != nil {
-				return nil, err
-			}
-			cred.Gid = uint32(gid)
-		}
-		cmd.SysProcAttr.Credential = cred
+	cred, err := obj.credential()
+	if err != nil {
+		return nil, err
 	}
+	cmd.SysProcAttr.Credential = cred
 	cmd.Cancel = groupCancel(cmd, obj.signal())
 	cmd.WaitDelay = killGrace
 	return cmd, nil

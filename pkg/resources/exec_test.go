@@ -2,7 +2,9 @@ package resources
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -229,6 +231,21 @@ func TestExecUser(t *testing.T) {
 	checkApply(t, e, true, false)
 	if got := *h.sent.(*ExecSends).Stdout; got != "nobody\n0\n" {
 		t.Fatalf("stdout %q", got)
+	}
+	// as su does: the user's primary group and its supplementary groups
+	grp := fmt.Sprintf("mgmtexg%x", time.Now().UnixNano()&0xffffff)
+	if out, err := exec.Command("groupadd", grp).CombinedOutput(); err != nil {
+		t.Fatalf("groupadd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("groupdel", grp).Run() })
+	if out, err := exec.Command("useradd", "-M", "-N", "-g", "nogroup", "-G", grp, grp).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", grp).Run() })
+	ug := newExec(t, h, &ExecRes{Cmd: "id -un; id -gn; id -Gn", Shell: "/bin/sh", User: grp})
+	checkApply(t, ug, true, false)
+	if got := *h.sent.(*ExecSends).Stdout; got != grp+"\nnogroup\nnogroup "+grp+"\n" {
+		t.Fatalf("stdout %q, want the user, its primary group, and the primary and supplementary ones", got)
 	}
 	bad := newExec(t, h, &ExecRes{Cmd: "true", User: "no-such-user-here"})
 	if _, err := bad.CheckApply(t.Context(), true); err == nil || !strings.Contains(err.Error(), "unknown user") {

@@ -95,3 +95,56 @@ func account(t *testing.T, name string) string {
 	groups, _ := exec.Command("id", "-nG", name).Output()
 	return fmt.Sprintf("%s gecos %q home %s (exists: %v) shell %s groups %s", f[0], f[4], f[5], herr == nil, f[6], strings.TrimSpace(string(groups)))
 }
+
+// TestExecUserAgainstPuppet runs execs as another user (a throwaway one,
+// with a supplementary group) and as another group, natively and with
+// puppet apply: the commands must see the same identity, groups
+// included.
+func TestExecUserAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	testneed.Command(t, "useradd", "passwd")
+	if os.Geteuid() != 0 {
+		testneed.Missing(t, "adding users needs root")
+	}
+	id := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	grp, usr := "mgmteg"+id, "mgmteu"+id
+	for _, args := range [][]string{{"groupadd", grp}, {"useradd", "-M", "-N", "-g", "nogroup", "-G", grp, usr}} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	t.Cleanup(func() {
+		exec.Command("userdel", usr).Run()
+		exec.Command("groupdel", grp).Run()
+	})
+	// where the user may write
+	out, err := os.MkdirTemp("", "mgmt-execuser")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	os.Chmod(out, 0o1777)
+	dir := t.TempDir()
+	for _, side := range []string{"native", "puppet"} {
+		pp := fmt.Sprintf(`exec { 'as the user': command => 'id -un > %[1]s/%[2]s-u && id -gn >> %[1]s/%[2]s-u && id -Gn >> %[1]s/%[2]s-u', user => '%[3]s', path => '/usr/bin:/bin' }
+exec { 'as the group': command => 'id -un > %[1]s/%[2]s-g && id -gn >> %[1]s/%[2]s-g && id -Gn >> %[1]s/%[2]s-g', group => '%[4]s', path => '/usr/bin:/bin' }
+`, out, side, usr, grp)
+		if side == "native" {
+			applyGraph(t, translateNative(t, dir, pp, "exec"))
+			continue
+		}
+		site := filepath.Join(dir, "puppet.pp")
+		os.WriteFile(site, []byte(pp), 0o644)
+		puppetApply(t, site)
+	}
+	for _, f := range []string{"u", "g"} {
+		n, nerr := os.ReadFile(filepath.Join(out, "native-"+f))
+		p, perr := os.ReadFile(filepath.Join(out, "puppet-"+f))
+		if nerr != nil || perr != nil || string(n) != string(p) {
+			t.Errorf("%s: native %q (%v), Puppet %q (%v)", f, n, nerr, p, perr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "native-u")); string(b) != usr+"\nnogroup\nnogroup "+grp+"\n" {
+		t.Errorf("as the user: %q", b)
+	}
+}

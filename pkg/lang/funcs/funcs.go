@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -365,8 +366,17 @@ const maxKeyLen = 256
 
 // JoinKey returns the instance key of elem below the key parent. Distinct
 // paths give distinct keys (a digest stands for a long one).
-func JoinKey(parent, elem string) string {
-	k := parent + "/" + elem
+func JoinKey(parent, elem string) string { return capKey(parent + "/" + elem) }
+
+// JoinKeyID is JoinKey(parent, tag+strconv.Itoa(id)), built in one
+// allocation.
+func JoinKeyID(parent, tag string, id int) string {
+	var buf [20]byte
+	return capKey(parent + "/" + tag + string(strconv.AppendInt(buf[:0], int64(id), 10)))
+}
+
+// capKey replaces a key longer than maxKeyLen by its digest.
+func capKey(k string) string {
 	if len(k) > maxKeyLen {
 		sum := sha256.Sum256([]byte(k))
 		k = "#" + hex.EncodeToString(sum[:])

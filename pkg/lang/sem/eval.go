@@ -146,7 +146,7 @@ func (p *pass) instance(inc *includeIR, site *rscope) (*rscope, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := funcs.JoinKey(site.key, "i"+strconv.Itoa(inc.id))
+	key := funcs.JoinKeyID(site.key, "i", inc.id)
 	ps := newRScope(inc.pscope, def, key)
 	for i, a := range inc.args {
 		ps.cells[i] = cell{thunk: a, env: site}
@@ -294,7 +294,7 @@ func (n *callIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	if !ok {
 		return nil, at(n.pos, fmt.Errorf("called value is not a function"))
 	}
-	v, err := f.Fn(p.ctxFor(funcs.JoinKey(rs.key, "c"+strconv.Itoa(n.id))), args)
+	v, err := f.Fn(p.ctxFor(funcs.JoinKeyID(rs.key, "c", n.id)), args)
 	return v, at(n.pos, err)
 }
 
@@ -303,7 +303,7 @@ func (n *builtinIR) eval(p *pass, rs *rscope) (values.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := funcs.JoinKey(rs.key, "b"+strconv.Itoa(n.id))
+	key := funcs.JoinKeyID(rs.key, "b", n.id)
 	call := &funcs.Call{Type: n.rsig, Args: args, Env: p.env(rs.s.mod)}
 	if n.f.Stream != nil {
 		v, err := p.stream(key, n, call)

@@ -209,9 +209,6 @@ func fileMode(t *tr, k string, v any) {
 var execMapping = &mapping{kind: "exec", title: true, whole: execWhole, rules: map[string]rule{
 	"cwd":     toStr("cwd"),
 	"creates": toStr("creates"),
-	// the exec kind switches identity as Puppet does (initgroups)
-	"user":    toStr("user"),
-	"group":   toStr("group"),
 	"timeout": execTimeout,
 	"refreshonly": func(t *tr, k string, v any) {
 		if refreshOnly(v) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // TestUserAgainstPuppet applies users with a comment and groups => []
@@ -96,10 +97,10 @@ func account(t *testing.T, name string) string {
 	return fmt.Sprintf("%s gecos %q home %s (exists: %v) shell %s groups %s", f[0], f[4], f[5], herr == nil, f[6], strings.TrimSpace(string(groups)))
 }
 
-// TestExecUserAgainstPuppet runs execs as another user (a throwaway one,
-// with a supplementary group) and as another group, natively and with
-// puppet apply: the commands must see the same identity, groups
-// included.
+// TestExecUserAgainstPuppet runs commands as another user (a throwaway
+// one, with a supplementary group) and as another group, with exec
+// resources applied by mgmt-apply and by puppet apply: the commands must
+// see the same identity, groups included.
 func TestExecUserAgainstPuppet(t *testing.T) {
 	testneed.Puppet(t)
 	testneed.Command(t, "useradd", "passwd")
@@ -126,13 +127,19 @@ func TestExecUserAgainstPuppet(t *testing.T) {
 	os.Chmod(out, 0o1777)
 	dir := t.TempDir()
 	for _, side := range []string{"native", "puppet"} {
-		pp := fmt.Sprintf(`exec { 'as the user': command => 'id -un > %[1]s/%[2]s-u && id -gn >> %[1]s/%[2]s-u && id -Gn >> %[1]s/%[2]s-u', user => '%[3]s', path => '/usr/bin:/bin' }
-exec { 'as the group': command => 'id -un > %[1]s/%[2]s-g && id -gn >> %[1]s/%[2]s-g && id -Gn >> %[1]s/%[2]s-g', group => '%[4]s', path => '/usr/bin:/bin' }
-`, out, side, usr, grp)
+		cmd := func(f string) string {
+			return fmt.Sprintf("id -un > %[1]s/%[2]s-%[3]s && id -gn >> %[1]s/%[2]s-%[3]s && id -Gn >> %[1]s/%[2]s-%[3]s", out, side, f)
+		}
 		if side == "native" {
-			applyGraph(t, translateNative(t, dir, pp, "exec"))
+			applyGraph(t, &graph.Document{Mgmt: graph.Version, Graph: "g", Resources: []*graph.Resource{
+				{Kind: "exec", Name: "u", Params: map[string]any{"cmd": cmd("u"), "shell": "/bin/sh", "user": usr}},
+				{Kind: "exec", Name: "g", Params: map[string]any{"cmd": cmd("g"), "shell": "/bin/sh", "group": grp}},
+			}})
 			continue
 		}
+		pp := fmt.Sprintf(`exec { 'as the user': command => '%s', user => '%s', path => '/usr/bin:/bin' }
+exec { 'as the group': command => '%s', group => '%s', path => '/usr/bin:/bin' }
+`, cmd("u"), usr, cmd("g"), grp)
 		site := filepath.Join(dir, "puppet.pp")
 		os.WriteFile(site, []byte(pp), 0o644)
 		puppetApply(t, site)

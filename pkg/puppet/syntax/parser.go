@@ -233,12 +233,12 @@ func (p *parser) startsExpr(t Token) bool {
 	return false
 }
 
-// chain parses an expression statement, possibly a relationship chain.
 // isChainOp reports whether t is a relationship operator.
 func isChainOp(t *Token) bool {
 	return t.Kind == PUNCT && (t.Text == "->" || t.Text == "~>" || t.Text == "<-" || t.Text == "<~")
 }
 
+// chain parses an expression statement, possibly a relationship chain.
 func (p *parser) chain() Node {
 	t := p.tok()
 	first := p.assignment()

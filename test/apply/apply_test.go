@@ -276,7 +276,9 @@ func TestPrometheus(t *testing.T) {
 	d := t.TempDir()
 	p := startApply(t, "--tmp-prefix", "--prometheus", "--prometheus-listen", "127.0.0.1:0")
 	p.Write(gdoc(1, []res{file(d+"/f", P{"content": "x"}), file(d+"/g", P{"content": "y"})}))
-	p.WaitLines(`file\[.*/g\]: changed`, 1)
+	// both files' CheckApply are counted once the graph has converged
+	// (they run in parallel: either may end first)
+	p.WaitLines(`graph seq 1 converged`, 1)
 	p.WaitLines(`prometheus metrics on`, 1)
 	text := scrape(t, p)
 	for _, want := range []string{

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -68,6 +70,45 @@ func TestDefaults(t *testing.T) {
 		}
 		if d := r.Default(); d == nil || d.Cmp(r) != nil {
 			t.Errorf("%s: Default() differs from a new resource", kind)
+		}
+	}
+}
+
+// TestFileCmpEveryParam sets each parameter of a file in turn: Cmp must
+// tell it from a file without it, so that a new graph changing only that
+// parameter replaces the running resource.
+func TestFileCmpEveryParam(t *testing.T) {
+	base := &FileRes{Path: "/x"}
+	typ := reflect.TypeOf(base).Elem()
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
+		if tag == "" || tag == "-" || tag == "path" {
+			continue
+		}
+		other := &FileRes{Path: "/x"}
+		v := reflect.ValueOf(other).Elem().Field(i)
+		switch f.Type.Kind() {
+		case reflect.String:
+			v.SetString("/other")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Slice:
+			v.Set(reflect.ValueOf([]string{"/other"}))
+		case reflect.Pointer:
+			e := reflect.New(f.Type.Elem())
+			switch f.Type.Elem().Kind() {
+			case reflect.String:
+				e.Elem().SetString("other")
+			case reflect.Bool:
+				e.Elem().SetBool(false) // unset means true for the pointers to bools
+			}
+			v.Set(e)
+		default:
+			t.Fatalf("%s: field kind %s not covered by this test", tag, f.Type.Kind())
+		}
+		if base.Cmp(other) == nil {
+			t.Errorf("Cmp does not tell a file with %s from one without", tag)
 		}
 	}
 }

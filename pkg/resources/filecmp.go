@@ -18,7 +18,7 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("the path differs")
 	case obj.State != res.State:
 		return fmt.Errorf("the state differs")
-	case (obj.Content == nil) != (res.Content == nil) || obj.Content != nil && *obj.Content != *res.Content:
+	case !sameStr(obj.Content, res.Content):
 		return fmt.Errorf("the content differs")
 	case obj.Source != res.Source:
 		return fmt.Errorf("the source differs")
@@ -38,8 +38,13 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("symlink differs")
 	case obj.Purge != res.Purge:
 		return fmt.Errorf("purge differs")
-	case (obj.SELinux == nil) != (res.SELinux == nil) || obj.SELinux != nil && *obj.SELinux != *res.SELinux:
+	case !sameStr(obj.SELinux, res.SELinux):
 		return fmt.Errorf("the selinux context differs")
+	case !sameStr(obj.SELType, res.SELType) || !sameStr(obj.SELUser, res.SELUser) ||
+		!sameStr(obj.SELRole, res.SELRole) || !sameStr(obj.SELRange, res.SELRange):
+		return fmt.Errorf("a part of the selinux context differs")
+	case obj.keepsContent() != res.keepsContent():
+		return fmt.Errorf("replace differs")
 	case obj.hidesDiff() != res.hidesDiff():
 		return fmt.Errorf("show_diff differs")
 	case obj.Backup != res.Backup || obj.backupDigest() != res.backupDigest() || obj.BackupPuppetConf != res.BackupPuppetConf:
@@ -48,4 +53,9 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("validate_cmd differs")
 	}
 	return nil
+}
+
+// sameStr reports whether two optional strings are both unset or equal.
+func sameStr(a, b *string) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }

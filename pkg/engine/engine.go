@@ -103,6 +103,8 @@ type Engine struct {
 	// owned by the Run goroutine
 	s *sched
 
+	rev revIndex // which reversal state may exist under the prefix
+
 	tasks   pool           // short tasks: the start of each watch, the stop of a subscription
 	wg      sync.WaitGroup // every goroutine the engine started
 	applyWG sync.WaitGroup // running CheckApply calls

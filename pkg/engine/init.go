@@ -87,6 +87,7 @@ func (e *Engine) varDir(vs *vstate, p string) (string, error) {
 		return "", fmt.Errorf("vardir path %q must be relative", p)
 	}
 	d := e.varDirPath(vs, p)
+	e.rev.madeVarDir(vs.v.Src.Kind, vs.v.Src.Name)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return "", err
 	}

@@ -87,6 +87,7 @@ func (s *sched) saveReversal(vs *vstate) {
 	if vs.x != nil && bytes.Equal(b, vs.x.revSaved) {
 		return
 	}
+	s.e.rev.wroteSaved(path)
 	if err := writeAtomic(path, b); err != nil {
 		s.e.errorf("%s", errorAt(vs, "reverse: saving state: %v", err))
 		return
@@ -129,8 +130,14 @@ func (s *sched) reversals(next map[string]*vstate) []*vstate {
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
+		s.e.rev.listedSaved(nil, err)
 		return nil
 	}
+	paths := make([]string, len(ents))
+	for i, ent := range ents {
+		paths[i] = filepath.Join(dir, ent.Name())
+	}
+	s.e.rev.listedSaved(paths, nil)
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	var out []*vstate
 	for _, ent := range ents {
@@ -193,17 +200,22 @@ func (s *sched) reversalDone(vs *vstate) {
 }
 
 // forgetReverseState removes the ReverseVarDir of the resource of vs, and
-// its saved reversal unless vs is that reversal.
+// its saved reversal unless vs is that reversal. What the engine's revIndex
+// rules out is not touched.
 func (s *sched) forgetReverseState(vs *vstate) {
-	if s.e.cfg.Prefix == "" {
+	prefix := s.e.cfg.Prefix
+	if prefix == "" {
 		return
 	}
 	if vs.revPath() == "" {
-		if p := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name); p != "" {
+		if p := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name); p != "" && s.e.rev.savedMayExist(p) {
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 				s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 			}
 		}
+	}
+	if !s.e.rev.varDirMayExist(prefix, vs.v.Src.Kind, vs.v.Src.Name) {
+		return
 	}
 	if err := os.RemoveAll(s.e.varDirPath(vs, ReverseVarDir)); err != nil {
 		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))

@@ -165,3 +165,36 @@ func TestNoopKeepsReversal(t *testing.T) {
 	h3.load(doc(1, []string{"a want=1"}))
 	h3.waitFor(func(engine.Status) bool { return sys.get("save:r") == "original" }, "the reversal after a noop run")
 }
+
+// TestReversalStateForgottenAfterRestart checks that the state a previous
+// run saved (the saved reversal and the ReverseVarDir) is removed when its
+// resource comes back without Meta:reverse, while a resource that never
+// had any state leaves the prefix untouched.
+func TestReversalStateForgottenAfterRestart(t *testing.T) {
+	prefix := t.TempDir()
+	h := start(t, engine.Config{Prefix: prefix})
+	sys.set("save:r", "original")
+	h.load(doc(1, []string{"tsave:r want=A meta.reverse=true"}))
+	h.converge(1)
+	h.stop()
+	state := filepath.Join(prefix, "vardir", "tsave", "r", engine.ReverseVarDir)
+	saved, err := filepath.Glob(filepath.Join(prefix, "reverse", "*.json"))
+	if err != nil || len(saved) != 1 {
+		t.Fatalf("saved reversals after the first run: %v %v", saved, err)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the reversal state after the first run: %v", err)
+	}
+
+	h2 := start(t, engine.Config{Prefix: prefix})
+	h2.load(doc(1, []string{"tsave:r want=A", "tsave:other want=B"}))
+	h2.converge(1)
+	for _, p := range []string{state, saved[0]} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is still there (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(prefix, "vardir", "tsave", "other")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the resource without state got a state directory (%v)", err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -13,21 +12,6 @@ import (
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
-
-// gcPercent is mgmt-apply's default GOGC. A long-running agent whose heap
-// is mostly its graph (a few KiB per resource, alive for as long as the
-// graph runs) trades a little collector work for a heap that grows to 1.5
-// times what is live instead of twice: about 15% less peak memory at
-// 10,000 files. The GOGC and GOMEMLIMIT environment variables still
-// override it, as for any Go program.
-const gcPercent = 50
-
-// tuneGC applies gcPercent unless GOGC is set.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(gcPercent)
-	}
-}
 
 // releaseWhenConverged returns to the system, once after each graph has
 // converged, the memory its loading and first run needed and no longer

@@ -1,0 +1,70 @@
+package mgmtapply
+
+import (
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+// TestGCPercentFor: 50% up to 64 MiB live, then a fixed 32 MiB of
+// headroom, and never less than 25%.
+func TestGCPercentFor(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 50},
+		{16 << 20, 50},
+		{64 << 20, 50},
+		{80 << 20, 40},
+		{100 << 20, 32},
+		{128 << 20, 25},
+		{170 << 20, 25},
+		{4 << 30, 25},
+	} {
+		if got := gcPercentFor(c.live); got != c.want {
+			t.Errorf("gcPercentFor(%d MiB) = %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+}
+
+// TestGCPolicyFollowsLiveHeap: with GOGC unset, a live heap of 96 MiB
+// brings the GOGC in force down to 33 after a collection, and back to 50
+// once it is freed.
+func TestGCPolicyFollowsLiveHeap(t *testing.T) {
+	if v, set := os.LookupEnv("GOGC"); set {
+		t.Setenv("GOGC", v) // restored at the end
+		os.Unsetenv("GOGC")
+	}
+	tuneGC()
+	live := make([][]byte, 96)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	waitGOGC(t, 33)
+	runtime.KeepAlive(live)
+	live = nil
+	waitGOGC(t, 50)
+}
+
+// waitGOGC collects until the GOGC in force is want, for at most a
+// minute.
+func waitGOGC(t *testing.T, want int) {
+	t.Helper()
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		runtime.GC()
+		metrics.Read(s)
+		got := int(s[0].Value.Uint64())
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d, want %d", got, want)
+		}
+		runtime.Gosched()
+	}
+}

@@ -634,7 +634,7 @@ func (obj *FileRes) create(c *fileCheck) error {
 			return err
 		}
 	} else {
-		if err := writeAtomicChecked(c.ctx, c.path, data, perm, uid, gid, obj.validator(c.ctx)); err != nil {
+		if err := createAtomic(c.ctx, c.path, data, perm, uid, gid, obj.validator(c.ctx)); err != nil {
 			return missingParent(c.path, err)
 		}
 		return nil // content, mode and owner were all set by the write

@@ -19,9 +19,10 @@ import (
 // then linked to its temporary name and renamed over the path: nobody can
 // open it before it is complete, no sweeper can see it before it is
 // locked, and the directory reports no write to it (one event less for
-// every watcher of the directory, on the path of every repair). On file
-// systems that refuse unnamed files, it is created with its name at once
-// (createTemp).
+// every watcher of the directory, on the path of every repair). A file
+// that was absent is linked to the path itself instead (linkNew), which
+// replaces nothing: no temporary name, no rename. On file systems that
+// refuse unnamed files, it is created with its name at once (createTemp).
 //
 // A descriptor's close reports the errors of the writes on some file
 // systems (NFS, FUSE), and the rename must not install a file whose
@@ -167,6 +168,21 @@ func closeCannotFail(fd int) bool {
 		return true
 	}
 	return false
+}
+
+// linkNew gives an unnamed file whose close cannot fail the name path,
+// which must not exist, and reports whether it did: the link never
+// replaces a file (EEXIST), and the file, complete with its mode and
+// owner, appears at path at once, as a rename would install it. When it
+// did not (path exists, or the file is named or its close could fail),
+// the file is left as it was, for ready and a rename.
+func (t *tempFile) linkNew(path string) bool {
+	if !t.unnamed || !closeCannotFail(t.fd) || t.linkTo(path) != nil {
+		return false
+	}
+	t.unnamed = false
+	t.name = path
+	return true
 }
 
 // ready names the file and, unless its close cannot fail, closes it

@@ -108,7 +108,18 @@ func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid
 // complete with its bits and owner, before the rename: when check (if
 // not nil) fails, path is left as it was.
 func writeAtomicChecked(ctx context.Context, path string, data []byte, perm uint32, uid, gid int, check func(tmp string) error) error {
-	return replaceAtomic(ctx, path, perm, uid, gid, func(fd int, tmp string) error {
+	return replaceAtomic(ctx, path, perm, uid, gid, false, func(fd int, tmp string) error {
+		return writeAll(ctx, fd, tmp, data)
+	}, check)
+}
+
+// createAtomic is writeAtomicChecked for a path that was found absent:
+// when there is no check, an unnamed temporary file is linked to path
+// itself, with no temporary name and no rename. The link replaces
+// nothing: should path have appeared since, the write goes on as
+// writeAtomicChecked's.
+func createAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int, check func(tmp string) error) error {
+	return replaceAtomic(ctx, path, perm, uid, gid, true, func(fd int, tmp string) error {
 		return writeAll(ctx, fd, tmp, data)
 	}, check)
 }
@@ -116,7 +127,7 @@ func writeAtomicChecked(ctx context.Context, path string, data []byte, perm uint
 // writeAtomicFrom replaces path with what r reads, as writeAtomic does,
 // streaming: the size is not bounded by memory.
 func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32) error {
-	return replaceAtomic(ctx, path, perm, -1, -1, func(fd int, tmp string) error {
+	return replaceAtomic(ctx, path, perm, -1, -1, false, func(fd int, tmp string) error {
 		bp := readBufs.Get().(*[]byte)
 		defer readBufs.Put(bp)
 		for {
@@ -141,8 +152,10 @@ func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32)
 // checked before the rename. The temporary file (see filetemp.go) is made
 // with its final mode when it keeps the owner and group it is made with,
 // so that no chmod follows; a chown comes before the chmod, which sets
-// again the set-id bits a chown clears.
-func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, fill func(fd int, tmp string) error, check func(tmp string) error) (err error) {
+// again the set-id bits a chown clears. With absent (path was found
+// absent) and no check, the complete file is first offered to path
+// itself (tempFile.linkNew).
+func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, absent bool, fill func(fd int, tmp string) error, check func(tmp string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
@@ -180,6 +193,14 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 	if t.st.Mode&07777 != perm {
 		if err = syscall.Fchmod(t.fd, perm); err != nil {
 			return &os.PathError{Op: "chmod", Path: t.name, Err: err}
+		}
+	}
+	if absent && check == nil {
+		if err = ctx.Err(); err != nil {
+			return err
+		}
+		if t.linkNew(path) {
+			return nil
 		}
 	}
 	if err = t.ready(); err != nil {

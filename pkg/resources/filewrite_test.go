@@ -114,3 +114,63 @@ func TestFileRepairInSetGIDDir(t *testing.T) {
 		t.Fatalf("temporary files left: %v", tmp)
 	}
 }
+
+// TestCreateAtomic creates a file that is absent, with its mode and owner
+// and no temporary file left beside it, and, when the path appeared since
+// it was found absent, replaces what is there as a repair does.
+func TestCreateAtomic(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "new")
+	uid, gid := -1, -1
+	if os.Geteuid() == 0 {
+		uid, gid = 65534, 65534
+	}
+	if err := createAtomic(ctx, p, []byte("one\n"), 0o640, uid, gid, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, p); got != "one\n" {
+		t.Fatalf("content %q", got)
+	}
+	if perm := permOf(t, p); perm != 0o640 {
+		t.Fatalf("mode %04o, want 0640", perm)
+	}
+	if u, g := ownerOf(t, p); uid >= 0 && (u != uid || g != gid) {
+		t.Fatalf("owner %d:%d, want %d:%d", u, g, uid, gid)
+	}
+	// The path appeared after it was found absent: a file, then a link
+	// to a file elsewhere, which must be replaced and not written through.
+	elsewhere := filepath.Join(t.TempDir(), "target")
+	mustWrite(t, elsewhere, "untouched")
+	if err := createAtomic(ctx, p, []byte("two\n"), 0o600, -1, -1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, p); got != "two\n" {
+		t.Fatalf("content %q after the second write", got)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := createAtomic(ctx, p, []byte("three\n"), 0o600, -1, -1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("%s is not a regular file after the write: %v", p, err)
+	}
+	if got := mustRead(t, p); got != "three\n" {
+		t.Fatalf("content %q after the third write", got)
+	}
+	if got := mustRead(t, elsewhere); got != "untouched" {
+		t.Fatalf("the link's target was written: %q", got)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Fatalf("%d entries in the directory, want the file alone: %v", len(ents), ents)
+	}
+}

@@ -71,6 +71,15 @@ type BuildOptions struct {
 	// field by field (see Engine.Load): for a graph that is only checked
 	// or printed. A graph without them runs the same.
 	NoDigests bool
+	// Consume lets Build take the parameters out of the document's
+	// resources as it makes each one (after digesting them), so that the
+	// parameter trees, most of what a decoded document holds, are let go
+	// of while the rest of the document is still read, not after: for a
+	// program that runs the graph, compacts it (see Compact) and neither
+	// prints it nor reads the parameters of the document again. A
+	// resource exported through the world (Meta.Export) keeps its
+	// parameters, which its export sends.
+	Consume bool
 }
 
 // Build prepares doc. graph.Validate decides what makes a graph valid
@@ -104,6 +113,9 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		}
 		byKey[rr.Ref()] = v
 		g.all = append(g.all, v)
+		if opts.Consume && (rr.Meta == nil || len(rr.Meta.Export) == 0) {
+			rr.Params = nil
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errs

@@ -63,3 +63,37 @@ func TestCompactKeepsTheDocument(t *testing.T) {
 		t.Errorf("the resource lost its metaparameters")
 	}
 }
+
+// TestConsumeTakesTheParameters checks that Build with Consume leaves the
+// document's resources without their parameters, except an exported one,
+// and that the graph swaps as one built from the whole document: a
+// resource whose parameters are the same stays running untouched, a
+// changed one is replaced.
+func TestConsumeTakesTheParameters(t *testing.T) {
+	h := start(t, engine.Config{})
+	load := func(d *graph.Document) {
+		t.Helper()
+		g, err := engine.Build(d, engine.BuildOptions{Consume: true})
+		if err != nil {
+			t.Fatalf("build: %v", err)
+		}
+		g.Compact()
+		h.e.Load(g)
+	}
+	d := doc(1, []string{"ca want=1 rate=#2", "cb want=2", "cx want=5 meta.export=h2"}, "ca -> cb")
+	load(d)
+	h.converge(1)
+	for _, r := range d.Resources {
+		if exported := r.Name == "cx"; (r.Params != nil) != exported {
+			t.Errorf("%s: params %v after a consuming build", r.Ref(), r.Params)
+		}
+	}
+	load(doc(2, []string{"ca want=1 rate=#2", "cb want=22", "cx want=5 meta.export=h2"}, "ca -> cb"))
+	h.converge(2)
+	if sys.count("ca") != 1 || sys.count("cx") != 1 {
+		t.Errorf("unchanged ca and cx ran %d and %d times, want 1", sys.count("ca"), sys.count("cx"))
+	}
+	if sys.get("cb") != "22" {
+		t.Errorf("cb=%q", sys.get("cb"))
+	}
+}

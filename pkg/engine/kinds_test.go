@@ -383,6 +383,8 @@ func setMeta(m *graph.Meta, k, v string) {
 		m.Delay = uint64(n)
 	case "sema":
 		m.Sema = strings.Split(v, ",")
+	case "export":
+		m.Export = strings.Split(v, ",")
 	case "noop":
 		m.Noop = v == "true"
 	case "hidden":

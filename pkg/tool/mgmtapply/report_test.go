@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
@@ -31,7 +32,7 @@ func badEdges(tb testing.TB, n int) []byte {
 // report decodes data and returns what mgmt-apply logs for it, which must
 // be an invalid graph.
 func report(tb testing.TB, data []byte) string {
-	o, err := next(graph.NewDecoder(bytes.NewReader(data), "in"))
+	o, err := next(graph.NewDecoder(bytes.NewReader(data), "in"), engine.BuildOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -136,7 +136,7 @@ func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *cli.Logger, 
 	dec := graph.NewDecoder(in, inName)
 	ok, seen := false, false
 	for {
-		o, err := next(dec)
+		o, err := next(dec, engine.BuildOptions{})
 		if err == io.EOF {
 			break
 		}
@@ -177,14 +177,15 @@ type outcome struct {
 	msg    string          // when g is nil: the lines to log
 }
 
-// next decodes and prepares the next document of dec. It returns io.EOF
-// at the end of the input and another error when the input cannot be read;
-// a document that gives no graph is an outcome, reported here, the one
-// place mgmt-apply words an error about its input: a decoding error as
-// "POS: MSG", a refused graph as "POS: runtime error: MSG" (the stage
-// mcl-compile gives resource validation), an error document from upstream
-// as "error from upstream: POS: MSG" and passed on as it is.
-func next(dec *graph.Decoder) (outcome, error) {
+// next decodes the next document of dec and prepares it with opts. It
+// returns io.EOF at the end of the input and another error when the input
+// cannot be read; a document that gives no graph is an outcome, reported
+// here, the one place mgmt-apply words an error about its input: a
+// decoding error as "POS: MSG", a refused graph as "POS: runtime error:
+// MSG" (the stage mcl-compile gives resource validation), an error
+// document from upstream as "error from upstream: POS: MSG" and passed on
+// as it is.
+func next(dec *graph.Decoder, opts engine.BuildOptions) (outcome, error) {
 	doc, err := dec.Next()
 	if err != nil && doc == nil {
 		if _, ok := graph.AsList(err); !ok {
@@ -195,7 +196,7 @@ func next(dec *graph.Decoder) (outcome, error) {
 	if doc.IsError() {
 		return outcome{doc: doc, errDoc: doc, msg: "error from upstream: " + doc.Error.Err().Error()}, nil
 	}
-	g, err := engine.Build(doc, engine.BuildOptions{})
+	g, err := engine.Build(doc, opts)
 	if err != nil {
 		return refused(doc, graph.WithStage(err, graph.StageRuntime)), nil
 	}
@@ -529,7 +530,9 @@ func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine,
 	var r readResult
 	defer func() { done <- r }()
 	for {
-		o, err := next(dec)
+		// The document's parameters go as each resource is made, unless
+		// the graph is drawn with them.
+		o, err := next(dec, engine.BuildOptions{Consume: dot == ""})
 		if err == io.EOF {
 			return
 		}

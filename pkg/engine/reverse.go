@@ -208,8 +208,9 @@ func (s *sched) forgetReverseState(vs *vstate) {
 		return
 	}
 	if vs.revPath() == "" {
-		if p := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name); p != "" && s.e.rev.savedMayExist(p) {
-			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+		path := func() string { return s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name) }
+		if s.e.rev.savedMayExist(path) {
+			if err := os.Remove(path()); err != nil && !os.IsNotExist(err) {
 				s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 			}
 		}

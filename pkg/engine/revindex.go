@@ -21,7 +21,7 @@ type revIndex struct {
 	// last listing of the reverse directory and those written since; nil
 	// while no listing succeeded.
 	saved map[string]bool
-	// names maps an escaped kind to the escaped resource names that
+	// names maps a kind to the escaped resource names that
 	// PREFIX/vardir/KIND held when first asked about that kind; a nil
 	// value means the listing failed.
 	names map[string]map[string]bool
@@ -53,11 +53,15 @@ func (x *revIndex) wroteSaved(path string) {
 	}
 }
 
-// savedMayExist reports whether a saved reversal may exist at path.
-func (x *revIndex) savedMayExist(path string) bool {
+// savedMayExist reports whether a saved reversal may exist at the path
+// that path returns (called only when there is one to look for).
+func (x *revIndex) savedMayExist(path func() string) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.saved == nil || x.saved[path]
+	if x.saved != nil && len(x.saved) == 0 {
+		return false
+	}
+	return x.saved == nil || x.saved[path()]
 }
 
 // madeVarDir records that the VarDir of kind and name is being made. It
@@ -75,22 +79,29 @@ func (x *revIndex) madeVarDir(kind, name string) {
 // varDirMayExist reports whether PREFIX/vardir/KIND/NAME may exist. The
 // first question about a kind lists PREFIX/vardir/KIND once.
 func (x *revIndex) varDirMayExist(prefix, kind, name string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.made) == 0 {
+		// Nothing made by this engine: only what the kind's listing
+		// holds may exist, and there is often nothing.
+		if set, ok := x.names[kind]; ok && set != nil && len(set) == 0 {
+			return false
+		}
+	}
 	ek, en := url.PathEscape(kind), url.PathEscape(name)
 	if en == "." || en == ".." || ek == "." || ek == ".." {
 		return true // not one entry of the kind's directory
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.made[ek+"/"+en] {
 		return true
 	}
-	set, ok := x.names[ek]
+	set, ok := x.names[kind]
 	if !ok {
 		set = listNames(filepath.Join(prefix, "vardir", ek))
 		if x.names == nil {
 			x.names = map[string]map[string]bool{}
 		}
-		x.names[ek] = set
+		x.names[kind] = set
 	}
 	return set == nil || set[en]
 }

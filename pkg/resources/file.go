@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,6 +47,8 @@ type FileRes struct {
 	traits.Recvable
 
 	init *engine.Init
+	// subs are the subscriptions of Subscribe, for followLink.
+	subs atomic.Pointer[fileSubs]
 	// selinuxOn reports, with an error saying why not, whether SELinux
 	// runs on the host; nil is selinuxPresent, the check of this host.
 	selinuxOn func() error
@@ -427,6 +430,9 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		return err
 	}
 	c.fi = fi
+	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
+		obj.followLink()
+	}
 	if obj.Symlink {
 		return obj.checkLink(c)
 	}

@@ -20,6 +20,20 @@ type follow struct {
 // the tree below it when it is a directory managed recursively), its
 // source, its fragments, and a link's target.
 func (obj *FileRes) follows() []follow {
+	list := obj.followsOwn()
+	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 && !obj.Symlink {
+		// The path is a link when the watch starts: follow its target
+		// too. A link changed later is seen on the path itself.
+		if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil {
+			list = append(list, follow{target, list[0].opts})
+		}
+	}
+	return list
+}
+
+// followsOwn is follows without a link's target: what the resource's
+// parameters name.
+func (obj *FileRes) followsOwn() []follow {
 	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
 	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
 	if !obj.Symlink && (obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.Purge)) {
@@ -30,13 +44,6 @@ func (obj *FileRes) follows() []follow {
 	}
 	for _, f := range obj.Fragments {
 		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
-	}
-	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 && !obj.Symlink {
-		// The path is a link when the watch starts: follow its target
-		// too. A link changed later is seen on the path itself.
-		if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil {
-			list = append(list, follow{target, list[0].opts})
-		}
 	}
 	return list
 }
@@ -81,24 +88,75 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 
 // Subscribe follows what Watch follows without a goroutine of its own (the
 // engine's Subscriber): the shared watcher's dispatcher calls Event, or
-// fail once a moved path met a kernel limit.
+// fail once a moved path met a kernel limit. A link's target is followed
+// from the first CheckApply that finds the path a link (followLink),
+// before that CheckApply looks at the target: the path costs no lstat
+// here on top of CheckApply's own.
 func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
-	var failed atomic.Bool
-	subs, err := subscribeAll(obj.follows(), func(err error) {
+	fw := &fileSubs{fail: fail}
+	fw.notify = func(err error) {
 		switch {
 		case err == nil:
 			obj.init.Event()
-		case !failed.Swap(true):
+		case !fw.failed.Swap(true):
 			fail(err)
 		}
-	})
+	}
+	subs, err := subscribeAll(obj.followsOwn(), fw.notify)
 	if err != nil {
 		return nil, err
 	}
-	if len(subs) == 1 {
-		return subs[0].Close, nil // most files follow their path alone
+	fw.subs = subs
+	obj.subs.Store(fw)
+	return fw.close, nil
+}
+
+// fileSubs are the subscriptions of a file resource's Subscribe.
+type fileSubs struct {
+	mu     sync.Mutex
+	subs   []*fswatch.Sub
+	linked bool // a link's target is followed
+	closed bool
+	failed atomic.Bool
+	notify func(error)
+	fail   func(error)
+}
+
+func (fw *fileSubs) close() {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	fw.closed = true
+	closeAll(fw.subs)
+	fw.subs = nil
+}
+
+// followLink follows the target of the path, a link, in the subscriptions
+// of Subscribe, unless a target is followed already, or the resource
+// manages the link itself, or it is not subscribed.
+func (obj *FileRes) followLink() {
+	fw := obj.subs.Load()
+	if fw == nil || obj.Symlink {
+		return
 	}
-	return func() { closeAll(subs) }, nil
+	fw.mu.Lock()
+	if fw.linked || fw.closed {
+		fw.mu.Unlock()
+		return
+	}
+	fw.linked = true
+	target, err := filepath.EvalSymlinks(obj.cleanPath())
+	if err != nil {
+		fw.mu.Unlock()
+		return
+	}
+	subs, err := subscribeAll([]follow{{target, obj.followsOwn()[0].opts}}, fw.notify)
+	if err == nil {
+		fw.subs = append(fw.subs, subs...)
+	}
+	fw.mu.Unlock()
+	if err != nil && !fw.failed.Swap(true) {
+		fw.fail(err)
+	}
 }
 
 // forwardEvents calls event for every signal of the subscriptions until

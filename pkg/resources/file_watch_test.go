@@ -1,0 +1,61 @@
+package resources
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestFileSubscribeFollowsLinkTarget subscribes a file resource whose path
+// is a link: once a CheckApply has found the link, a change of the target
+// (which the resource manages through the link) is an event; after the
+// subscription's stop, nothing is.
+func TestFileSubscribeFollowsLinkTarget(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	other := t.TempDir() // the target's directory, which the path's watch does not see
+	target := filepath.Join(other, "target")
+	mustWrite(t, target, "old")
+	p := filepath.Join(dir, "l")
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n")})
+	var failed []error
+	stop, err := f.Subscribe(func(err error) { failed = append(failed, err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkApply(t, f, true, false)
+	if got := mustRead(t, target); got != "new\n" {
+		t.Fatalf("target content %q", got)
+	}
+	expectEvent(t, h, "target changed", func() { mustWrite(t, target, "drift") })
+	checkApply(t, f, true, false)
+	checkApply(t, f, true, true)
+	if failed != nil {
+		t.Fatalf("subscription failed: %v", failed)
+	}
+	stop()
+	for len(h.events) > 0 {
+		<-h.events
+	}
+	// The watcher delivers events in order: once a later change, seen
+	// by another resource's subscription, is delivered, the event of the
+	// target's write would have been too.
+	h2 := newHarness(t)
+	marker := filepath.Join(other, "marker")
+	sub := newFile(t, h2, marker, &FileRes{State: "exists"})
+	stop2, err := sub.Subscribe(func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop2()
+	mustWrite(t, target, "drift again")
+	expectEvent(t, h2, "marker made", func() { mustWrite(t, marker, "") })
+	select {
+	case <-h.events:
+		t.Fatal("an event after the subscription's stop")
+	default:
+	}
+}

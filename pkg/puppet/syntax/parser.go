@@ -18,13 +18,18 @@ const (
 // Parse parses a manifest into its top-level statements.
 //
 // An error of the lexer comes first, wherever it is: a pass of the lexer
-// alone looks for one, keeping no token. The parser then lexes again as
-// it goes and holds only the few tokens it looks at, so that the tokens
-// of a large manifest (some 70 bytes each) are never all in memory.
+// alone looks for one, keeping no token, on another core while the parser
+// runs, and its error replaces the parser's result. The parser lexes
+// again as it goes and holds only the few tokens it looks at, so that the
+// tokens of a large manifest (some 70 bytes each) are never all in memory.
 func Parse(file, src string) (stmts []Node, err error) {
-	if err := lexCheck(file, src); err != nil {
-		return nil, err
-	}
+	lexErr := make(chan error, 1)
+	go func() { lexErr <- lexCheck(file, src) }()
+	defer func() {
+		if lerr := <-lexErr; lerr != nil {
+			stmts, err = nil, lerr
+		}
+	}()
 	p := &parser{lx: newLexer(file, src)}
 	defer p.recover(&err)
 	for !p.at(EOF, "") {
@@ -118,7 +123,8 @@ func (p *parser) fill(n int) {
 	for !p.lexed && len(p.toks) <= n+lexBatch {
 		t, err := p.lx.token()
 		if err != nil {
-			// lexCheck saw the whole source without an error
+			// Parse returns lexCheck's error (this one, or an
+			// earlier one) instead
 			p.fail(p.lx.pos(), "%v", err)
 		}
 		p.toks = append(p.toks, t)

@@ -32,6 +32,9 @@ func TestParseErrors(t *testing.T) {
 		{`"abc`, `x.pp:1:1: unterminated string`},
 		{`class foo { `, `x.pp:1:13: syntax error: unexpected end of file, expected "}"`},
 		{`notice("${x")`, `x.pp:1:8: unterminated string`},
+		// the lexer's error comes first even when the parser fails
+		// before it reaches it, and even with a long valid part between
+		{"file { =>\n" + strings.Repeat("notify { 'a': }\n", 20000) + "\"abc", `x.pp:20002:1: unterminated string`},
 	} {
 		_, err := Parse("x.pp", tc.src)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

@@ -7,6 +7,7 @@
 package puppetgraph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -192,14 +195,24 @@ func (t *tool) source() string {
 
 // once produces one graph and writes it; it returns the files read.
 func (t *tool) once(ctx context.Context) ([]string, error) {
-	doc, read, err := t.build(ctx)
+	doc, made, read, err := t.build(ctx)
 	if err != nil {
 		return read, err
 	}
-	return read, t.write(doc)
+	return read, t.writeChecked(doc, made)
 }
 
-func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
+// checked returns the graph that build makes once checkDocument accepts
+// it, and the files read.
+func (t *tool) checked(ctx context.Context) (*graph.Document, []string, error) {
+	doc, made, read, err := t.build(ctx)
+	if err == nil {
+		err = checkDocument(doc, made)
+	}
+	return doc, read, err
+}
+
+func (t *tool) build(ctx context.Context) (*graph.Document, map[*graph.Resource]engine.Res, []string, error) {
 	f := t.f
 	made := map[*graph.Resource]engine.Res{}
 	check := func(r *graph.Resource) error { return checkResource(r, made) }
@@ -219,14 +232,11 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 	if f.Mgmtgraph != "" {
 		r, err := os.Open(f.Mgmtgraph)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		defer r.Close()
 		doc, err := puppet.ImportMgmtgraph(r, f.Mgmtgraph, opts)
-		if err == nil {
-			err = checkDocument(doc, made)
-		}
-		return doc, []string{f.Mgmtgraph}, err
+		return doc, made, []string{f.Mgmtgraph}, err
 	}
 	var cat *catalog.Catalog
 	var read []string
@@ -236,7 +246,7 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 			read = []string{f.Catalog}
 		}
 		if err != nil {
-			return nil, read, err
+			return nil, nil, read, err
 		}
 		cat = c
 		opts.Puppet = puppet.NewPuppetEnv(t.mp, f.Environment, f.PuppetConf)
@@ -247,22 +257,19 @@ func (t *tool) build(ctx context.Context) (*graph.Document, []string, error) {
 			Environment: f.Environment, Facts: t.facts, Log: t.logLine,
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		cat, read, opts.Puppet, compiledPath = res.Catalog, res.Read, res.Env, res.ModulePath
 	}
 	made = make(map[*graph.Resource]engine.Res, len(cat.Resources))
 	doc, st, err := puppet.Translate(cat, opts)
 	if err != nil {
-		return nil, read, err
-	}
-	if err := checkDocument(doc, made); err != nil {
-		return nil, read, err
+		return nil, nil, read, err
 	}
 	if f.Stats {
 		t.lg.Info(strings.TrimSuffix(st.Summary(), "\n"))
 	}
-	return doc, read, nil
+	return doc, made, read, nil
 }
 
 // checkResource validates one translated resource the way mgmt-apply
@@ -330,4 +337,39 @@ func (t *tool) write(doc *graph.Document) error {
 		return err
 	}
 	return graph.Encode(t.stdout, doc, format)
+}
+
+// writeChecked writes doc with the next sequence number once
+// checkDocument accepts it, and nothing when it refuses it. The two take
+// about the same time on a large graph, so the document is encoded on a
+// second core while it is checked, into memory. The encoder gets its own
+// copy of the lists of resources and edges, which the check compacts in
+// place when they hold duplicates; then the checked document is encoded
+// again, so that the bytes written are always those of the checked one.
+func (t *tool) writeChecked(doc *graph.Document, made map[*graph.Resource]engine.Res) error {
+	format, err := graph.ParseFormat(t.f.Output)
+	if err != nil {
+		return err
+	}
+	doc.Seq, doc.Source = t.seq+1, t.source()
+	enc := *doc
+	enc.Resources, enc.Edges = slices.Clone(doc.Resources), slices.Clone(doc.Edges)
+	var buf bytes.Buffer
+	var encErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { encErr = graph.Encode(&buf, &enc, format) })
+	err = checkDocument(doc, made)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	t.seq++
+	if len(doc.Resources) != len(enc.Resources) || len(doc.Edges) != len(enc.Edges) {
+		return graph.Encode(t.stdout, doc, format)
+	}
+	if encErr != nil {
+		return encErr
+	}
+	_, err = t.stdout.Write(buf.Bytes())
+	return err
 }

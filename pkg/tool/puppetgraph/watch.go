@@ -83,7 +83,7 @@ func (t *tool) watch(ctx context.Context) int {
 // step builds and writes one document (an error document on failure)
 // unless it equals the previous one.
 func (t *tool) step(ctx context.Context) []string {
-	doc, read, err := t.build(ctx)
+	doc, read, err := t.checked(ctx)
 	if err != nil {
 		t.lg.Fail(err)
 		doc = &graph.Document{Mgmt: graph.Version, Graph: "puppet", Error: errDoc(err)}

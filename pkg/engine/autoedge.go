@@ -17,14 +17,17 @@ type uidEntry struct {
 	uid ResUID
 }
 
+// uidIndexKey is the index key of a UID (uidKey).
+type uidIndexKey struct{ kind, name string }
+
 // uidKey is the index key of a UID: its kind and its name without a
 // trailing slash, so a directory path matches with or without it. Matching
 // then asks IFF, so the key only has to narrow the candidates.
-func uidKey(kind, name string) string {
+func uidKey(kind, name string) uidIndexKey {
 	if len(name) > 1 {
 		name = strings.TrimSuffix(name, "/")
 	}
-	return kind + "\x00" + name
+	return uidIndexKey{kind, name}
 }
 
 // autoEdges adds the automatic edges: for every Edgeable resource whose
@@ -33,7 +36,7 @@ func uidKey(kind, name string) string {
 // from each match to the resource (or the reverse when the UID says so). An
 // edge that would close a cycle is skipped.
 func (g *Graph) autoEdges() error {
-	index := make(map[string][]uidEntry, len(g.all))
+	index := make(map[uidIndexKey][]uidEntry, len(g.all))
 	for _, v := range g.all {
 		ev, ok := v.Res.(Edgeable)
 		if !ok {

@@ -376,39 +376,50 @@ func (obj *FileRes) AutoEdges() (engine.AutoEdge, error) {
 	if obj.Group != "" {
 		extra = append(extra, &engine.BaseUID{Kind: "group", Name: obj.Group})
 	}
-	var parents []string
-	for p := obj.cleanPath(); p != "/"; {
-		p = filepath.Dir(p)
-		parents = append(parents, p)
-	}
-	return &parentAutoEdge{extra: extra, parents: parents}, nil
+	return newParentAutoEdge(extra, obj.cleanPath()), nil
 }
 
-// parentAutoEdge proposes the extra UIDs together with the first parent,
-// then each further parent until one is found.
+// parentAutoEdge proposes the extra UIDs together with the first parent
+// directory of an absolute path, then each further parent up to "/" until
+// one is found. Each parent is computed when its turn comes: the first
+// is found most often.
 type parentAutoEdge struct {
 	extra   []engine.ResUID
-	parents []string
-	i       int
+	dir     string // the parent to propose next; "" once past "/"
+	started bool   // the extra UIDs were proposed
+}
+
+func newParentAutoEdge(extra []engine.ResUID, path string) *parentAutoEdge {
+	a := &parentAutoEdge{extra: extra}
+	if path != "/" {
+		a.dir = filepath.Dir(path)
+	}
+	return a
 }
 
 // Next returns the next UIDs to look for.
 func (a *parentAutoEdge) Next() []engine.ResUID {
 	var out []engine.ResUID
-	if a.i == 0 {
+	if !a.started {
 		out = append(out, a.extra...)
 	}
-	if a.i < len(a.parents) {
-		out = append(out, newFileUID(a.parents[a.i], false))
+	if a.dir != "" {
+		out = append(out, newFileUID(a.dir, false))
 	}
 	return out
 }
 
 // Test stops the walk at the first parent found.
 func (a *parentAutoEdge) Test(found []bool) bool {
-	if a.i < len(a.parents) && len(found) > 0 && found[len(found)-1] {
+	if a.dir != "" && len(found) > 0 && found[len(found)-1] {
 		return false
 	}
-	a.i++
-	return a.i < len(a.parents)
+	a.started = true
+	switch a.dir {
+	case "", "/", ".":
+		a.dir = ""
+	default:
+		a.dir = filepath.Dir(a.dir)
+	}
+	return a.dir != ""
 }

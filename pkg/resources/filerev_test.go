@@ -243,3 +243,33 @@ func TestFileReverseNeverRemovesThroughALink(t *testing.T) {
 		t.Fatal("the reversal removed a file through a link")
 	}
 }
+
+// TestFileAutoEdgesWalkToRoot asks for every parent up to the root when
+// none is found, and for none of a resource on the root itself.
+func TestFileAutoEdgesWalkToRoot(t *testing.T) {
+	for path, want := range map[string]string{"/a/b": "file:/a file:/", "/": ""} {
+		f := &FileRes{}
+		f.SetKind("file")
+		f.SetName(path)
+		ae, err := f.AutoEdges()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var asked []string
+		for round := 0; round < 10; round++ {
+			uids := ae.Next()
+			if len(uids) == 0 {
+				break
+			}
+			for _, u := range uids {
+				asked = append(asked, u.GetKind()+":"+u.GetName())
+			}
+			if !ae.Test(make([]bool, len(uids))) {
+				break
+			}
+		}
+		if got := strings.Join(asked, " "); got != want {
+			t.Errorf("%s asked %q, want %q", path, got, want)
+		}
+	}
+}

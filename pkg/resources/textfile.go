@@ -507,10 +507,5 @@ func fileAutoEdges(path string, extra ...engine.ResUID) engine.AutoEdge {
 	if !filepath.IsAbs(path) {
 		return &onceAutoEdge{uids: extra}
 	}
-	var parents []string
-	for p := filepath.Clean(path); p != "/"; {
-		p = filepath.Dir(p)
-		parents = append(parents, p)
-	}
-	return &parentAutoEdge{extra: append([]engine.ResUID{newFileUID(path, false)}, extra...), parents: parents}
+	return newParentAutoEdge(append([]engine.ResUID{newFileUID(path, false)}, extra...), filepath.Clean(path))
 }

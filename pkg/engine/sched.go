@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"reflect"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -432,7 +432,7 @@ func (s *sched) runWork() {
 	for len(s.work) > 0 {
 		work := s.work
 		s.work = nil
-		sort.Slice(work, func(i, j int) bool { return work[i].v.key < work[j].v.key })
+		slices.SortFunc(work, byKey)
 		for _, vs := range work {
 			vs.queued = false
 			s.tryStart(vs)

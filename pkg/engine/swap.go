@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -62,7 +64,7 @@ func (s *sched) swap(g *Graph) {
 		}
 	}
 	s.e.graphRes.Store(&all)
-	sort.Slice(s.order, func(i, j int) bool { return s.order[i].v.key < s.order[j].v.key })
+	slices.SortFunc(s.order, byKey)
 	s.wire(g)
 	for _, vs := range fresh {
 		if _, busy := s.stopping[vs.v.key]; busy {
@@ -86,6 +88,9 @@ func (s *sched) swap(g *Graph) {
 	s.e.cfg.Metrics.graphLoaded(s.order)
 	s.armRecheck()
 }
+
+// byKey orders vertex states by key.
+func byKey(a, b *vstate) int { return strings.Compare(a.v.key, b.v.key) }
 
 // sameVertex reports whether the running vs can stand for the new v.
 func sameVertex(vs *vstate, v *Vertex) bool {

@@ -82,8 +82,10 @@ type Status struct {
 
 // An Engine runs resource graphs: one Watch per resource, CheckApply when a
 // resource is dirty and its dependencies are converged, graph swaps,
-// metaparameters and the converger. All its scheduling state belongs to the
-// goroutine of Run; other goroutines talk to it through messages.
+// metaparameters and the converger. All its scheduling state belongs to
+// whoever holds smu: the goroutine of Run, which other goroutines talk to
+// through messages, or the goroutine of an event that finds the engine
+// idle (direct.go).
 type Engine struct {
 	cfg    Config
 	logger *slog.Logger
@@ -100,8 +102,10 @@ type Engine struct {
 	runCtx     context.Context       // cancelled at shutdown; parent of every Watch and CheckApply
 	runStarted chan struct{}
 
-	// owned by the Run goroutine
-	s *sched
+	// guarded by smu (the Run goroutine, or a direct event)
+	smu     sync.Mutex
+	s       *sched
+	closing bool // Run is stopping: no direct event starts anything
 
 	rev revIndex // which reversal state may exist under the prefix
 
@@ -152,7 +156,9 @@ func (e *Engine) Load(g *Graph) {
 func (e *Engine) Run(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.runCtx = runCtx
+	e.smu.Lock()
 	e.s = newSched(e, e)
+	e.smu.Unlock()
 	close(e.runStarted)
 	var convTimer *time.Timer
 	var convC <-chan time.Time
@@ -166,12 +172,28 @@ func (e *Engine) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			cancel()
+			e.smu.Lock()
+			e.closing = true
 			e.s.shutdown()
+			e.smu.Unlock()
 			e.wg.Wait()
 			return nil
 		case <-e.wake:
 		case <-convC:
-			convC = nil
+			convTimer, convC = nil, nil
+			// A direct event may have started a CheckApply since the
+			// timer was set, or ended it: what counts is the present.
+			e.smu.Lock()
+			st := e.publish()
+			e.smu.Unlock()
+			if !convergedNow(&st) {
+				continue
+			}
+			if left := e.cfg.ConvergedTimeout - time.Since(st.Since); left > 0 {
+				convTimer = time.NewTimer(left)
+				convC = convTimer.C
+				continue
+			}
 			select {
 			case <-e.converged:
 			default:
@@ -180,6 +202,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		e.smu.Lock()
 		for {
 			msgs := e.drain(spare)
 			if len(msgs) == 0 {
@@ -191,19 +214,10 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.s.schedule()
 			spare = reuse(msgs)
 		}
-		st := e.s.snapshot()
-		e.status.Store(&st)
-		e.cfg.Metrics.status(&st)
-		if !st.Since.IsZero() && !e.s.reported {
-			e.s.reported = true
-			groups := ""
-			if e.s.nres != st.Total {
-				groups = fmt.Sprintf(" in %d vertices", st.Total)
-			}
-			e.logf("graph seq %d converged in %s (%d resources%s)", st.Seq, roundDur(time.Since(e.s.loadedAt)), e.s.nres, groups)
-		}
+		st := e.publish()
+		e.smu.Unlock()
 		if e.cfg.ConvergedTimeout >= 0 {
-			conv := st.Loaded && st.Total == st.Converged && st.Running == 0
+			conv := convergedNow(&st)
 			switch {
 			case conv && convTimer == nil:
 				convTimer = time.NewTimer(e.cfg.ConvergedTimeout)
@@ -214,6 +228,28 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// publish makes the state of the scheduler the engine's status, and logs
+// the first convergence of a graph. The caller holds smu.
+func (e *Engine) publish() Status {
+	st := e.s.snapshot()
+	e.status.Store(&st)
+	e.cfg.Metrics.status(&st)
+	if !st.Since.IsZero() && !e.s.reported {
+		e.s.reported = true
+		groups := ""
+		if e.s.nres != st.Total {
+			groups = fmt.Sprintf(" in %d vertices", st.Total)
+		}
+		e.logf("graph seq %d converged in %s (%d resources%s)", st.Seq, roundDur(time.Since(e.s.loadedAt)), e.s.nres, groups)
+	}
+	return st
+}
+
+// convergedNow reports whether st is a converged graph.
+func convergedNow(st *Status) bool {
+	return st.Loaded && st.Total == st.Converged && st.Running == 0
 }
 
 // post queues a message for the Run goroutine.

@@ -39,7 +39,7 @@ func (e *Engine) graph() []Res {
 func (vs *vstate) Running() { vs.e.post(msg{kind: msgRunning, vs: vs}) }
 
 func (vs *vstate) Event() {
-	if !vs.evPending.Swap(true) {
+	if !vs.evPending.Swap(true) && !vs.e.direct(vs) {
 		vs.e.post(msg{kind: msgEvent, vs: vs})
 	}
 }

@@ -44,7 +44,8 @@ type msg struct {
 }
 
 // A vstate is the run-time state of one vertex. Fields below "loop-owned"
-// belong to the Run goroutine.
+// belong to whoever holds the engine's smu (the Run goroutine, or a direct
+// event).
 type vstate struct {
 	e    *Engine
 	v    *Vertex // its key (v.key) and metaparameters (meta) are the vertex's
@@ -217,7 +218,7 @@ func (f *fifo) pop() *vstate {
 }
 
 // sched is the deterministic core of the engine: it reacts to messages and
-// decides what runs next. Only the Run goroutine touches it.
+// decides what runs next. Only the holder of the engine's smu touches it.
 type sched struct {
 	e        *Engine
 	fx       effects

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -93,12 +94,27 @@ func Encode(w io.Writer, doc *Document, f Format) error {
 }
 
 func encodeJSON(w io.Writer, doc *Document) error {
-	b, err := appendJSON(make([]byte, 0, 256+160*(len(doc.Resources)+len(doc.Edges))), doc)
+	b, err := marshalJSON(doc)
 	if err != nil {
 		return err
 	}
 	_, err = w.Write(b)
 	return err
+}
+
+func marshalJSON(doc *Document) ([]byte, error) {
+	return appendJSON(make([]byte, 0, 256+160*(len(doc.Resources)+len(doc.Edges))), doc)
+}
+
+// Marshal returns the bytes Encode writes: for a program that holds the
+// document's encoding before it writes it, without a copy.
+func Marshal(doc *Document, f Format) ([]byte, error) {
+	if f == JSON {
+		return marshalJSON(Canonical(doc))
+	}
+	var b bytes.Buffer
+	err := Encode(&b, doc, f)
+	return b.Bytes(), err
 }
 
 // dotQuote quotes s as a dot ID.

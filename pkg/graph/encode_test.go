@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,20 @@ func TestEncodeCanonical(t *testing.T) {
 	// Encoding does not reorder the caller's document.
 	if d.Resources[0].Name != "/tmp/a/" {
 		t.Errorf("Encode sorted the input in place")
+	}
+}
+
+func TestMarshalIsEncode(t *testing.T) {
+	d := decodeOne(t, sampleJSON)
+	slices.Reverse(d.Resources)
+	for _, f := range []Format{JSON, YAML, Dot} {
+		b, err := Marshal(d, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := encode(t, d, f); string(b) != want {
+			t.Errorf("Marshal(%v) = %s, want what Encode writes: %s", f, b, want)
+		}
 	}
 }
 

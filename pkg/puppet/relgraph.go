@@ -310,7 +310,7 @@ func stringList(v any) []string {
 // whit pair (Puppet's replace_containers_with_anchors).
 func (b *builder) replaceContainers() {
 	adm, comp := map[*Vertex]*Vertex{}, map[*Vertex]*Vertex{}
-	var kept []*Vertex
+	kept := make([]*Vertex, 0, len(b.g.Vertices))
 	var whits []*Vertex
 	for _, v := range b.g.Vertices {
 		if !v.Res.IsContainer() {
@@ -318,8 +318,12 @@ func (b *builder) replaceContainers() {
 			continue
 		}
 		ref := ralRef(v.Res)
-		a := &Vertex{Ref: whitRef("admissible_" + ref), Type: "whit", Name: "admissible_" + ref}
-		c := &Vertex{Ref: whitRef("completed_" + ref), Type: "whit", Name: "completed_" + ref}
+		// the two whits of a container are allocated together
+		pair := &[2]Vertex{
+			{Ref: whitRef("admissible_" + ref), Type: "whit", Name: "admissible_" + ref},
+			{Ref: whitRef("completed_" + ref), Type: "whit", Name: "completed_" + ref},
+		}
+		a, c := &pair[0], &pair[1]
 		adm[v], comp[v] = a, c
 		whits = append(whits, a, c)
 	}
@@ -335,29 +339,40 @@ func (b *builder) replaceContainers() {
 		}
 		return v
 	}
-	var out []*RelEdge
-	// relationship edges touching containers are rerouted (rules 3 and 4)
-	for _, e := range b.edges {
-		out = append(out, &RelEdge{Source: compOf(e.Source), Target: admOf(e.Target), Event: e.Event, Callback: e.Callback})
-	}
 	children := map[*Vertex][]*Vertex{}
+	n := len(b.edges) + len(adm)
 	for _, ce := range b.cat.Edges {
 		s, t := b.byRef[ce.Source], b.byRef[ce.Target]
 		if s == nil || t == nil || adm[s] == nil {
 			continue
 		}
 		children[s] = append(children[s], t)
+		n += 2
+	}
+	out := make([]*RelEdge, 0, n)
+	// relationship edges touching containers are rerouted (rules 3 and 4),
+	// in place: the builder is done with them
+	for _, e := range b.edges {
+		e.Source, e.Target = compOf(e.Source), admOf(e.Target)
+		out = append(out, e)
+	}
+	// the containment edges are allocated in one block; a block that
+	// turns out too small only means a second one
+	block := make([]RelEdge, 0, n-len(out))
+	add := func(e RelEdge) {
+		block = append(block, e)
+		out = append(out, &block[len(block)-1])
 	}
 	for _, v := range b.g.Vertices {
 		if adm[v] == nil {
 			continue
 		}
 		if len(children[v]) == 0 {
-			out = append(out, &RelEdge{Source: adm[v], Target: comp[v]})
+			add(RelEdge{Source: adm[v], Target: comp[v]})
 		}
 		for _, c := range children[v] {
-			out = append(out, &RelEdge{Source: adm[v], Target: admOf(c), Event: "ALL_EVENTS", Callback: "refresh"})
-			out = append(out, &RelEdge{Source: compOf(c), Target: comp[v], Event: "ALL_EVENTS", Callback: "refresh"})
+			add(RelEdge{Source: adm[v], Target: admOf(c), Event: "ALL_EVENTS", Callback: "refresh"})
+			add(RelEdge{Source: compOf(c), Target: comp[v], Event: "ALL_EVENTS", Callback: "refresh"})
 		}
 	}
 	b.g.Vertices = append(kept, whits...)

@@ -125,12 +125,16 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	}
 	// vertices and references correspond one to one (seen): an edge is
 	// known by its two vertices, a smaller key than two references
+	pairs := refreshPairs(g)
 	edges := make(map[[2]*Vertex]*graph.Edge, len(g.Edges))
+	// the edges are allocated in one block, of as many as there can be
+	block := make([]graph.Edge, 0, len(g.Edges)+len(pairs))
 	edge := func(from, to *Vertex) *graph.Edge {
 		p := [2]*Vertex{from, to}
 		ge := edges[p]
 		if ge == nil {
-			ge = &graph.Edge{From: refs[from], To: refs[to]}
+			block = append(block, graph.Edge{From: refs[from], To: refs[to]})
+			ge = &block[len(block)-1]
 			edges[p] = ge
 			doc.Edges = append(doc.Edges, ge)
 		}
@@ -139,7 +143,7 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	for _, e := range g.Edges {
 		edge(e.Source, e.Target)
 	}
-	for _, rp := range refreshPairs(g) {
+	for _, rp := range pairs {
 		edge(rp[0], rp[1]).Notify = true
 	}
 	Canonicalize(doc)

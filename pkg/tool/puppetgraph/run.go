@@ -7,7 +7,6 @@
 package puppetgraph
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -302,7 +301,9 @@ func firstError(err error) error {
 // mgmt-apply refuses. The resources checkResource made are used, not made
 // again. Automatic edges and groups are left to mgmt-apply: they never
 // refuse a graph (an automatic edge that would close a cycle is left out),
-// and in a large catalog they were most of the check's time.
+// and in a large catalog they were most of the check's time. The check
+// reads the resources and changes none of them (writeChecked encodes
+// them meanwhile): it keeps their parameters (no Consume).
 func checkDocument(doc *graph.Document, made map[*graph.Resource]engine.Res) error {
 	opts := engine.BuildOptions{Made: made, NoDigests: true, NoAutoEdges: true, NoAutoGroups: true}
 	if _, err := engine.Build(doc, opts); err != nil {
@@ -354,10 +355,10 @@ func (t *tool) writeChecked(doc *graph.Document, made map[*graph.Resource]engine
 	doc.Seq, doc.Source = t.seq+1, t.source()
 	enc := *doc
 	enc.Resources, enc.Edges = slices.Clone(doc.Resources), slices.Clone(doc.Edges)
-	var buf bytes.Buffer
+	var buf []byte
 	var encErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { encErr = graph.Encode(&buf, &enc, format) })
+	wg.Go(func() { buf, encErr = graph.Marshal(&enc, format) })
 	err = checkDocument(doc, made)
 	wg.Wait()
 	if err != nil {
@@ -370,6 +371,6 @@ func (t *tool) writeChecked(doc *graph.Document, made map[*graph.Resource]engine
 	if encErr != nil {
 		return encErr
 	}
-	_, err = t.stdout.Write(buf.Bytes())
+	_, err = t.stdout.Write(buf)
 	return err
 }

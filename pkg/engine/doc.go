@@ -28,8 +28,9 @@
 //
 // One goroutine, Run, owns every piece of scheduling state (the sched
 // type); everything else talks to it through a message inbox, except an
-// event that finds the engine idle: its own goroutine then takes the
-// scheduler's lock and starts the CheckApply at once (direct.go). Per resource,
+// event or the end of a CheckApply that finds the engine idle: its own
+// goroutine then takes the scheduler's lock and does what Run would have
+// done, at once (direct.go). Per resource,
 // the watch calls Init and then Watch (or polls, with Meta:poll),
 // retrying a failed Watch as Meta:retry and Meta:delay say; its Running and
 // Event calls become messages. Init runs in a task of the engine's pool

@@ -25,7 +25,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 		defer cancel()
 		t0 := time.Now()
 		if recvErr != nil {
-			e.post(msg{kind: msgDone, vs: vs, err: recvErr})
+			e.done(msg{kind: msgDone, vs: vs, err: recvErr})
 			return
 		}
 		vs.notesMu.Lock()
@@ -35,7 +35,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 		if err == nil && ctx.Err() == context.DeadlineExceeded {
 			err = ctx.Err()
 		}
-		e.post(msg{kind: msgDone, vs: vs, ok: ok, err: err, dur: time.Since(t0)})
+		e.done(msg{kind: msgDone, vs: vs, ok: ok, err: err, dur: time.Since(t0)})
 	})
 }
 

@@ -57,8 +57,10 @@ type Config struct {
 	// shows none.
 	DiffLines int
 	// Results, when set, receives the outcome of every CheckApply (and
-	// of every Init or Watch that failed for good), in order, from the
-	// engine's goroutine: it must return quickly.
+	// of every Init or Watch that failed for good), in order, with the
+	// scheduler's lock held (from the Run goroutine, or from the
+	// goroutine of the CheckApply when the engine was idle): it must
+	// return quickly, and must not wait for the engine.
 	Results func(Result)
 	Metrics *Metrics // nil: no metrics
 }
@@ -257,6 +259,11 @@ func (e *Engine) post(m msg) {
 	e.mu.Lock()
 	e.inbox = append(e.inbox, m)
 	e.mu.Unlock()
+	e.poke()
+}
+
+// poke wakes the Run goroutine.
+func (e *Engine) poke() {
 	select {
 	case e.wake <- struct{}{}:
 	default:

@@ -339,6 +339,31 @@ func TestConvergedTimeout(t *testing.T) {
 	}
 }
 
+// TestConvergedTimeoutCountsDirectEvents checks that an event on a
+// converged graph, which starts its CheckApply without the Run goroutine,
+// keeps the converged timeout from firing while that CheckApply runs, and
+// that the timeout counts from the end of it.
+func TestConvergedTimeoutCountsDirectEvents(t *testing.T) {
+	const timeout, sleep = 400 * time.Millisecond, 1200 * time.Millisecond
+	h := start(t, engine.Config{ConvergedTimeout: timeout})
+	h.load(doc(1, []string{"a want=1 sleep=#1200"}))
+	h.converge(1)
+	t0 := time.Now()
+	sys.poke("a")
+	h.waitFor(func(st engine.Status) bool { return st.Since.IsZero() && st.Running == 1 }, "the event's CheckApply in the status")
+	select {
+	case <-h.e.Converged():
+	case <-time.After(10 * time.Second):
+		t.Fatal("never converged")
+	}
+	if n := sys.count("a"); n != 2 {
+		t.Fatalf("converged with %d CheckApply calls, want 2", n)
+	}
+	if d := time.Since(t0); d < sleep+timeout {
+		t.Fatalf("converged %s after the event, before its CheckApply (%s) and the timeout (%s)", d, sleep, timeout)
+	}
+}
+
 func TestAutoEdgesAndGroups(t *testing.T) {
 	register()
 	g, err := engine.Build(doc(1, []string{

@@ -98,10 +98,6 @@ func openUnnamed(dir, prefix string, mode uint32) (*tempFile, bool) {
 		return nil, false
 	}
 	t := &tempFile{fd: fd, unnamed: true, dir: dir, prefix: prefix}
-	// The lock is taken before the file has a name, so no sweeper can
-	// take it first: a lock refused (a file system without locks) is
-	// no reason not to write.
-	_ = syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
 	if syscall.Fstat(fd, &t.st) != nil {
 		syscall.Close(fd)
 		return nil, false
@@ -121,6 +117,11 @@ func (t *tempFile) link() error {
 	if !t.unnamed {
 		return nil
 	}
+	// The lock is taken before the file has a name, so no sweeper can
+	// take it first: a lock refused (a file system without locks) is
+	// no reason not to write. A file linked to its path at once
+	// (linkNew) never has a temporary name, and needs no lock.
+	_ = syscall.Flock(t.fd, syscall.LOCK_EX|syscall.LOCK_NB)
 	for try := 0; ; try++ {
 		err := t.linkTo(t.name)
 		if err == syscall.EEXIST && try < 10000 {

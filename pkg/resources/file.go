@@ -87,12 +87,6 @@ type FileRes struct {
 	Recurse bool `lang:"recurse" yaml:"recurse"`
 	// Force allows replacing a file by a directory or the reverse.
 	Force bool `lang:"force" yaml:"force"`
-	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode.
-	Mode string `lang:"mode" yaml:"mode"`
-	// Owner is a user name or uid.
-	Owner string `lang:"owner" yaml:"owner"`
-	// Group is a group name or gid.
-	Group string `lang:"group" yaml:"group"`
 	// Symlink makes the path a symbolic link whose target is source
 	// (absolute or relative; it need not exist), compared with readlink.
 	// Another kind of entry in the way is replaced only with force. Owner
@@ -103,6 +97,12 @@ type FileRes struct {
 	// source. It never follows a symbolic link (a link is removed as a
 	// link) nor enters another mounted file system.
 	Purge bool `lang:"purge" yaml:"purge"`
+	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode.
+	Mode string `lang:"mode" yaml:"mode"`
+	// Owner is a user name or uid.
+	Owner string `lang:"owner" yaml:"owner"`
+	// Group is a group name or gid.
+	Group string `lang:"group" yaml:"group"`
 	// SELinux is the SELinux context (the security.selinux attribute) of
 	// the entry; "" removes it. A host without SELinux refuses it.
 	SELinux *string `lang:"selinux" yaml:"selinux"`

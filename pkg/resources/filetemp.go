@@ -37,7 +37,8 @@ type tempFile struct {
 	name    string
 	dir     string // of an unnamed file: where to name it, and how
 	prefix  string
-	st      syscall.Stat_t // its status as made
+	st      syscall.Stat_t // its status as made (of an unnamed file: its mode and owner only)
+	mnt     uint64         // the unique ID of its mount (unnamed files), 0 when unknown
 	unnamed bool           // made with O_TMPFILE and not linked to name yet
 	release func()         // drops the lock kept past the close (keepLock), or nil
 }
@@ -98,12 +99,34 @@ func openUnnamed(dir, prefix string, mode uint32) (*tempFile, bool) {
 		return nil, false
 	}
 	t := &tempFile{fd: fd, unnamed: true, dir: dir, prefix: prefix}
-	if syscall.Fstat(fd, &t.st) != nil {
+	if t.stat() != nil {
 		syscall.Close(fd)
 		return nil, false
 	}
 	t.name = tempName(dir, prefix)
 	return t, true
+}
+
+// statxWant is what stat asks statx for: the mode and owner of the file,
+// and the unique ID of its mount, which Linux never gives another mount
+// (6.8 and later).
+const statxWant = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_UID | unix.STATX_GID | unix.STATX_MNT_ID_UNIQUE
+
+// stat records the mode and owner of the unnamed file and, where the
+// kernel tells, the unique ID of its mount (closeCannotFail), in one
+// system call; fstat where statx is refused.
+func (t *tempFile) stat() error {
+	var sx unix.Statx_t
+	err := unix.Statx(t.fd, "", unix.AT_EMPTY_PATH|unix.AT_STATX_SYNC_AS_STAT, statxWant, &sx)
+	const basic = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_UID | unix.STATX_GID
+	if err != nil || sx.Mask&basic != basic {
+		return syscall.Fstat(t.fd, &t.st)
+	}
+	t.st = syscall.Stat_t{Mode: uint32(sx.Mode), Uid: sx.Uid, Gid: sx.Gid}
+	if sx.Mask&unix.STATX_MNT_ID_UNIQUE != 0 {
+		t.mnt = sx.Mnt_id
+	}
+	return nil
 }
 
 // tempName returns a new random temporary name in dir.
@@ -156,19 +179,44 @@ func (t *tempFile) linkTo(name string) error {
 	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(t.fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
 }
 
-// closeCannotFail reports whether the file system of fd is one whose close
-// never reports an error of the writes (no flush operation): ext2/3/4,
-// XFS, Btrfs and tmpfs.
-func closeCannotFail(fd int) bool {
-	var fs unix.Statfs_t
-	if unix.Fstatfs(fd, &fs) != nil {
-		return false
+// closeSafe holds, by unique mount ID, what closeCannotFail found for
+// the mounts seen: the file system of a mount never changes, and its
+// unique ID is never reused, so one fstatfs per mount is enough.
+var closeSafe struct {
+	sync.Mutex
+	mounts map[uint64]bool
+}
+
+// closeCannotFail reports whether the file system of the file is one
+// whose close never reports an error of the writes (no flush operation):
+// ext2/3/4, XFS, Btrfs and tmpfs.
+func (t *tempFile) closeCannotFail() bool {
+	if t.mnt != 0 {
+		closeSafe.Lock()
+		safe, known := closeSafe.mounts[t.mnt]
+		closeSafe.Unlock()
+		if known {
+			return safe
+		}
 	}
+	var fs unix.Statfs_t
+	if unix.Fstatfs(t.fd, &fs) != nil {
+		return false // not recorded: the next write asks again
+	}
+	safe := false
 	switch uint32(fs.Type) {
 	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC:
-		return true
+		safe = true
 	}
-	return false
+	if t.mnt != 0 {
+		closeSafe.Lock()
+		if closeSafe.mounts == nil {
+			closeSafe.mounts = map[uint64]bool{}
+		}
+		closeSafe.mounts[t.mnt] = safe
+		closeSafe.Unlock()
+	}
+	return safe
 }
 
 // linkNew gives an unnamed file whose close cannot fail the name path,
@@ -178,7 +226,7 @@ func closeCannotFail(fd int) bool {
 // did not (path exists, or the file is named or its close could fail),
 // the file is left as it was, for ready and a rename.
 func (t *tempFile) linkNew(path string) bool {
-	if !t.unnamed || !closeCannotFail(t.fd) || t.linkTo(path) != nil {
+	if !t.unnamed || !t.closeCannotFail() || t.linkTo(path) != nil {
 		return false
 	}
 	t.unnamed = false
@@ -189,7 +237,7 @@ func (t *tempFile) linkNew(path string) bool {
 // ready names the file and, unless its close cannot fail, closes it
 // (keeping its lock), so that a failed write is known before the rename.
 func (t *tempFile) ready() error {
-	keepOpen := t.unnamed && closeCannotFail(t.fd)
+	keepOpen := t.unnamed && t.closeCannotFail()
 	if err := t.link(); err != nil {
 		return err
 	}

@@ -212,3 +212,40 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestUnnamedStatAndMountCache checks that the status of an unnamed
+// temporary file taken with statx is the one fstat gives, and that the
+// kind of its file system is kept by its mount's unique ID once asked.
+func TestUnnamedStatAndMountCache(t *testing.T) {
+	dir := t.TempDir()
+	tf, ok := openUnnamed(dir, ".x"+tmpMarker, 0o640)
+	if !ok {
+		testneed.Missing(t, "the file system of the test directory refuses O_TMPFILE")
+	}
+	defer tf.end(true)
+	var st unix.Stat_t
+	if err := unix.Fstat(tf.fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	if tf.st.Mode != st.Mode || tf.st.Uid != st.Uid || tf.st.Gid != st.Gid {
+		t.Fatalf("statx gave mode %o uid %d gid %d, fstat mode %o uid %d gid %d", tf.st.Mode, tf.st.Uid, tf.st.Gid, st.Mode, st.Uid, st.Gid)
+	}
+	if tf.mnt == 0 {
+		t.Log("the kernel reports no unique mount ID (before Linux 6.8): every write asks for the file system")
+		return
+	}
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(tf.fd, &fs); err != nil {
+		t.Fatal(err)
+	}
+	want := tf.closeCannotFail()
+	closeSafe.Lock()
+	got, known := closeSafe.mounts[tf.mnt]
+	closeSafe.Unlock()
+	if !known || got != want {
+		t.Fatalf("mount %d: kept %v (known %v), want %v", tf.mnt, got, known, want)
+	}
+	if local := uint32(fs.Type) == unix.TMPFS_MAGIC || uint32(fs.Type) == unix.EXT4_SUPER_MAGIC; local && !want {
+		t.Fatalf("file system type %#x taken for one whose close can fail", fs.Type)
+	}
+}

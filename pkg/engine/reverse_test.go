@@ -146,15 +146,23 @@ func TestReversalStateForgottenWithoutReverse(t *testing.T) {
 	}
 }
 
-// TestNoopKeepsReversal checks that a reversal run with noop is not
-// taken for done.
-func TestNoopKeepsReversal(t *testing.T) {
+// savedReversalRun runs, in a new prefix that it returns, an engine that
+// changes tsave:r with Meta:reverse, so that the prefix holds its saved
+// reversal and its reversal state, and stops it.
+func savedReversalRun(t *testing.T) string {
 	prefix := t.TempDir()
 	h := start(t, engine.Config{Prefix: prefix})
 	sys.set("save:r", "original")
 	h.load(doc(1, []string{"tsave:r want=A meta.reverse=true"}))
 	h.converge(1)
 	h.stop()
+	return prefix
+}
+
+// TestNoopKeepsReversal checks that a reversal run with noop is not
+// taken for done.
+func TestNoopKeepsReversal(t *testing.T) {
+	prefix := savedReversalRun(t)
 	h2 := start(t, engine.Config{Prefix: prefix, Noop: true})
 	sys.set("save:r", "A")
 	h2.load(doc(1, []string{"a want=1"}))
@@ -171,12 +179,7 @@ func TestNoopKeepsReversal(t *testing.T) {
 // resource comes back without Meta:reverse, while a resource that never
 // had any state leaves the prefix untouched.
 func TestReversalStateForgottenAfterRestart(t *testing.T) {
-	prefix := t.TempDir()
-	h := start(t, engine.Config{Prefix: prefix})
-	sys.set("save:r", "original")
-	h.load(doc(1, []string{"tsave:r want=A meta.reverse=true"}))
-	h.converge(1)
-	h.stop()
+	prefix := savedReversalRun(t)
 	state := filepath.Join(prefix, "vardir", "tsave", "r", engine.ReverseVarDir)
 	saved, err := filepath.Glob(filepath.Join(prefix, "reverse", "*.json"))
 	if err != nil || len(saved) != 1 {

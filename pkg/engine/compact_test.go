@@ -41,6 +41,7 @@ func TestSwapOfCompactedGraphs(t *testing.T) {
 // document the graph was built from nor the identity of its resources,
 // and that Document then gives the resources without their parameters.
 func TestCompactKeepsTheDocument(t *testing.T) {
+	register()
 	d := doc(1, []string{"a want=1 meta.noop=true", "b want=2"}, "a -> b")
 	g, err := engine.Build(d, engine.BuildOptions{})
 	if err != nil {

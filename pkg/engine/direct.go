@@ -25,34 +25,17 @@ package engine
 // Run is woken when a direct message leaves the graph converged, and
 // checks the present state when the timeout fires.
 
-// direct handles the event of vs in the calling goroutine, and reports
-// whether it did; when it did not, the caller posts it.
-func (e *Engine) direct(vs *vstate) bool {
+// direct handles m, an event or the end of a CheckApply, in the calling
+// goroutine when the engine is idle, and reports whether it did; when it
+// did not, the caller posts m.
+func (e *Engine) direct(m msg) bool {
 	if !e.smu.TryLock() {
 		return false
 	}
-	defer e.smu.Unlock()
-	if e.s == nil || e.closing || vs.removed || vs.failed != nil || !e.inboxEmpty() {
-		return false
-	}
-	e.s.handle(msg{kind: msgEvent, vs: vs})
-	e.s.schedule()
-	e.publish()
-	return true
-}
-
-// done hands the message m of a CheckApply's goroutine to the
-// scheduler: handled at once when the lock is free and no message waits,
-// posted otherwise.
-func (e *Engine) done(m msg) {
-	if !e.smu.TryLock() {
-		e.post(m)
-		return
-	}
-	if e.s == nil || e.closing || !e.inboxEmpty() {
+	if e.s == nil || e.closing || !e.inboxEmpty() ||
+		m.kind == msgEvent && (m.vs.removed || m.vs.failed != nil) {
 		e.smu.Unlock()
-		e.post(m)
-		return
+		return false
 	}
 	e.s.handle(m)
 	e.s.schedule()
@@ -60,6 +43,14 @@ func (e *Engine) done(m msg) {
 	e.smu.Unlock()
 	if e.cfg.ConvergedTimeout >= 0 && convergedNow(&st) {
 		e.poke() // Run sets the converged timer
+	}
+	return true
+}
+
+// done hands the message m of a CheckApply's goroutine to the scheduler.
+func (e *Engine) done(m msg) {
+	if !e.direct(m) {
+		e.post(m)
 	}
 }
 

@@ -39,8 +39,8 @@ func (e *Engine) graph() []Res {
 func (vs *vstate) Running() { vs.e.post(msg{kind: msgRunning, vs: vs}) }
 
 func (vs *vstate) Event() {
-	if !vs.evPending.Swap(true) && !vs.e.direct(vs) {
-		vs.e.post(msg{kind: msgEvent, vs: vs})
+	if m := (msg{kind: msgEvent, vs: vs}); !vs.evPending.Swap(true) && !vs.e.direct(m) {
+		vs.e.post(m)
 	}
 }
 

@@ -15,6 +15,7 @@ type Vertex struct {
 	Type string            // lower case: file, exec, whit, mything
 	Name string            // namevar value; whits: admissible_Class[Main]
 	Res  *catalog.Resource // nil for whits
+	id   int               // index in the graph's Vertices
 }
 
 // A RelEdge orders Source before Target; Callback "refresh" means the edge
@@ -117,6 +118,9 @@ func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 	}
 	b.auto()
 	b.replaceContainers()
+	for i, v := range b.g.Vertices {
+		v.id = i
+	}
 	return b.g, nil
 }
 

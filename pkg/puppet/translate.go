@@ -3,6 +3,7 @@ package puppet
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -108,46 +109,76 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	comp := findCompanions(g)
 	n := len(g.Vertices)
 	doc := &graph.Document{Mgmt: graph.Version, Graph: c.Name}
-	if n > 0 && len(g.Edges) > 0 {
-		doc.Resources, doc.Edges = make([]*graph.Resource, 0, n), make([]*graph.Edge, 0, len(g.Edges))
-	}
-	refs := make(map[*Vertex]graph.Ref, n)
+	res := make([]*graph.Resource, n)
 	seen := make(map[graph.Ref]*graph.Resource, n)
 	var sc scratch
-	for _, v := range g.Vertices {
+	for i, v := range g.Vertices {
 		r := translateVertex(v, opts, st, comp, &sc)
 		if old := seen[r.Ref()]; old != nil {
 			return nil, nil, &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
 		}
 		seen[r.Ref()] = r
-		refs[v] = r.Ref()
-		doc.Resources = append(doc.Resources, r)
+		res[i] = r
 	}
-	// vertices and references correspond one to one (seen): an edge is
-	// known by its two vertices, a smaller key than two references
+	// the vertices and the references correspond one to one (seen): the
+	// resources are put in canonical order once, and an edge is known by
+	// the ranks of its two ends in that order, so that the edges sort and
+	// merge as integers
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return res[a].Ref().Compare(res[b].Ref()) })
+	rank := make([]int32, n)
+	if n > 0 {
+		doc.Resources = make([]*graph.Resource, n)
+	}
+	for k, i := range order {
+		rank[i] = int32(k)
+		doc.Resources[k] = res[i]
+	}
+	doc.Edges = translateEdges(g, rank, doc.Resources)
+	return doc, st, nil
+}
+
+// translateEdges returns the graph edges of g's relationship edges and of
+// its refresh pairs (refreshPairs), in canonical order: by the ranks of
+// their ends (rank holds each vertex's, sorted its resources), one edge
+// per pair of resources, notifying when one of its pairs does.
+func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) []*graph.Edge {
 	pairs := refreshPairs(g)
-	edges := make(map[[2]*Vertex]*graph.Edge, len(g.Edges))
-	// the edges are allocated in one block, of as many as there can be
-	block := make([]graph.Edge, 0, len(g.Edges)+len(pairs))
-	edge := func(from, to *Vertex) *graph.Edge {
-		p := [2]*Vertex{from, to}
-		ge := edges[p]
-		if ge == nil {
-			block = append(block, graph.Edge{From: refs[from], To: refs[to]})
-			ge = &block[len(block)-1]
-			edges[p] = ge
-			doc.Edges = append(doc.Edges, ge)
-		}
-		return ge
+	// a key is the rank of the source, of the target, and the notify bit
+	keys := make([]uint64, 0, len(g.Edges)+len(pairs))
+	key := func(from, to *Vertex, notify uint64) uint64 {
+		return uint64(rank[from.id])<<33 | uint64(rank[to.id])<<1 | notify
 	}
 	for _, e := range g.Edges {
-		edge(e.Source, e.Target)
+		keys = append(keys, key(e.Source, e.Target, 0))
 	}
 	for _, rp := range pairs {
-		edge(rp[0], rp[1]).Notify = true
+		keys = append(keys, key(rp[0], rp[1], 1))
 	}
-	Canonicalize(doc)
-	return doc, st, nil
+	slices.Sort(keys)
+	// a pair's keys are together, the one that notifies last
+	uniq := 0
+	for i, k := range keys {
+		if i+1 < len(keys) && keys[i+1]>>1 == k>>1 {
+			continue
+		}
+		keys[uniq] = k
+		uniq++
+	}
+	keys = keys[:uniq]
+	if len(keys) == 0 {
+		return nil
+	}
+	block := make([]graph.Edge, len(keys))
+	out := make([]*graph.Edge, len(keys))
+	for i, k := range keys {
+		block[i] = graph.Edge{From: sorted[k>>33].Ref(), To: sorted[k>>1&(1<<32-1)].Ref(), Notify: k&1 == 1}
+		out[i] = &block[i]
+	}
+	return out
 }
 
 // refreshPairs returns the pairs of resources (whits excluded) between
@@ -157,31 +188,51 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 // its own notify edge (parallel to the path, so ordering is unchanged),
 // and the edges to and from whits carry none.
 func refreshPairs(g *RelGraph) [][2]*Vertex {
-	out := map[*Vertex][]*Vertex{}
+	n := len(g.Vertices)
+	// the targets of the refresh edges out of vertex i are
+	// next[start[i]:start[i+1]], in the order of the edges
+	start := make([]int32, n+1)
 	for _, e := range g.Edges {
 		if e.Callback == "refresh" {
-			out[e.Source] = append(out[e.Source], e.Target)
+			start[e.Source.id+1]++
 		}
 	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	next := make([]*Vertex, start[n])
+	fill := slices.Clone(start[:n])
+	for _, e := range g.Edges {
+		if e.Callback == "refresh" {
+			next[fill[e.Source.id]] = e.Target
+			fill[e.Source.id]++
+		}
+	}
+	// seen[i] is one more than the id of the vertex whose walk last
+	// reached vertex i
+	seen := make([]int32, n)
 	var pairs [][2]*Vertex
+	var stack []*Vertex
 	for _, v := range g.Vertices {
-		if v.Res == nil || len(out[v]) == 0 {
+		out := next[start[v.id]:start[v.id+1]]
+		if v.Res == nil || len(out) == 0 {
 			continue
 		}
-		seen := map[*Vertex]bool{v: true}
-		stack := append([]*Vertex(nil), out[v]...)
+		walk := int32(v.id + 1)
+		seen[v.id] = walk
+		stack = append(stack[:0], out...)
 		for len(stack) > 0 {
 			w := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if seen[w] {
+			if seen[w.id] == walk {
 				continue
 			}
-			seen[w] = true
+			seen[w.id] = walk
 			if w.Res != nil {
 				pairs = append(pairs, [2]*Vertex{v, w})
 				continue
 			}
-			stack = append(stack, out[w]...)
+			stack = append(stack, next[start[w.id]:start[w.id+1]]...)
 		}
 	}
 	return pairs

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"sync"
 )
 
@@ -71,4 +72,18 @@ func watchGC(cur int) {
 		}
 		watchGC(p)
 	}, cur)
+}
+
+// tuneProfiling stops the sampling of allocations for heap profiles
+// unless the profiling endpoints are served (pprof, the --pprof address)
+// or GODEBUG sets memprofilerate: each allocation sampled (one every 512
+// KiB by default) is recorded under its stack in the runtime's table of
+// stacks, a table of 1.4 MiB whose pages the samples touch at random, and
+// a run that serves no profile never reads them. Heap profiles served by
+// --pprof sample as usual.
+func tuneProfiling(pprof string) {
+	if pprof != "" || strings.Contains(os.Getenv("GODEBUG"), "memprofilerate") {
+		return
+	}
+	runtime.MemProfileRate = 0
 }

@@ -68,3 +68,26 @@ func waitGOGC(t *testing.T, want int) {
 		runtime.Gosched()
 	}
 }
+
+// TestTuneProfiling: allocations are sampled for heap profiles only when
+// --pprof serves them or GODEBUG asks for a rate.
+func TestTuneProfiling(t *testing.T) {
+	const dflt = 512 * 1024
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	for _, c := range []struct {
+		pprof, godebug string
+		want           int
+	}{
+		{"", "", 0},
+		{"127.0.0.1:6060", "", dflt},
+		{"", "memprofilerate=524288", dflt},
+		{"", "madvdontneed=1", 0},
+	} {
+		t.Setenv("GODEBUG", c.godebug)
+		runtime.MemProfileRate = dflt
+		tuneProfiling(c.pprof)
+		if runtime.MemProfileRate != c.want {
+			t.Errorf("pprof %q, GODEBUG %q: MemProfileRate %d, want %d", c.pprof, c.godebug, runtime.MemProfileRate, c.want)
+		}
+	}
+}

@@ -98,6 +98,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	lg := cli.NewLogger(name, stderr, f.LogFlags)
 	tuneGC()
+	tuneProfiling(f.Pprof)
 	in, inName, closeIn, err := openInput(f.File, stdin)
 	if err != nil {
 		lg.Errorf("%v", err)

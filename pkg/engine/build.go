@@ -104,8 +104,9 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	g = &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source}
 	byKey := make(map[graph.Ref]*Vertex, len(doc.Resources))
 	var errs graph.ErrorList
+	var dg digester
 	for _, rr := range doc.Resources {
-		v, err := newVertex(rr, opts)
+		v, err := newVertex(rr, opts, &dg)
 		if err != nil {
 			l, _ := graph.AsList(err)
 			errs = append(errs, l...)
@@ -165,8 +166,9 @@ func (g *Graph) Compact() {
 }
 
 // newVertex makes the vertex of rr, which Validate checked: its resource
-// is opts.Made's or made by NewRes.
-func newVertex(rr *graph.Resource, opts BuildOptions) (*Vertex, error) {
+// is opts.Made's or made by NewRes, and dg takes the digest of its
+// parameters.
+func newVertex(rr *graph.Resource, opts BuildOptions, dg *digester) (*Vertex, error) {
 	res := opts.Made[rr]
 	if res == nil {
 		var err error
@@ -176,7 +178,7 @@ func newVertex(rr *graph.Resource, opts BuildOptions) (*Vertex, error) {
 	}
 	v := &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: rr.Ref().String()}
 	if !opts.NoDigests {
-		v.params = digestParams(rr.Params)
+		v.params = dg.params(rr.Params)
 	}
 	return v, nil
 }

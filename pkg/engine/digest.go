@@ -24,21 +24,35 @@ type paramsDigest struct {
 // gives leave the digest unusable (ok false), and the swap then asks the
 // resource's Cmp.
 func digestParams(params map[string]any) paramsDigest {
-	h := sha256.New()
-	d := digester{h: h}
-	if !d.value(params) {
-		return paramsDigest{}
-	}
-	var out paramsDigest
-	h.Sum(out.sum[:0])
-	out.ok = true
-	return out
+	var d digester
+	return d.params(params)
 }
 
+// A digester takes the digests of parameters, one set after another with
+// the same hash and buffers (Build digests every resource of a graph with
+// one).
 type digester struct {
 	h       hash.Hash
 	buf     [9]byte
 	scratch [128]byte
+	keys    []string // the sorted keys of the maps being hashed, outer ones first
+}
+
+// params returns the digest of params, as digestParams does.
+func (d *digester) params(params map[string]any) paramsDigest {
+	if d.h == nil {
+		d.h = sha256.New()
+	} else {
+		d.h.Reset()
+	}
+	d.keys = d.keys[:0]
+	if !d.value(params) {
+		return paramsDigest{}
+	}
+	var out paramsDigest
+	d.h.Sum(out.sum[:0])
+	out.ok = true
+	return out
 }
 
 func (d *digester) tag(t byte, n uint64) {
@@ -100,18 +114,23 @@ func (d *digester) value(v any) bool {
 			d.tag('M', 0)
 			return true
 		}
-		keys := make([]string, 0, len(v))
+		// The keys go on d.keys above those of the maps around v, and
+		// are read back by index: a map within v may grow d.keys.
+		start := len(d.keys)
 		for k := range v {
-			keys = append(keys, k)
+			d.keys = append(d.keys, k)
 		}
-		slices.Sort(keys)
+		slices.Sort(d.keys[start:])
 		d.tag('m', uint64(len(v)))
-		for _, k := range keys {
+		for i := start; i < start+len(v); i++ {
+			k := d.keys[i]
 			d.str('k', k)
 			if !d.value(v[k]) {
 				return false
 			}
 		}
+		clear(d.keys[start:])
+		d.keys = d.keys[:start]
 	default:
 		return false
 	}

@@ -48,3 +48,25 @@ func TestDigestParamsRefusesUnknownValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDigesterReused checks that one digester, as Build uses for every
+// resource of a graph, gives each parameter set the digest a fresh one
+// gives it, after sets of nested maps and after a set it refused midway.
+func TestDigesterReused(t *testing.T) {
+	sets := []map[string]any{
+		{"a": map[string]any{"y": "2", "x": map[string]any{"q": "1", "p": []any{"0"}}}, "b": map[string]any{"z": "3", "w": "4"}, "c": "5"},
+		{"p": "x"},
+		{"a": map[string]any{"k": "v", "l": math.NaN()}, "b": "c"},
+		{"a": map[string]any{"k": "v"}, "b": "c"},
+		nil,
+		{"q": []any{map[string]any{"b": "1", "a": "2"}, map[string]any{"d": "3", "c": "4"}}},
+	}
+	var d digester
+	for round := 0; round < 2; round++ {
+		for i, s := range sets {
+			if got, want := d.params(s), digestParams(s); got != want {
+				t.Errorf("round %d, set %d: reused digester gives %x (ok %v), a fresh one %x (ok %v)", round, i, got.sum, got.ok, want.sum, want.ok)
+			}
+		}
+	}
+}

@@ -177,7 +177,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 		return nil
 	}
 	rr.Meta = nil
-	v, err := newVertex(&rr, BuildOptions{})
+	v, err := newVertex(&rr, BuildOptions{}, new(digester))
 	if err != nil {
 		s.e.errorf("reverse: %s: %v", path, err)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // A fileMode computes the wanted permission bits (07777) of a file from its
@@ -38,7 +39,7 @@ func parseMode(s string) (*fileMode, error) {
 		if err != nil || n > 07777 {
 			return nil, fmt.Errorf("invalid octal mode %q", s)
 		}
-		return &fileMode{octal: true, bits: uint32(n)}, nil
+		return octalMode(uint32(n)), nil
 	}
 	m := &fileMode{}
 	for _, part := range strings.Split(s, ",") {
@@ -49,6 +50,26 @@ func parseMode(s string) (*fileMode, error) {
 		m.clauses = append(m.clauses, c)
 	}
 	return m, nil
+}
+
+// octalModes holds the mode of each octal value parsed so far: a mode is
+// never changed once parsed, so every file resource that gives the same
+// octal mode shares one (a graph of files mostly gives a few). The table
+// is 32 KiB of zeroed memory, of which only the pages of the modes used
+// are ever touched.
+var octalModes [07777 + 1]atomic.Pointer[fileMode]
+
+// octalMode returns the mode of the octal value bits (at most 07777).
+func octalMode(bits uint32) *fileMode {
+	p := &octalModes[bits]
+	if m := p.Load(); m != nil {
+		return m
+	}
+	m := &fileMode{octal: true, bits: bits}
+	if !p.CompareAndSwap(nil, m) {
+		m = p.Load()
+	}
+	return m
 }
 
 func parseClause(s string) (modeClause, error) {

@@ -55,3 +55,20 @@ func TestModeApply(t *testing.T) {
 		}
 	}
 }
+
+// TestOctalModesShared: resources that give the same octal mode, however
+// spelt, share its parsed form; another mode has its own.
+func TestOctalModesShared(t *testing.T) {
+	a, errA := parseMode("0644")
+	b, errB := parseMode("644")
+	c, errC := parseMode("0600")
+	if errA != nil || errB != nil || errC != nil {
+		t.Fatal(errA, errB, errC)
+	}
+	if a != b {
+		t.Errorf("0644 and 644 parsed apart")
+	}
+	if a == c || c.bits != 0600 || a.bits != 0644 || !a.octal {
+		t.Errorf("0644 %+v, 0600 %+v", a, c)
+	}
+}

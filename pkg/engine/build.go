@@ -17,6 +17,7 @@ type Vertex struct {
 	key        string
 	params     paramsDigest // of Src.Params, which Compact may let go of
 	grouped    bool         // merged into another vertex
+	changed    bool         // its CheckApply (or its group's) changed something (sched.markChanged)
 }
 
 // An adjacency is the edges of a vertex, which the building of a graph

@@ -238,9 +238,9 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports [
 		s.logChange(vs, apply, dur, reports)
 	}
 	if !ok && apply {
-		s.changedKeys[vs.v.key] = struct{}{}
+		s.markChanged(vs, vs.v)
 		for _, m := range vs.v.Members {
-			s.changedKeys[m.key] = struct{}{}
+			s.markChanged(vs, m)
 		}
 		for _, e := range vs.out {
 			if e.to.meta().Hidden || e.to.removed {

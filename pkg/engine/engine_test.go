@@ -532,3 +532,32 @@ func TestLogEscapesControlCharacters(t *testing.T) {
 		t.Fatalf("the escaped name is missing from the log:\n%s", logs)
 	}
 }
+
+// TestChangedCountsEachResourceOnce: Status.Changed counts the resources
+// changed since the start, each once, whether it changed again in a
+// vertex that replaced its first one, was removed and came back, or is a
+// member of a group.
+func TestChangedCountsEachResourceOnce(t *testing.T) {
+	h := start(t, engine.Config{})
+	steps := []struct {
+		res  []string
+		want int
+	}{
+		{[]string{"a want=1", "b want=2"}, 2},
+		{[]string{"a want=11", "c want=3"}, 3},   // a changes again, b goes
+		{[]string{"a want=11", "b want=22"}, 3},  // b comes back and changes again, c goes
+		{[]string{"g1 want=x group=true", "g2 want=x group=true", "a want=1"}, 5},
+		{[]string{"g1 want=y group=true", "g2 want=y group=true"}, 5},
+		{[]string{"g1 want=z", "g2 want=z"}, 5}, // no longer grouped
+	}
+	for i, s := range steps {
+		seq := int64(i + 1)
+		h.load(doc(seq, s.res))
+		if st := h.converge(seq); st.Changed != s.want {
+			t.Fatalf("graph %d: %d changed, want %d (log %v)", seq, st.Changed, s.want, changed())
+		}
+	}
+	if got := len(changed()); got != 10 {
+		t.Errorf("%d changes made, want 10: %v", got, changed())
+	}
+}

@@ -247,9 +247,14 @@ type sched struct {
 	missed       int             // drift found by rechecks that no event reported
 	limitSeen    map[string]bool // kernel limits logged (and not cleared since)
 
-	changedKeys map[string]struct{} // resources changed since the start
-	pendingN    int                 // resources of vertices with pending set
-	failingN    int                 // resources of vertices with failing set
+	// The resources changed since the start: how many, and the keys of
+	// those that changed in a vertex no longer running (the others are
+	// marked in their Vertex), so that a resource counts once whatever
+	// the swaps.
+	nchanged    int
+	changedGone map[string]struct{}
+	pendingN    int // resources of vertices with pending set
+	failingN    int // resources of vertices with failing set
 }
 
 // effects are what the scheduler asks of the outside world: goroutines
@@ -274,13 +279,13 @@ func newSched(e *Engine, fx effects) *sched {
 		semWait:  map[*semaphore]bool{},
 
 		limitSeen:   map[string]bool{},
-		changedKeys: map[string]struct{}{},
+		changedGone: map[string]struct{}{},
 	}
 }
 
 func (s *sched) snapshot() Status {
 	st := Status{Total: len(s.order), Running: s.running - s.checking, Failed: s.failed, Loaded: s.loaded, Seq: s.seq,
-		Missed: s.missed, Resources: s.nres, Changed: len(s.changedKeys), Pending: s.pendingN, Failing: s.failingN}
+		Missed: s.missed, Resources: s.nres, Changed: s.nchanged, Pending: s.pendingN, Failing: s.failingN}
 	st.Converged = st.Total - s.busy
 	if s.busy == 0 && st.Running == 0 && s.loaded {
 		if s.since.IsZero() {

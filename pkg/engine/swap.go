@@ -235,6 +235,10 @@ func (s *sched) launch(vs *vstate) {
 // no CheckApply of it runs, it is finalized (realize, Cleanup).
 func (s *sched) stop(vs *vstate) {
 	vs.removed = true
+	s.changedGoes(vs.v)
+	for _, m := range vs.v.Members {
+		s.changedGoes(m)
+	}
 	s.update(vs)
 	s.setOutcome(vs, false, false)
 	if vs.failed != nil {
@@ -326,4 +330,29 @@ func (s *sched) shutdown() {
 			}
 		}
 	})
+}
+
+// markChanged marks v, the vertex of vs or one of its members, as changed,
+// and counts its resource unless it changed before, in this vertex or in
+// one no longer running.
+func (s *sched) markChanged(vs *vstate, v *Vertex) {
+	if v.changed {
+		return
+	}
+	v.changed = true
+	if _, gone := s.changedGone[v.key]; !gone {
+		s.nchanged++
+	}
+	if vs.removed {
+		// A CheckApply that was running when the vertex was stopped.
+		s.changedGoes(v)
+	}
+}
+
+// changedGoes remembers the key of v, a vertex that stops running, if its
+// resource changed.
+func (s *sched) changedGoes(v *Vertex) {
+	if v.changed {
+		s.changedGone[v.key] = struct{}{}
+	}
 }

@@ -48,7 +48,13 @@ type Client struct {
 	// schedLeases are the leases of the scheduler entries with a TTL of
 	// their own, by namespace, kept alive until released or Close.
 	schedLeases map[string]*schedLease
-	exp         *exportCache // started by the first ResCollect or ResWatch
+	// The trees the client follows (see tree), each started by its first
+	// use, and the functions that stop them.
+	exp    *tree[*Exported] // exports addressed to this host or to all
+	conv   *tree[struct{}]  // converged states, grouped by state
+	sched  *tree[volunteer] // scheduler volunteers, grouped by namespace
+	mapped *tree[mapEntry]  // per-host map entries, grouped by namespace
+	trees  []func()
 }
 
 // Connect returns a client of the cluster reachable at cfg.Endpoints. It
@@ -155,8 +161,8 @@ func (c *Client) Etcd() *clientv3.Client { return c.cli }
 // long, persistent ones stay) and closes the connection.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	lease, stop, exp := c.lease, c.stop, c.exp
-	c.lease, c.stop = 0, nil
+	lease, stop, trees := c.lease, c.stop, c.trees
+	c.lease, c.stop, c.trees = 0, nil, nil
 	var nss []string
 	for ns := range c.schedLeases {
 		nss = append(nss, ns)
@@ -168,8 +174,8 @@ func (c *Client) Close() error {
 	if stop != nil {
 		stop()
 	}
-	if exp != nil {
-		exp.close()
+	for _, stop := range trees {
+		stop()
 	}
 	if lease != 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

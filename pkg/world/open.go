@@ -483,6 +483,14 @@ func (l *Lazy) Converged(ctx context.Context) (map[string]bool, error) {
 	return c.Converged(ctx)
 }
 
+func (l *Lazy) ConvergedState(ctx context.Context) (ConvergedState, error) {
+	c, err := l.Client(ctx)
+	if err != nil {
+		return ConvergedState{}, err
+	}
+	return c.ConvergedState(ctx)
+}
+
 func (l *Lazy) ConvergedWatch(ctx context.Context) <-chan error {
 	ch, err := l.watch(ctx, func(c *Client) (<-chan error, error) { return c.ConvergedWatch(ctx), nil })
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -167,39 +168,49 @@ func (c *Client) storeSchedule(ctx context.Context, ns string) error {
 	return c.Put(ctx, c.ns+schedDir+ns, strings.Join(hosts, ","))
 }
 
+// volunteers returns the client's tree of the scheduler's volunteers,
+// starting it on first use: every host's entry of every namespace,
+// options decoded once, grouped by namespace.
+func (c *Client) volunteers() *tree[volunteer] {
+	return startTree(c, &c.sched, schedHostDir, "scheduler", func(kv *mvccpb.KeyValue) (string, volunteer, bool) {
+		host, ns, ok := strings.Cut(strings.TrimPrefix(string(kv.Key), c.ns+schedHostDir), "/")
+		if !ok {
+			return "", volunteer{}, false
+		}
+		v := volunteer{host: host, rev: kv.CreateRevision}
+		json.Unmarshal(kv.Value, &v.opts) // bad options fall back to defaults
+		return ns, v, true
+	})
+}
+
 // Schedule returns the hosts chosen for namespace ns, in the order of the
-// strategy.
+// strategy. It reflects every write committed before the call, read from
+// the client's tree of the volunteers.
 func (c *Client) Schedule(ctx context.Context, ns string) ([]string, error) {
 	if err := checkKey(ns); err != nil {
 		return nil, err
 	}
-	octx, cancel := opContext(ctx)
-	defer cancel()
-	r, err := c.cli.Get(octx, c.ns+schedHostDir, clientv3.WithPrefix())
-	if err != nil {
+	x := c.volunteers()
+	if err := x.await(ctx); err != nil {
 		return nil, err
 	}
 	var vs []volunteer
-	for _, kv := range r.Kvs {
-		host, rest, ok := strings.Cut(strings.TrimPrefix(string(kv.Key), c.ns+schedHostDir), "/")
-		if !ok || rest != ns {
-			continue
+	x.view(func(_ map[string]string, groups map[string]map[string]volunteer) {
+		for _, v := range groups[ns] {
+			vs = append(vs, v)
 		}
-		v := volunteer{host: host, rev: kv.CreateRevision}
-		json.Unmarshal(kv.Value, &v.opts) // bad options fall back to defaults
-		vs = append(vs, v)
-	}
+	})
 	return choose(ns, vs), nil
 }
 
-// ScheduleWatch notifies when the schedule of ns may have changed.
+// ScheduleWatch notifies when the schedule of ns may have changed: when a
+// volunteer of ns comes, goes or changes its options (the volunteers of
+// other namespaces wake nobody here).
 func (c *Client) ScheduleWatch(ctx context.Context, ns string) (<-chan error, error) {
 	if err := checkKey(ns); err != nil {
 		return nil, err
 	}
-	// Volunteers of every namespace share one prefix: the hostname comes
-	// first in the key, so a prefix watch cannot select one namespace.
-	return c.watch(ctx, c.ns+schedHostDir, true), nil
+	return c.volunteers().subscribe(ctx, ns, false), nil
 }
 
 // choose applies the strategy of the earliest volunteer to vs.

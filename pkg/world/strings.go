@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 )
 
 // StrGet returns the plain string stored under key and whether it exists.
@@ -41,25 +41,41 @@ func (c *Client) StrWatch(ctx context.Context, key string) (<-chan error, error)
 	return c.watch(ctx, c.ns+stringsDir+key, false), nil
 }
 
-// StrMapGet returns the per-host map of namespace: hostname → value.
+// A mapEntry is one host's entry of a per-host map.
+type mapEntry struct {
+	host, value string
+}
+
+// mapEntries returns the client's tree of the per-host maps, starting it
+// on first use: every host's entry of every namespace, grouped by
+// namespace.
+func (c *Client) mapEntries() *tree[mapEntry] {
+	return startTree(c, &c.mapped, mappedDir, "mapped", func(kv *mvccpb.KeyValue) (string, mapEntry, bool) {
+		host, ns, ok := strings.Cut(strings.TrimPrefix(string(kv.Key), c.ns+mappedDir), "/")
+		if !ok || host == "" {
+			return "", mapEntry{}, false
+		}
+		return ns, mapEntry{host: host, value: string(kv.Value)}, true
+	})
+}
+
+// StrMapGet returns the per-host map of namespace: hostname → value. It
+// reflects every write committed before the call, read from the client's
+// tree of the per-host maps.
 func (c *Client) StrMapGet(ctx context.Context, namespace string) (map[string]string, error) {
 	if err := checkKey(namespace); err != nil {
 		return nil, err
 	}
-	prefix := c.ns + mappedDir
-	ctx, cancel := opContext(ctx)
-	defer cancel()
-	r, err := c.cli.Get(ctx, prefix, clientv3.WithPrefix())
-	if err != nil {
+	x := c.mapEntries()
+	if err := x.await(ctx); err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
-	for _, kv := range r.Kvs {
-		host, ns, ok := strings.Cut(strings.TrimPrefix(string(kv.Key), prefix), "/")
-		if ok && host != "" && ns == namespace {
-			out[host] = string(kv.Value)
+	x.view(func(_ map[string]string, groups map[string]map[string]mapEntry) {
+		for _, e := range groups[namespace] {
+			out[e.host] = e.value
 		}
-	}
+	})
 	return out, nil
 }
 
@@ -88,13 +104,13 @@ func (c *Client) StrMapDel(ctx context.Context, namespace string) error {
 	return err
 }
 
-// StrMapWatch notifies on changes of any host's entry of namespace (and,
-// since entries are kept by host, of other namespaces' entries too).
+// StrMapWatch notifies on changes of any host's entry of namespace (the
+// entries of other namespaces wake nobody here).
 func (c *Client) StrMapWatch(ctx context.Context, namespace string) (<-chan error, error) {
 	if err := checkKey(namespace); err != nil {
 		return nil, err
 	}
-	return c.watch(ctx, c.ns+mappedDir, true), nil
+	return c.mapEntries().subscribe(ctx, namespace, false), nil
 }
 
 func (c *Client) strMapKey(namespace string) string {

@@ -16,6 +16,22 @@ func AllConverged(m map[string]bool) bool {
 	return len(m) > 0
 }
 
+// A ConvergedState sums up the converged states the world records: a
+// host that follows them learns whether the world is converged without
+// reading every host's state at each change.
+type ConvergedState struct {
+	Hosts     int  `json:"hosts,omitempty"`     // hosts that record a state
+	Converged int  `json:"converged,omitempty"` // of which converged
+	Recorded  bool `json:"recorded,omitempty"`  // this host records a state
+	Self      bool `json:"self,omitempty"`      // this host's state: converged
+}
+
+// All reports whether this host and every other host that records a
+// state are recorded converged.
+func (s ConvergedState) All() bool {
+	return s.Recorded && s.Self && s.Converged == s.Hosts
+}
+
 // ClusterConverged publishes this host's converged state and reports when
 // the whole world is converged: it polls local (this host's state) every
 // interval, records changes with SetConverged, follows the other hosts, and
@@ -41,7 +57,7 @@ type clusterConv struct {
 	logf  func(string, ...any)
 
 	published *bool           // last state written
-	others    map[string]bool // last states read
+	state     *ConvergedState // last state read, nil when unknown
 	since     time.Time       // when everything became converged
 }
 
@@ -61,20 +77,10 @@ func (cc *clusterConv) run(ctx context.Context, timeout, interval time.Duration)
 			if err != nil {
 				cc.logf("converged watch: %v", err)
 			}
-			m, err := cc.w.Converged(ctx)
-			if err != nil {
-				cc.logf("converged state: %v", err)
-				m = nil
-			}
-			cc.others = m
+			cc.read(ctx)
 		case <-tick.C:
 		}
 		me := cc.local()
-		if mine, ok := cc.others[cc.w.Hostname()]; cc.others != nil && (!ok || cc.published != nil && mine != *cc.published) {
-			// Our entry vanished (lease lost) or holds another state
-			// than we last wrote: write it again.
-			cc.published = nil
-		}
 		if cc.published == nil || *cc.published != me {
 			if err := cc.w.SetConverged(ctx, me); err != nil {
 				// The write may still have landed (a member lost
@@ -86,7 +92,7 @@ func (cc *clusterConv) run(ctx context.Context, timeout, interval time.Duration)
 				cc.published = &me
 			}
 		}
-		all := me && AllConverged(cc.others) && cc.others[cc.w.Hostname()]
+		all := me && cc.state != nil && cc.state.All()
 		switch {
 		case !all:
 			cc.since = time.Time{}
@@ -95,5 +101,23 @@ func (cc *clusterConv) run(ctx context.Context, timeout, interval time.Duration)
 		case time.Since(cc.since) >= timeout:
 			return true
 		}
+	}
+}
+
+// read reads the world's converged state after a notification of the
+// watch. When this host's entry vanished (lease lost) or holds another
+// state than it last wrote, it is written again: the write is forgotten.
+// The check is made on fresh reads only: one made before the watch
+// delivered this host's last write would see the state before it.
+func (cc *clusterConv) read(ctx context.Context) {
+	st, err := cc.w.ConvergedState(ctx)
+	if err != nil {
+		cc.logf("converged state: %v", err)
+		cc.state = nil
+		return
+	}
+	cc.state = &st
+	if !st.Recorded || cc.published != nil && st.Self != *cc.published {
+		cc.published = nil
 	}
 }

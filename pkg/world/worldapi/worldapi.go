@@ -71,7 +71,11 @@ type SchedulerWorld interface {
 type ConvergedWorld interface {
 	Handle
 	SetConverged(ctx context.Context, converged bool) error
+	// Converged returns every recorded state, by host.
 	Converged(ctx context.Context) (map[string]bool, error)
+	// ConvergedState sums them up; after a notification of
+	// ConvergedWatch it reflects at least the change notified.
+	ConvergedState(ctx context.Context) (ConvergedState, error)
 	ConvergedWatch(ctx context.Context) <-chan error
 }
 

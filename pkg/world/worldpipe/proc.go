@@ -196,6 +196,14 @@ func (p *proc) call(ctx context.Context, r request) (reply, error) {
 func (p *proc) await(ctx context.Context, r request, w *waiter) (reply, error) {
 	if err := p.send(r); err != nil {
 		p.giveUp(r.ID)
+		// A child that closed its input has usually ended: say how,
+		// once its output ends too, rather than how the write failed.
+		select {
+		case <-p.done:
+			return reply{}, p.failure()
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
 		return reply{}, err
 	}
 	select {

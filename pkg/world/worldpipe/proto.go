@@ -7,9 +7,9 @@
 //
 // The protocol (Version) is newline-delimited JSON, one object a line.
 // The parent writes requests: {"id":N,"op":OP,...}, ids increasing from
-// 1; the first request is {"op":"open","proto":"world-pipe/v1","open":
+// 1; the first request is {"op":"open","proto":"world-pipe/v2","open":
 // CONFIG}, and a child that speaks another version refuses it (it
-// answers {"id":N,"opened":"world-pipe/v1"} when it opened). The child
+// answers {"id":N,"opened":"world-pipe/v2"} when it opened). The child
 // answers each call once: {"id":N,...} with the result's fields, or
 // {"id":N,"err":{"msg":M,"transient":true}}. A watch is answered once
 // when it starts (or fails to), then with {"id":N,"event":true} (and
@@ -29,7 +29,7 @@ import (
 )
 
 // Version names the protocol.
-const Version = "world-pipe/v1"
+const Version = "world-pipe/v2"
 
 // Config is the world the child opens, as the parent's flags give it.
 // The TLS fields are paths of files, which the child reads itself: no
@@ -70,6 +70,7 @@ const (
 	opScheduleWatch = "schedule_watch"
 	opSetConverged  = "set_converged"
 	opConverged     = "converged"
+	opConvState     = "converged_state"
 	opConvWatch     = "converged_watch"
 	opMetrics       = "metrics"
 )
@@ -90,19 +91,20 @@ type request struct {
 
 // reply is one line from the child.
 type reply struct {
-	ID       uint64              `json:"id"`
-	Opened   string              `json:"opened,omitempty"` // the answer to open: Version
-	Err      *wireError          `json:"err,omitempty"`
-	Event    bool                `json:"event,omitempty"`
-	End      bool                `json:"end,omitempty"`
-	Str      string              `json:"str,omitempty"`
-	OK       bool                `json:"ok,omitempty"`
-	Map      map[string]string   `json:"map,omitempty"`
-	Bools    map[string]bool     `json:"bools,omitempty"`
-	List     []string            `json:"list,omitempty"`
-	Sched    *worldapi.SchedOpts `json:"sched,omitempty"`
-	Exported []wireExported      `json:"exported,omitempty"`
-	Text     string              `json:"text,omitempty"`
+	ID       uint64                   `json:"id"`
+	Opened   string                   `json:"opened,omitempty"` // the answer to open: Version
+	Err      *wireError               `json:"err,omitempty"`
+	Event    bool                     `json:"event,omitempty"`
+	End      bool                     `json:"end,omitempty"`
+	Str      string                   `json:"str,omitempty"`
+	OK       bool                     `json:"ok,omitempty"`
+	Map      map[string]string        `json:"map,omitempty"`
+	Bools    map[string]bool          `json:"bools,omitempty"`
+	Conv     *worldapi.ConvergedState `json:"conv,omitempty"`
+	List     []string                 `json:"list,omitempty"`
+	Sched    *worldapi.SchedOpts      `json:"sched,omitempty"`
+	Exported []wireExported           `json:"exported,omitempty"`
+	Text     string                   `json:"text,omitempty"`
 }
 
 // wireError is an error as it crosses the pipe: its message, and whether

@@ -238,6 +238,10 @@ func (s *server) callMore(ctx context.Context, r request) (reply, error) {
 		err = w.SetConverged(ctx, r.Bool)
 	case opConverged:
 		rep.Bools, err = w.Converged(ctx)
+	case opConvState:
+		var st worldapi.ConvergedState
+		st, err = w.ConvergedState(ctx)
+		rep.Conv = &st
 	case opMetrics:
 		var b []byte
 		b, err = w.Metrics()

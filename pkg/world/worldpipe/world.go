@@ -140,6 +140,14 @@ func (c *Client) Converged(ctx context.Context) (map[string]bool, error) {
 	return r.Bools, err
 }
 
+func (c *Client) ConvergedState(ctx context.Context) (worldapi.ConvergedState, error) {
+	r, err := c.do(ctx, request{Op: opConvState})
+	if r.Conv == nil {
+		return worldapi.ConvergedState{}, err
+	}
+	return *r.Conv, err
+}
+
 func (c *Client) ConvergedWatch(ctx context.Context) <-chan error {
 	return c.mustWatch(ctx, request{Op: opConvWatch})
 }

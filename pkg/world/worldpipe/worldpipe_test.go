@@ -164,6 +164,13 @@ func TestPipeWorld(t *testing.T) {
 	if m, err := b.Converged(ctx); err != nil || !reflect.DeepEqual(m, map[string]bool{"a": true}) {
 		t.Fatalf("Converged = %v, %v", m, err)
 	}
+	// The first call of ConvergedState reads the states: a's write is in.
+	if st, err := b.ConvergedState(ctx); err != nil || st != (worldapi.ConvergedState{Hosts: 1, Converged: 1}) {
+		t.Fatalf("b's ConvergedState = %+v, %v", st, err)
+	}
+	if st, err := a.ConvergedState(ctx); err != nil || st != (worldapi.ConvergedState{Hosts: 1, Converged: 1, Recorded: true, Self: true}) {
+		t.Fatalf("a's ConvergedState = %+v, %v", st, err)
+	}
 	// Closing a revokes its lease at once: its converged state vanishes.
 	a.Close()
 	if m, err := b.Converged(ctx); err != nil || len(m) != 0 {

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,7 +15,7 @@ import (
 // applyProc is a background mgmt-apply run.
 type applyProc struct {
 	cmd      *exec.Cmd
-	out, err bytes.Buffer
+	out, err testutil.SyncBuffer // read while the process writes
 	done     chan struct{}
 }
 

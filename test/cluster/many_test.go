@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +38,7 @@ type manyWorld struct {
 	gogc    string
 	agents  []*agent
 	obs     *world.Client // the test's own client, to read etcd's status
+	metrics []string      // the members' Prometheus endpoints
 }
 
 // The memory a host's tools and a member need, with some margin: the
@@ -109,7 +112,9 @@ func newManyWorld(t testing.TB, n int) *manyWorld {
 	}
 	var urls []string
 	for i := 1; i <= 3; i++ {
-		m := newHost(t, fmt.Sprintf("m%d", i), "http", "--ideal-cluster-size", "3")
+		at := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		m := newHost(t, fmt.Sprintf("m%d", i), "http", "--ideal-cluster-size", "3", "--prometheus", "--prometheus-listen", at)
+		w.metrics = append(w.metrics, "http://"+at+"/metrics")
 		if i == 1 {
 			m.start()
 		} else {
@@ -340,6 +345,31 @@ func (w *manyWorld) status() (rev, dbSize int64) {
 	}
 	w.t.Fatalf("no member answers the status request: %v", err)
 	return 0, 0
+}
+
+// ranges returns the range requests (reads) the members served since
+// they started, from etcd's etcd_mvcc_range_total; a member that does not
+// answer counts none.
+func (w *manyWorld) ranges() int64 {
+	var n int64
+	for _, u := range w.metrics {
+		resp, err := http.Get(u)
+		if err != nil {
+			continue
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "etcd_mvcc_range_total "); ok {
+				f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				n += int64(f)
+			}
+		}
+	}
+	return n
 }
 
 // exportCount returns how many exported resources the world holds.

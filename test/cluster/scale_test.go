@@ -96,19 +96,23 @@ func TestManyHosts(t *testing.T) {
 // from the start of the hosts until every file is in place; how long a
 // host's changed export takes to be repaired on the other hosts (p50 and
 // p99 of ten changes); etcd's write rate (revisions a second) during the
-// start and its database size; the resident memory of the tools of each
-// host (median) and of a member; and how long the hosts took to exit
-// once converged, --converged-timeout included.
+// start and its database size; the range requests the members served
+// while the hosts started, per change, and until every host exited; the
+// resident memory of the tools of each host (median) and of a member; and
+// how long the hosts took to exit once converged, --converged-timeout
+// included.
 func BenchmarkManyHosts(b *testing.B) {
 	n := manyHosts(b, 20)
 	for i := 0; i < b.N; i++ {
 		w := newManyWorld(b, n)
 		rev0, _ := w.status()
+		r0 := w.ranges()
 		t0 := time.Now()
 		w.startAll()
 		w.waitFiles("start", startTimeout(n))
 		took := time.Since(t0)
 		rev1, db := w.status()
+		r1 := w.ranges()
 		am, _ := w.rss(func(a *agent) *testutil.Proc { return a.apply })
 		cm, _ := w.rss(func(a *agent) *testutil.Proc { return a.compile })
 		mkb, err := vmRSS(w.members[0].cmd.Process.Pid)
@@ -116,12 +120,20 @@ func BenchmarkManyHosts(b *testing.B) {
 			b.Fatal(err)
 		}
 		var lat []time.Duration
+		r2 := w.ranges()
 		for j := range 10 {
 			lat = append(lat, w.change(w.agents[j%n], changeTimeout(n))...)
 		}
+		r3 := w.ranges()
 		b.Logf("%d hosts, %d files in place after %.1f s: %d etcd revisions, database %.1f MiB; repaired p50 %v, p99 %v",
 			n, n*(n-1), took.Seconds(), rev1-rev0, float64(db)/(1<<20), percentile(lat, 50), percentile(lat, 99))
 		exit := w.waitConvergedExit(time.Duration(3*w.conv)*time.Second + startTimeout(n))
+		r4 := w.ranges()
+		b.Logf("range requests served by the members: %d while starting, %d for 10 changes, %d until every host exited converged",
+			r1-r0, r3-r2, r4-r3)
+		b.ReportMetric(float64(r1-r0), "ranges-start")
+		b.ReportMetric(float64(r3-r2)/10, "ranges/change")
+		b.ReportMetric(float64(r4-r3), "ranges-converged-exit")
 		b.ReportMetric(took.Seconds(), "s-all-files")
 		b.ReportMetric(float64(percentile(lat, 50).Milliseconds()), "p50-repair-ms")
 		b.ReportMetric(float64(percentile(lat, 99).Milliseconds()), "p99-repair-ms")

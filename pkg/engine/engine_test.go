@@ -544,8 +544,8 @@ func TestChangedCountsEachResourceOnce(t *testing.T) {
 		want int
 	}{
 		{[]string{"a want=1", "b want=2"}, 2},
-		{[]string{"a want=11", "c want=3"}, 3},   // a changes again, b goes
-		{[]string{"a want=11", "b want=22"}, 3},  // b comes back and changes again, c goes
+		{[]string{"a want=11", "c want=3"}, 3},  // a changes again, b goes
+		{[]string{"a want=11", "b want=22"}, 3}, // b comes back and changes again, c goes
 		{[]string{"g1 want=x group=true", "g2 want=x group=true", "a want=1"}, 5},
 		{[]string{"g1 want=y group=true", "g2 want=y group=true"}, 5},
 		{[]string{"g1 want=z", "g2 want=z"}, 5}, // no longer grouped

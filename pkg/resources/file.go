@@ -49,9 +49,6 @@ type FileRes struct {
 	init *engine.Init
 	// subs are the subscriptions of Subscribe, for followLink.
 	subs atomic.Pointer[fileSubs]
-	// selinuxOn reports, with an error saying why not, whether SELinux
-	// runs on the host; nil is selinuxPresent, the check of this host.
-	selinuxOn func() error
 
 	// Path is the absolute path; it defaults to the resource name. A
 	// trailing slash means a directory. A collected file's path, if set,
@@ -172,9 +169,42 @@ type FileRes struct {
 	// temporary file's path; unset is "%".
 	ValidateReplacement string `lang:"validate_replacement" yaml:"validate_replacement"`
 
-	mode     *fileMode
+	mode *fileMode
+	x    *fileExtra // what few files need; nil otherwise
+}
+
+// A fileExtra holds what few file resources of a graph need, made when
+// one does: a file without owner, group and Meta:reverse has none.
+type fileExtra struct {
 	uid, gid int      // resolved owner and group, -1 until resolved
 	rev      *fileRev // with Meta:reverse or as a reversal; nil otherwise
+	// selinuxOn reports, with an error saying why not, whether SELinux
+	// runs on the host; nil is selinuxPresent, the check of this host.
+	selinuxOn func() error
+}
+
+// extra returns the fileExtra of the resource, made on first use.
+func (obj *FileRes) extra() *fileExtra {
+	if obj.x == nil {
+		obj.x = &fileExtra{uid: -1, gid: -1}
+	}
+	return obj.x
+}
+
+// rev returns the fileRev of the resource, or nil.
+func (obj *FileRes) rev() *fileRev {
+	if obj.x == nil {
+		return nil
+	}
+	return obj.x.rev
+}
+
+// selinuxOn returns the check of whether SELinux runs on the host.
+func (obj *FileRes) selinuxOn() func() error {
+	if obj.x == nil || obj.x.selinuxOn == nil {
+		return selinuxPresent
+	}
+	return obj.x.selinuxOn
 }
 
 // A fileRev is the state of a file resource that reverses, or is the
@@ -187,19 +217,20 @@ type fileRev struct {
 
 // revs returns the fileRev of the resource, made on first use.
 func (obj *FileRes) revs() *fileRev {
-	if obj.rev == nil {
-		obj.rev = &fileRev{}
+	x := obj.extra()
+	if x.rev == nil {
+		x.rev = &fileRev{}
 	}
-	return obj.rev
+	return x.rev
 }
 
 // createdList returns, as a reversal of a directory, what the resource
 // created below it; nil otherwise.
 func (obj *FileRes) createdList() []string {
-	if obj.rev == nil {
-		return nil
+	if r := obj.rev(); r != nil {
+		return r.created
 	}
-	return obj.rev.created
+	return nil
 }
 
 // Default returns a file resource with its defaults.
@@ -330,7 +361,9 @@ func (obj *FileRes) Validate() error {
 // Init keeps the handle and loads a saved reversal state.
 func (obj *FileRes) Init(init *engine.Init) error {
 	obj.init = init
-	obj.uid, obj.gid = -1, -1
+	if obj.x != nil {
+		obj.x.uid, obj.x.gid = -1, -1
+	}
 	if obj.Mode != "" && obj.mode == nil {
 		m, err := parseMode(obj.Mode)
 		if err != nil {

@@ -10,26 +10,30 @@ import (
 
 // owner resolves the wanted uid and gid (-1 when not managed), once.
 func (obj *FileRes) owner() (int, int, error) {
-	if obj.Owner != "" && obj.uid < 0 {
+	if obj.Owner == "" && obj.Group == "" {
+		return -1, -1, nil
+	}
+	x := obj.extra()
+	if obj.Owner != "" && x.uid < 0 {
 		u, err := lookupUID(obj.Owner)
 		if err != nil {
 			return -1, -1, err
 		}
-		obj.uid = u
+		x.uid = u
 	}
-	if obj.Group != "" && obj.gid < 0 {
+	if obj.Group != "" && x.gid < 0 {
 		g, err := lookupGID(obj.Group)
 		if err != nil {
 			return -1, -1, err
 		}
-		obj.gid = g
+		x.gid = g
 	}
 	uid, gid := -1, -1
 	if obj.Owner != "" {
-		uid = obj.uid
+		uid = x.uid
 	}
 	if obj.Group != "" {
-		gid = obj.gid
+		gid = x.gid
 	}
 	return uid, gid, nil
 }

@@ -94,7 +94,7 @@ func TestFileSELParts(t *testing.T) {
 		{func() error { return errors.New("cannot tell") }, "seltype, selrange: cannot tell"},
 	} {
 		os.Remove(p)
-		f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x"), SELType: strp("etc_t"), SELRange: strp("s0"), selinuxOn: tc.on})
+		f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x"), SELType: strp("etc_t"), SELRange: strp("s0"), x: &fileExtra{uid: -1, gid: -1, selinuxOn: tc.on}})
 		_, err := f.CheckApply(context.Background(), true)
 		switch {
 		case tc.want == "" && err != nil:

@@ -72,7 +72,7 @@ func (obj *FileRes) loadOrig() (*fileOrig, error) {
 // copied, whatever its size, into the reversal state, and the metadata is
 // written after it, so a state that was saved is complete.
 func (obj *FileRes) saveOrig(c *fileCheck) error {
-	if obj.rev != nil && obj.rev.orig != nil || !obj.MetaParams().Reverse {
+	if r := obj.rev(); r != nil && r.orig != nil || !obj.MetaParams().Reverse {
 		return nil
 	}
 	d, err := obj.reverseDir()
@@ -150,7 +150,7 @@ func (obj *FileRes) treeGuard(c *fileCheck) func(d string, existed bool) error {
 		if err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("%s is not below %s", d, dir)
 		}
-		if obj.rev != nil && obj.rev.ours[rel] {
+		if r := obj.rev(); r != nil && r.ours[rel] {
 			return nil
 		}
 		if existed {
@@ -217,8 +217,8 @@ func (obj *FileRes) loadCreated() ([]string, error) {
 // returns nil when nothing was changed.
 func (obj *FileRes) Reversed() (engine.Res, error) {
 	var o *fileOrig
-	if obj.rev != nil {
-		o = obj.rev.orig
+	if r := obj.rev(); r != nil {
+		o = r.orig
 	}
 	if o == nil {
 		var err error

@@ -60,10 +60,7 @@ func (obj *FileRes) checkSELParts() error {
 	if len(set) == 0 {
 		return nil
 	}
-	on := obj.selinuxOn
-	if on == nil {
-		on = selinuxPresent
-	}
+	on := obj.selinuxOn()
 	switch err := on(); {
 	case errors.Is(err, errNoSELinux):
 		return nil
@@ -86,10 +83,7 @@ func (obj *FileRes) validateSELinux() error {
 			return fmt.Errorf("selinux %q is not a context (user:role:type[:level])", s)
 		}
 	}
-	on := obj.selinuxOn
-	if on == nil {
-		on = selinuxPresent
-	}
+	on := obj.selinuxOn()
 	if err := on(); err != nil {
 		return fmt.Errorf("selinux: %v", err)
 	}

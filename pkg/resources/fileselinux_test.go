@@ -36,7 +36,7 @@ func TestFileSELinux(t *testing.T) {
 	}
 	h := newHarness(t)
 	const ctx = "system_u:object_r:etc_t:s0:c0,c1"
-	f := newFile(t, h, p, &FileRes{State: "exists", SELinux: strp(ctx), selinuxOn: on})
+	f := newFile(t, h, p, &FileRes{State: "exists", SELinux: strp(ctx), x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
 	checkApply(t, f, false, false)
 	checkApply(t, f, true, false)
 	if got, ok, err := getContext(p); err != nil || !ok || got != ctx {
@@ -47,7 +47,7 @@ func TestFileSELinux(t *testing.T) {
 	checkApply(t, f, true, false)
 
 	link := filepath.Join(dir, "l")
-	l := newFile(t, h, link, &FileRes{State: "exists", Symlink: true, Source: p, SELinux: strp("system_u:object_r:link_t:s0"), selinuxOn: on})
+	l := newFile(t, h, link, &FileRes{State: "exists", Symlink: true, Source: p, SELinux: strp("system_u:object_r:link_t:s0"), x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
 	checkApply(t, l, true, false)
 	if got, _, _ := getContext(link); got != "system_u:object_r:link_t:s0" {
 		t.Fatalf("link context %q", got)
@@ -56,7 +56,7 @@ func TestFileSELinux(t *testing.T) {
 		t.Fatalf("the target's context changed to %q", got)
 	}
 
-	rm := newFile(t, h, p, &FileRes{SELinux: strp(""), selinuxOn: on})
+	rm := newFile(t, h, p, &FileRes{SELinux: strp(""), x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
 	checkApply(t, rm, true, false)
 	if _, ok, _ := getContext(p); ok {
 		t.Fatal("the context was not removed")

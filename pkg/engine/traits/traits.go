@@ -5,6 +5,7 @@ package traits
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
@@ -102,22 +103,26 @@ func (s *Sendable) Sent() any {
 	return s.sent
 }
 
-// Recvable stores the received values of a resource.
+// Recvable stores the received values of a resource. It is one word
+// (most resources of a graph receive nothing): the values are swapped
+// whole, through a pointer to them.
 type Recvable struct {
-	mu   sync.Mutex
-	recv map[string]*engine.Send
+	recv atomic.Pointer[map[string]*engine.Send]
 }
 
 // SetRecv sets the received values.
 func (r *Recvable) SetRecv(m map[string]*engine.Send) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recv = m
+	if m == nil {
+		r.recv.Store(nil)
+		return
+	}
+	r.recv.Store(&m)
 }
 
 // Recv returns the received values.
 func (r *Recvable) Recv() map[string]*engine.Send {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.recv
+	if p := r.recv.Load(); p != nil {
+		return *p
+	}
+	return nil
 }

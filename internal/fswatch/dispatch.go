@@ -1,6 +1,10 @@
 package fswatch
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
 
 // signalAllLocked signals every subscription.
 func (w *Watcher) signalAllLocked() {
@@ -29,6 +33,7 @@ func (w *Watcher) resyncLocked() {
 		if s.key != s.path || s.contents || s.anchor == "" {
 			w.reanchorLocked(s)
 		} else {
+			s.made.Store(false)
 			s.signal()
 		}
 	}
@@ -53,6 +58,9 @@ func (w *Watcher) dispatchLocked(ev event) {
 		todo = w.forgetUnderLocked(name)
 	}
 	for s := w.byKey[name]; s != nil; s = s.keyNext {
+		if s.made.Load() && s.made.Swap(false) && ev.mask&^unix.IN_ISDIR == unix.IN_CREATE && s.key == s.path {
+			continue // the subscriber's own creation (Made)
+		}
 		todo = append(todo, s)
 	}
 	for s := range w.byOwn[filepath.Dir(name)] {
@@ -73,6 +81,7 @@ func (w *Watcher) reanchorLocked(s *Sub) {
 	if s.closed {
 		return
 	}
+	s.made.Store(false)
 	if err := w.anchorLocked(s); err != nil && s.err == nil {
 		s.err = err
 	}

@@ -61,7 +61,9 @@
 // each subscription has a one-slot channel, and pending signals coalesce.
 // Spurious signals are allowed; missed ones are not, so a kernel queue
 // overflow or a watcher error re-checks every watch and signals every
-// subscription.
+// subscription. The one signal left out is the creation of the path that
+// the subscriber announced as its own (Sub.Made), and only when it is the
+// next event about the path.
 //
 // # Kernel limits
 //
@@ -80,6 +82,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -119,6 +122,8 @@ type Sub struct {
 	keyNext *Sub            // the next subscription waiting on key
 
 	allAt, dirAt int32 // its places in the lists of Watcher.all and byDir[anchor]
+
+	made atomic.Bool // the subscriber made the path (Made); cleared by the next event about it
 
 	contents  bool
 	recursive bool
@@ -284,6 +289,22 @@ func (s *Sub) Close() {
 	defer s.w.unlock()
 	s.w.dropLocked(s)
 }
+
+// Made tells s that its subscriber has just created the path itself (or
+// is about to), by
+// one link (or mknod, mkdir, open with O_CREAT) that the kernel reports
+// as a creation of the name: the next event about the path is then not
+// signalled if it is that creation. Any other event about the path
+// comes through, and clears the mark. The subscriber knows what it made;
+// a change by anyone else after it is a later event, and is signalled.
+//
+// Should the creation already have been delivered when Made is called
+// (the mark then waits for a creation that came before), the subscriber
+// was signalled after its creation, and so looks at the path again after
+// Made anyway: a later creation can only follow an event about the path
+// (its removal) or a re-anchoring, both of which clear the mark and
+// signal, so the mark never hides a change the subscriber has not seen.
+func (s *Sub) Made() { s.made.Store(true) }
 
 // Path returns the followed path.
 func (s *Sub) Path() string { return s.path }

@@ -75,7 +75,9 @@
 //     last CheckApply found something to repair; failed and blocked
 //     resources do not count. (A resource that repaired itself is normally
 //     checked again right away, because its Watch sees the repair: the
-//     paired execution.) Once converged for Config.ConvergedTimeout,
+//     paired execution. A watch may leave out a change it knows to be
+//     the resource's own and complete, as the file kind's does for a file
+//     it creates with one link.) Once converged for Config.ConvergedTimeout,
 //     Converged() is closed.
 //
 // # Watches that cannot start

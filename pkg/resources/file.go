@@ -673,7 +673,11 @@ func (obj *FileRes) create(c *fileCheck) error {
 			return err
 		}
 	} else {
-		if err := createAtomic(c.ctx, c.path, data, perm, uid, gid, obj.validator(c.ctx)); err != nil {
+		var linked func()
+		if c.path == obj.cleanPath() {
+			linked = obj.madeByLink
+		}
+		if err := createAtomic(c.ctx, c.path, data, perm, uid, gid, obj.validator(c.ctx), linked); err != nil {
 			return missingParent(c.path, err)
 		}
 		return nil // content, mode and owner were all set by the write

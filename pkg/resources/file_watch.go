@@ -159,6 +159,24 @@ func (obj *FileRes) followLink() {
 	}
 }
 
+// madeByLink tells the subscription to the path that the path was just
+// created by a link of the resource's own complete file (createAtomic):
+// the creation event that comes back is then not an event of the
+// resource (fswatch.Sub.Made). It would only check again a file that
+// nobody else has touched; a change by anyone else is an event of its
+// own, which comes through.
+func (obj *FileRes) madeByLink() {
+	fw := obj.subs.Load()
+	if fw == nil {
+		return
+	}
+	fw.mu.Lock()
+	if !fw.closed && len(fw.subs) > 0 && fw.subs[0].Path() == obj.cleanPath() {
+		fw.subs[0].Made()
+	}
+	fw.mu.Unlock()
+}
+
 // forwardEvents calls event for every signal of the subscriptions until
 // ctx is done. It returns a subscription's error (a kernel limit met while
 // following a moved path), so that the engine polls the resource instead.

@@ -59,3 +59,54 @@ func TestFileSubscribeFollowsLinkTarget(t *testing.T) {
 	default:
 	}
 }
+
+// TestFileMadeByLinkStillWatched subscribes a file resource whose path is
+// missing: its CheckApply creates the file by linking its complete
+// unnamed file to the path, whose creation event is its own (not an
+// event of the resource, fswatch.Sub.Made); every change after it by
+// someone else still is one.
+func TestFileMadeByLinkStillWatched(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("want\n")})
+	stop, err := f.Subscribe(func(err error) { t.Errorf("subscription failed: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "want\n" {
+		t.Fatalf("content %q", got)
+	}
+	expectEvent(t, h, "overwritten", func() { mustWrite(t, p, "drift\n") })
+	checkApply(t, f, true, false)
+	expectEvent(t, h, "chmod", func() {
+		if err := os.Chmod(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	expectEvent(t, h, "removed", func() {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	checkApply(t, f, true, false)
+	// Made again by the resource, then removed and made by someone else
+	// with one link: the removal is an event, and so is that creation.
+	src := filepath.Join(t.TempDir(), "src")
+	mustWrite(t, src, "other\n")
+	expectEvent(t, h, "removed again", func() {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	expectEvent(t, h, "linked by someone else", func() {
+		if err := os.Link(src, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	checkApply(t, f, true, false)
+	if got := mustRead(t, p); got != "want\n" {
+		t.Fatalf("content %q after the repair", got)
+	}
+}

@@ -108,18 +108,21 @@ func writeAtomic(ctx context.Context, path string, data []byte, perm uint32, uid
 // complete with its bits and owner, before the rename: when check (if
 // not nil) fails, path is left as it was.
 func writeAtomicChecked(ctx context.Context, path string, data []byte, perm uint32, uid, gid int, check func(tmp string) error) error {
-	return replaceAtomic(ctx, path, perm, uid, gid, false, func(fd int, tmp string) error {
+	return replaceAtomic(ctx, path, perm, uid, gid, nil, func(fd int, tmp string) error {
 		return writeAll(ctx, fd, tmp, data)
 	}, check)
 }
 
 // createAtomic is writeAtomicChecked for a path that was found absent:
 // when there is no check, an unnamed temporary file is linked to path
-// itself, with no temporary name and no rename. The link replaces
-// nothing: should path have appeared since, the write goes on as
-// writeAtomicChecked's.
-func createAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int, check func(tmp string) error) error {
-	return replaceAtomic(ctx, path, perm, uid, gid, true, func(fd int, tmp string) error {
+// itself, with no temporary name and no rename, and linked (if not nil)
+// is called at once. The link replaces nothing: should path have
+// appeared since, the write goes on as writeAtomicChecked's.
+func createAtomic(ctx context.Context, path string, data []byte, perm uint32, uid, gid int, check func(tmp string) error, linked func()) error {
+	if linked == nil {
+		linked = func() {}
+	}
+	return replaceAtomic(ctx, path, perm, uid, gid, linked, func(fd int, tmp string) error {
 		return writeAll(ctx, fd, tmp, data)
 	}, check)
 }
@@ -127,7 +130,7 @@ func createAtomic(ctx context.Context, path string, data []byte, perm uint32, ui
 // writeAtomicFrom replaces path with what r reads, as writeAtomic does,
 // streaming: the size is not bounded by memory.
 func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32) error {
-	return replaceAtomic(ctx, path, perm, -1, -1, false, func(fd int, tmp string) error {
+	return replaceAtomic(ctx, path, perm, -1, -1, nil, func(fd int, tmp string) error {
 		bp := readBufs.Get().(*[]byte)
 		defer readBufs.Put(bp)
 		for {
@@ -152,10 +155,10 @@ func writeAtomicFrom(ctx context.Context, path string, r io.Reader, perm uint32)
 // checked before the rename. The temporary file (see filetemp.go) is made
 // with its final mode when it keeps the owner and group it is made with,
 // so that no chmod follows; a chown comes before the chmod, which sets
-// again the set-id bits a chown clears. With absent (path was found
-// absent) and no check, the complete file is first offered to path
-// itself (tempFile.linkNew).
-func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, absent bool, fill func(fd int, tmp string) error, check func(tmp string) error) (err error) {
+// again the set-id bits a chown clears. With linked not nil (path was
+// found absent) and no check, the complete file is first offered to path
+// itself (tempFile.linkNew), and linked is called when path took it.
+func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, linked func(), fill func(fd int, tmp string) error, check func(tmp string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if len(base) > 64 {
 		base = base[:64] // keep the temporary name within NAME_MAX
@@ -195,11 +198,12 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 			return &os.PathError{Op: "chmod", Path: t.name, Err: err}
 		}
 	}
-	if absent && check == nil {
+	if linked != nil && check == nil {
 		if err = ctx.Err(); err != nil {
 			return err
 		}
 		if t.linkNew(path) {
+			linked()
 			return nil
 		}
 	}

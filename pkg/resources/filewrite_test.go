@@ -126,7 +126,7 @@ func TestCreateAtomic(t *testing.T) {
 	if os.Geteuid() == 0 {
 		uid, gid = 65534, 65534
 	}
-	if err := createAtomic(ctx, p, []byte("one\n"), 0o640, uid, gid, nil); err != nil {
+	if err := createAtomic(ctx, p, []byte("one\n"), 0o640, uid, gid, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustRead(t, p); got != "one\n" {
@@ -142,7 +142,7 @@ func TestCreateAtomic(t *testing.T) {
 	// to a file elsewhere, which must be replaced and not written through.
 	elsewhere := filepath.Join(t.TempDir(), "target")
 	mustWrite(t, elsewhere, "untouched")
-	if err := createAtomic(ctx, p, []byte("two\n"), 0o600, -1, -1, nil); err != nil {
+	if err := createAtomic(ctx, p, []byte("two\n"), 0o600, -1, -1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustRead(t, p); got != "two\n" {
@@ -154,7 +154,7 @@ func TestCreateAtomic(t *testing.T) {
 	if err := os.Symlink(elsewhere, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := createAtomic(ctx, p, []byte("three\n"), 0o600, -1, -1, nil); err != nil {
+	if err := createAtomic(ctx, p, []byte("three\n"), 0o600, -1, -1, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {

@@ -59,7 +59,7 @@ func TestTempLockedToRename(t *testing.T) {
 			}
 			return nil
 		}
-		err := replaceAtomic(t.Context(), filepath.Join(dir, "f"), 0o644, -1, -1, false, func(fd int, tmp string) error {
+		err := replaceAtomic(t.Context(), filepath.Join(dir, "f"), 0o644, -1, -1, nil, func(fd int, tmp string) error {
 			if named {
 				return sweep(tmp)
 			}

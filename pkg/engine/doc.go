@@ -43,9 +43,10 @@
 // channel per file, and loading or stopping it runs no more goroutines
 // than the pool's. A Watch that blocks runs in a goroutine of its own, and
 // a subscription that breaks goes on in a new goroutine as a failed Watch.
-// CheckApply calls run in their own goroutines, at most Config.Parallel at
-// once (a slot is taken before the goroutine starts), and report back with
-// a message. The rules, applied by the Run
+// CheckApply calls run in goroutines of their own pool, at most
+// Config.Parallel at once (a slot is taken before the call is queued; a
+// goroutine runs one call after another while there are calls to run, and
+// ends when there are none), and report back with a message. The rules, applied by the Run
 // goroutine after each batch of messages:
 //
 //   - An event marks its resource dirty. A dirty resource runs its

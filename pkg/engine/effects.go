@@ -20,7 +20,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 	vs.cancelRun = cancel
 	res := vs.v.Res
 	e.applyWG.Add(1)
-	e.goTrack(func() {
+	e.run(&e.applies, func() {
 		defer e.applyWG.Done()
 		defer cancel()
 		t0 := time.Now()

@@ -112,6 +112,7 @@ type Engine struct {
 	rev revIndex // which reversal state may exist under the prefix
 
 	tasks   pool           // short tasks: the start of each watch, the stop of a subscription
+	applies pool           // CheckApply calls (Config.Parallel goroutines)
 	wg      sync.WaitGroup // every goroutine the engine started
 	applyWG sync.WaitGroup // running CheckApply calls
 }
@@ -134,6 +135,8 @@ func New(cfg Config) *Engine {
 		converged:  make(chan struct{}),
 		runStarted: make(chan struct{}),
 	}
+	e.tasks.size = poolSize
+	e.applies.size = cfg.Parallel
 	e.graphFn = e.graph
 	e.status.Store(&Status{})
 	return e

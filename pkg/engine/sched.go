@@ -501,7 +501,8 @@ func (s *sched) release(vs *vstate) {
 
 func (s *sched) after(d time.Duration, m msg) { s.fx.after(d, m) }
 
-// start runs the CheckApply of vs in its own goroutine: a check-only one
+// start runs the CheckApply of vs in the engine's pool of CheckApply
+// goroutines (Engine.applies): a check-only one
 // when it runs for a recheck alone.
 func (s *sched) start(vs *vstate) {
 	vs.checkRun = vs.recheck && !vs.dirty

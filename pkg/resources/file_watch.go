@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
+	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
 // A follow is one path a file resource's watch follows.
@@ -93,15 +94,8 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 // before that CheckApply looks at the target: the path costs no lstat
 // here on top of CheckApply's own.
 func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
-	fw := &fileSubs{fail: fail}
-	fw.notify = func(err error) {
-		switch {
-		case err == nil:
-			obj.init.Event()
-		case !fw.failed.Swap(true):
-			fail(err)
-		}
-	}
+	fw := &fileSubs{init: obj.init, fail: fail}
+	fw.notify = fw.event
 	subs, err := subscribeAll(obj.followsOwn(), fw.notify)
 	if err != nil {
 		return nil, err
@@ -111,15 +105,29 @@ func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
 	return fw.close, nil
 }
 
-// fileSubs are the subscriptions of a file resource's Subscribe.
+// fileSubs are the subscriptions of a file resource's Subscribe. (A
+// graph holds one per file: notify is the method value of event, which
+// holds fw alone, rather than a closure over the resource, fw and fail.)
 type fileSubs struct {
 	mu     sync.Mutex
 	subs   []*fswatch.Sub
 	linked bool // a link's target is followed
 	closed bool
 	failed atomic.Bool
-	notify func(error)
+	notify func(error) // fw.event, given to each subscription
+	init   *engine.Init
 	fail   func(error)
+}
+
+// event is the notification of the subscriptions: an event of the
+// resource, or their failure, reported once.
+func (fw *fileSubs) event(err error) {
+	switch {
+	case err == nil:
+		fw.init.Event()
+	case !fw.failed.Swap(true):
+		fw.fail(err)
+	}
 }
 
 func (fw *fileSubs) close() {

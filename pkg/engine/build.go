@@ -79,7 +79,10 @@ type BuildOptions struct {
 	// program that runs the graph, compacts it (see Compact) and neither
 	// prints it nor reads the parameters of the document again. A
 	// resource exported through the world (Meta.Export) keeps its
-	// parameters, which its export sends.
+	// parameters, which its export sends. Each resource's name then
+	// becomes the bytes of its vertex's key (kind[name]), an equal
+	// string, in the document as in the resource, so that the running
+	// graph does not hold each name twice.
 	Consume bool
 }
 
@@ -170,14 +173,23 @@ func (g *Graph) Compact() {
 // is opts.Made's or made by NewRes, and dg takes the digest of its
 // parameters.
 func newVertex(rr *graph.Resource, opts BuildOptions, dg *digester) (*Vertex, error) {
+	key := rr.Ref().String()
+	if opts.Consume {
+		// From now on the name is the key's own bytes (kind[name]), in
+		// the document, the vertex and the resource, so that a running
+		// graph does not hold each name twice.
+		rr.Name = key[len(rr.Kind)+1 : len(key)-1]
+	}
 	res := opts.Made[rr]
 	if res == nil {
 		var err error
 		if res, err = NewRes(rr); err != nil {
 			return nil, err
 		}
+	} else if opts.Consume {
+		res.SetName(rr.Name)
 	}
-	v := &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: rr.Ref().String()}
+	v := &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: key}
 	if !opts.NoDigests {
 		v.params = dg.params(rr.Params)
 	}

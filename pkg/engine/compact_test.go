@@ -3,6 +3,7 @@ package engine_test
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -96,5 +97,42 @@ func TestConsumeTakesTheParameters(t *testing.T) {
 	}
 	if sys.get("cb") != "22" {
 		t.Errorf("cb=%q", sys.get("cb"))
+	}
+}
+
+// TestConsumeSharesTheNames: a consuming build gives each resource its
+// name as the bytes of its vertex's key, the same in the document and the
+// resource, and equal to the name as decoded; a build that does not
+// consume leaves the document's names as they were.
+func TestConsumeSharesTheNames(t *testing.T) {
+	register()
+	names := []string{"n1", "a longer name/with a slash", "x[y]"}
+	for _, consume := range []bool{false, true} {
+		d := doc(1, nil)
+		for _, n := range names {
+			// A name of its own, as a decoder makes one.
+			d.Resources = append(d.Resources, &graph.Resource{Kind: "tval", Name: strings.Clone(n), Params: map[string]any{}})
+		}
+		before := make([]*byte, len(d.Resources))
+		for i, r := range d.Resources {
+			before[i] = unsafe.StringData(r.Name)
+		}
+		g, err := engine.Build(d, engine.BuildOptions{Consume: consume})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range d.Resources {
+			if r.Name != names[i] {
+				t.Errorf("consume %v: name %q, want %q", consume, r.Name, names[i])
+			}
+			if moved := unsafe.StringData(r.Name) != before[i]; moved != consume {
+				t.Errorf("consume %v: %q moved %v", consume, r.Name, moved)
+			}
+		}
+		for _, v := range g.Vertices {
+			if v.Res.Name() != v.Src.Name || consume && unsafe.StringData(v.Res.Name()) != unsafe.StringData(v.Src.Name) {
+				t.Errorf("consume %v: the resource's name %q is not the document's %q", consume, v.Res.Name(), v.Src.Name)
+			}
+		}
 	}
 }

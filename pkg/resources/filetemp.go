@@ -33,8 +33,8 @@ import (
 
 // A tempFile is the temporary file of an atomic write.
 type tempFile struct {
-	fd      int // -1 once closed
-	name    string
+	fd      int    // -1 once closed
+	name    string // of an unnamed file: "" until link names it
 	dir     string // of an unnamed file: where to name it, and how
 	prefix  string
 	st      syscall.Stat_t // its status as made (of an unnamed file: its mode and owner only)
@@ -103,7 +103,8 @@ func openUnnamed(dir, prefix string, mode uint32) (*tempFile, bool) {
 		syscall.Close(fd)
 		return nil, false
 	}
-	t.name = tempName(dir, prefix)
+	// Its temporary name is chosen by link, when it needs one: a file
+	// linked to its path at once (linkNew) never does.
 	return t, true
 }
 
@@ -145,6 +146,7 @@ func (t *tempFile) link() error {
 	// no reason not to write. A file linked to its path at once
 	// (linkNew) never has a temporary name, and needs no lock.
 	_ = syscall.Flock(t.fd, syscall.LOCK_EX|syscall.LOCK_NB)
+	t.name = tempName(t.dir, t.prefix)
 	for try := 0; ; try++ {
 		err := t.linkTo(t.name)
 		if err == syscall.EEXIST && try < 10000 {
@@ -251,6 +253,15 @@ func (t *tempFile) ready() error {
 		return &os.PathError{Op: "close", Path: t.name, Err: err}
 	}
 	return nil
+}
+
+// label returns what errors about t name: its name, or path (what it is
+// written for) while it has none.
+func (t *tempFile) label(path string) string {
+	if t.name == "" {
+		return path
+	}
+	return t.name
 }
 
 // end closes what is left open of t, removing its name when failed is

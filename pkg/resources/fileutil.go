@@ -185,17 +185,17 @@ func replaceAtomic(ctx context.Context, path string, perm uint32, uid, gid int, 
 			err = cerr
 		}
 	}()
-	if err = fill(t.fd, t.name); err != nil {
+	if err = fill(t.fd, t.label(path)); err != nil {
 		return err
 	}
 	if chown {
 		if err = syscall.Fchown(t.fd, uid, gid); err != nil {
-			return &os.PathError{Op: "chown", Path: t.name, Err: err}
+			return &os.PathError{Op: "chown", Path: t.label(path), Err: err}
 		}
 	}
 	if t.st.Mode&07777 != perm {
 		if err = syscall.Fchmod(t.fd, perm); err != nil {
-			return &os.PathError{Op: "chmod", Path: t.name, Err: err}
+			return &os.PathError{Op: "chmod", Path: t.label(path), Err: err}
 		}
 	}
 	if linked != nil && check == nil {

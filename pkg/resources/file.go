@@ -413,10 +413,16 @@ type fileCheck struct {
 }
 
 // change records a change described by a word or a phrase.
-func (c *fileCheck) change(what string) { c.changes = append(c.changes, engine.Change{What: what}) }
+func (c *fileCheck) change(what string) { c.report(engine.Change{What: what}) }
 
-// report records a change with its values or texts.
-func (c *fileCheck) report(ch engine.Change) { c.changes = append(c.changes, ch) }
+// report records a change with its values or texts. The list starts with
+// room for two: a file made is "created" and its content.
+func (c *fileCheck) report(ch engine.Change) {
+	if c.changes == nil {
+		c.changes = make([]engine.Change, 0, 2)
+	}
+	c.changes = append(c.changes, ch)
+}
 
 // CheckApply checks the file and, if apply is set, repairs it. An already
 // right file costs one lstat, plus one read when content is managed and

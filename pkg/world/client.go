@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -55,6 +56,9 @@ type Client struct {
 	sched  *tree[volunteer] // scheduler volunteers, grouped by namespace
 	mapped *tree[mapEntry]  // per-host map entries, grouped by namespace
 	trees  []func()
+	// convRev is the revision of this host's last converged state
+	// written, which ConvergedState waits for.
+	convRev atomic.Int64
 }
 
 // Connect returns a client of the cluster reachable at cfg.Endpoints. It

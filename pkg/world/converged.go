@@ -28,8 +28,12 @@ func (c *Client) SetConverged(ctx context.Context, converged bool) error {
 	}
 	octx, cancel := opContext(ctx)
 	defer cancel()
-	_, err = c.cli.Put(octx, c.ns+convergedDir+c.hostname, v, clientv3.WithLease(lease))
-	return err
+	r, err := c.cli.Put(octx, c.ns+convergedDir+c.hostname, v, clientv3.WithLease(lease))
+	if err != nil {
+		return err
+	}
+	c.convRev.Store(r.Header.Revision)
+	return nil
 }
 
 // convergedTree returns the client's tree of the converged states,
@@ -69,12 +73,14 @@ func (c *Client) Converged(ctx context.Context) (map[string]bool, error) {
 // many of them are converged, and this host's. While the client's tree of
 // the converged states follows its watch the answer comes from it without
 // a request: it reflects at least every change ConvergedWatch notified
-// before the call. Otherwise (the first call, or the watch broke) it
-// reflects every write committed before the call.
+// before the call, and this client's last SetConverged (it waits for the
+// watch to bring it, so that a host comparing its entry with what it
+// wrote sees no difference that is not there). Otherwise (the first call,
+// or the watch broke) it reflects every write committed before the call.
 func (c *Client) ConvergedState(ctx context.Context) (ConvergedState, error) {
 	x := c.convergedTree()
 	var st ConvergedState
-	if err := x.current(ctx); err != nil {
+	if err := x.current(ctx, c.convRev.Load()); err != nil {
 		return st, err
 	}
 	x.view(func(keys map[string]string, groups map[string]map[string]struct{}) {

@@ -105,3 +105,38 @@ func convergedRound(b *testing.B, h int, ns string) (start, round [2]int64) {
 	}
 	return start, [2]int64{ranges.Load(), keys.Load()}
 }
+
+// BenchmarkResCollectLargeWorld measures a collect by a host of a world
+// holding 10,000 exports, 100 hosts each exporting one file to every
+// other one and to itself: each collect reads the current revision, then
+// returns the host's 100 files from its cache.
+func BenchmarkResCollectLargeWorld(b *testing.B) {
+	ctx := context.Background()
+	ns := fmt.Sprintf("/bench-collect/%d", time.Now().UnixNano())
+	c, err := Connect(ctx, Config{Endpoints: shared.endpoints, Namespace: ns, Hostname: "h0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var ops []clientv3.Op
+	for from := range 100 {
+		for to := range 100 {
+			k := fmt.Sprintf("%s%sh%d/h%d/file/f%d", ns, exportsDir, from, to, from)
+			ops = append(ops, clientv3.OpPut(k, `{"params":{"content":"x"}}`))
+		}
+	}
+	if err := c.commit(ctx, ops); err != nil {
+		b.Fatal(err)
+	}
+	var ranges, keys atomic.Int64
+	countReads(c, &ranges, &keys)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		got, err := c.ResCollect(ctx, "file")
+		if err != nil || len(got) != 100 {
+			b.Fatalf("collected %d, %v; want 100", len(got), err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(ranges.Load())/float64(b.N), "ranges/op")
+}

@@ -191,24 +191,27 @@ func TestClusterConvergedLostAnswer(t *testing.T) {
 	var conv atomic.Bool
 	conv.Store(true)
 	logf := func(f string, v ...any) { t.Logf(f, v...) }
-	// state waits until the world holds state for a.
-	state := func(want bool) {
+	// state waits until the world holds state for a, written at least
+	// writes times, and returns how many times it was: a write quickly
+	// followed by another is not always seen between them.
+	state := func(want bool, writes int64) int64 {
 		t.Helper()
 		for {
 			wait(t, watch)
-			if m, _ := a.Converged(ctx); len(m) == 1 && m["a"] == want {
-				return
+			r, err := a.cli.Get(ctx, a.ns+convergedDir+"a")
+			if err == nil && len(r.Kvs) == 1 && (string(r.Kvs[0].Value) == "true") == want && r.Kvs[0].Version >= writes {
+				return r.Kvs[0].Version
 			}
 		}
 	}
 	// The host is converged again before it retries the write.
 	a.lost = func() { conv.Store(true) }
 	done := ClusterConverged(ctx, a, conv.Load, time.Hour, 10*time.Millisecond, logf)
-	state(true)
+	v := state(true, 1)
 	a.armed.Store(true)
 	conv.Store(false)
-	state(false)
-	state(true)
+	// "Not converged" lands, reported failed; then "converged" again.
+	state(true, v+2)
 	select {
 	case <-done:
 		t.Fatal("converged for an hour already")

@@ -260,7 +260,12 @@ func (x *tree[T]) await(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	want := r.Header.Revision
+	return x.awaitRev(ctx, r.Header.Revision)
+}
+
+// awaitRev waits until the entries reflect revision want, asking the
+// watch for progress notifications while it lags.
+func (x *tree[T]) awaitRev(ctx context.Context, want int64) error {
 	for {
 		x.mu.Lock()
 		rev, grew, wctx := x.rev, x.grew, x.wctx
@@ -282,16 +287,20 @@ func (x *tree[T]) await(ctx context.Context) error {
 
 // current waits, when the entries do not follow the watch (not yet read,
 // or read again after the watch broke), until they reflect every write
-// committed before the call; while they follow it, it returns at once, so
-// that a reader woken by a subscription reads no key.
-func (x *tree[T]) current(ctx context.Context) error {
+// committed before the call; while they follow it, it waits only until
+// they reflect revision own (this client's last write in the tree, 0 for
+// none), without a request, so that a reader woken by a subscription
+// reads no key and still sees its own writes.
+func (x *tree[T]) current(ctx context.Context, own int64) error {
 	x.mu.Lock()
 	live := x.live
 	x.mu.Unlock()
-	if live {
-		return nil
+	if !live {
+		return x.await(ctx)
 	}
-	return x.await(ctx)
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	return x.awaitRev(ctx, own)
 }
 
 // view calls f with the kept keys' groups and the groups' entries, under

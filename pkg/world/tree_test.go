@@ -87,7 +87,9 @@ func TestConvergedState(t *testing.T) {
 
 // TestClusterConvergedReadsOnce runs ClusterConverged on hosts that
 // become converged one after the other, and checks that each host read
-// the converged states once: every later change came from its watch.
+// the converged states once (every later change came from its watch) and
+// wrote its state twice: "not converged", then "converged", never again
+// for a state read before its own write arrived.
 func TestClusterConvergedReadsOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -100,6 +102,14 @@ func TestClusterConvergedReadsOnce(t *testing.T) {
 		c := client(t, string(rune('a'+i)))
 		countReads(c, &ranges, &keys)
 		done[i] = ClusterConverged(ctx, c, conv[i].Load, 100*time.Millisecond, 10*time.Millisecond, logf)
+	}
+	obs := client(t, "observer")
+	watch := obs.ConvergedWatch(ctx)
+	for {
+		wait(t, watch)
+		if m, err := obs.Converged(ctx); err == nil && len(m) == n {
+			break // every host recorded "not converged"
+		}
 	}
 	for i := range n {
 		select {
@@ -118,6 +128,15 @@ func TestClusterConvergedReadsOnce(t *testing.T) {
 	}
 	if got := ranges.Load(); got != n {
 		t.Errorf("%d hosts made %d range requests, want %d (one read each)", n, got, n)
+	}
+	r, err := obs.cli.Get(ctx, obs.ns+convergedDir, clientv3.WithPrefix())
+	if err != nil || len(r.Kvs) != n {
+		t.Fatalf("converged states %v, %v; want %d", r, err, n)
+	}
+	for _, kv := range r.Kvs {
+		if kv.Version != 2 || string(kv.Value) != "true" {
+			t.Errorf("%s = %s after %d writes, want true after 2", kv.Key, kv.Value, kv.Version)
+		}
 	}
 }
 

@@ -56,6 +56,7 @@ type Client struct {
 	sched  *tree[volunteer] // scheduler volunteers, grouped by namespace
 	mapped *tree[mapEntry]  // per-host map entries, grouped by namespace
 	trees  []func()
+	closed bool // by Close: no tree starts any more
 	// convRev is the revision of this host's last converged state
 	// written, which ConvergedState waits for.
 	convRev atomic.Int64
@@ -166,7 +167,7 @@ func (c *Client) Etcd() *clientv3.Client { return c.cli }
 func (c *Client) Close() error {
 	c.mu.Lock()
 	lease, stop, trees := c.lease, c.stop, c.trees
-	c.lease, c.stop, c.trees = 0, nil, nil
+	c.lease, c.stop, c.trees, c.closed = 0, nil, nil, true
 	var nss []string
 	for ns := range c.schedLeases {
 		nss = append(nss, ns)

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ type tree[T any] struct {
 	wctx   context.Context         // the current watch's, for progress requests
 	grew   chan struct{}           // closed and replaced whenever rev advances
 	subs   map[*treeSub]bool
+	closed error // set when started on a closed client: it never runs
 	stop   context.CancelFunc
 	done   chan struct{}
 }
@@ -69,10 +71,19 @@ func startTree[T any](c *Client, field **tree[T], dir, tag string, parse func(*m
 		keys: map[string]string{}, groups: map[string]map[string]T{},
 		grew: make(chan struct{}), subs: map[*treeSub]bool{}, stop: stop, done: make(chan struct{})}
 	*field = x
+	if c.closed {
+		// Its reads fail at once; its subscribers learn why.
+		x.closed = errClientClosed
+		close(x.done)
+		return x
+	}
 	c.trees = append(c.trees, x.close)
 	go x.run(ctx)
 	return x
 }
+
+// errClientClosed is not transient: a closed client stays closed.
+var errClientClosed = errors.New("the world client is closed")
 
 // close stops the tree's goroutine and waits for it.
 func (x *tree[T]) close() {
@@ -235,7 +246,10 @@ func (x *tree[T]) subscribe(ctx context.Context, group string, all bool) <-chan 
 	s := &treeSub{group: group, all: all, ch: make(chan error, 1)}
 	x.mu.Lock()
 	x.subs[s] = true
-	if x.rev > 0 {
+	switch {
+	case x.closed != nil:
+		s.ch <- x.closed
+	case x.rev > 0:
 		s.ch <- nil // established
 	}
 	x.mu.Unlock()
@@ -254,6 +268,9 @@ func (x *tree[T]) subscribe(ctx context.Context, group string, all bool) <-chan 
 // (the prefix itself, which holds nothing): its cost does not grow with
 // the sub tree.
 func (x *tree[T]) await(ctx context.Context) error {
+	if x.closed != nil {
+		return x.closed
+	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	r, err := x.c.cli.Get(ctx, x.prefix, clientv3.WithCountOnly())

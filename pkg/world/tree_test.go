@@ -200,3 +200,29 @@ func TestWatchesWakeTheirNamespace(t *testing.T) {
 		t.Fatalf("schedule of web after the withdrawal %v, %v", got, err)
 	}
 }
+
+// TestClosedClient checks that a closed client's reads and watches of the
+// followed trees fail at once instead of starting a tree that would try
+// for ever.
+func TestClosedClient(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := client(t, "a")
+	c.Close()
+	if _, err := c.ResCollect(ctx, ""); err == nil {
+		t.Fatal("a closed client collected")
+	}
+	if _, err := c.ConvergedState(ctx); err == nil {
+		t.Fatal("a closed client read the converged states")
+	}
+	if err := <-c.ConvergedWatch(ctx); err == nil || Transient(err) {
+		t.Fatalf("a closed client's watch: %v, want an error for good", err)
+	}
+	if c.exp != nil {
+		select {
+		case <-c.exp.done:
+		default:
+			t.Fatal("a tree runs on a closed client")
+		}
+	}
+}

@@ -70,16 +70,20 @@ var punctsBy = func() (by [256][]string) {
 func valueEnd(t Token) bool {
 	switch t.Kind {
 	case NAME, TYPE, VAR, STRING, DQSTRING, NUMBER, REGEX:
-		return t.Kind != NAME || !keywords[t.Text]
+		return t.Kind != NAME || !isKeyword(t.Text)
 	case PUNCT:
 		return t.Text == ")" || t.Text == "]"
 	}
 	return false
 }
 
-var keywords = map[string]bool{
-	"and": true, "or": true, "in": true, "if": true, "elsif": true, "else": true, "unless": true,
-	"case": true, "class": true, "define": true, "node": true, "inherits": true,
+// isKeyword reports whether a bare word is a keyword of the language.
+func isKeyword(w string) bool {
+	switch w {
+	case "and", "or", "in", "if", "elsif", "else", "unless", "case", "class", "define", "node", "inherits":
+		return true
+	}
+	return false
 }
 
 // Lex splits src into tokens.

@@ -105,11 +105,16 @@ func (p *parser) leave() { p.depth-- }
 
 func (p *parser) tok() Token { return p.peek(0) }
 
-func (p *parser) peek(n int) Token {
+func (p *parser) peek(n int) Token { return *p.ref(n) }
+
+// ref returns the token n after the current one, like peek, in place: the
+// pointer is good only until the parser looks further (fill moves the
+// tokens).
+func (p *parser) ref(n int) *Token {
 	if p.i+n >= len(p.toks) && p.lx != nil && !p.lexed {
 		p.fill(n)
 	}
-	return p.toks[min(p.i+n, len(p.toks)-1)]
+	return &p.toks[min(p.i+n, len(p.toks)-1)]
 }
 
 // lexBatch is how many tokens fill lexes at a time.
@@ -133,12 +138,12 @@ func (p *parser) fill(n int) {
 }
 
 func (p *parser) at(kind, text string) bool {
-	t := p.tok()
+	t := p.ref(0)
 	return t.Kind == kind && (text == "" || t.Text == text)
 }
 
 func (p *parser) peekIs(n int, kind, text string) bool {
-	t := p.peek(n)
+	t := p.ref(n)
 	return t.Kind == kind && (text == "" || t.Text == text)
 }
 
@@ -232,7 +237,7 @@ func (p *parser) startsExpr(t Token) bool {
 	case STRING, DQSTRING, VAR, TYPE, NUMBER:
 		return true
 	case NAME:
-		return !keywords[t.Text]
+		return !isKeyword(t.Text)
 	case PUNCT:
 		return t.Text == "[" || t.Text == "("
 	}

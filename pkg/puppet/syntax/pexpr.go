@@ -5,31 +5,31 @@ import (
 	"strings"
 )
 
-// Binary operator precedence, lowest first.
-var precedence = [][]string{
-	{"or"}, {"and"}, {"<", ">", "<=", ">="}, {"==", "!="}, {"<<", ">>"},
-	{"+", "-"}, {"*", "/", "%"}, {"=~", "!~"}, {"in"},
-}
-
-// opLevels maps each binary operator to its index in precedence.
-var opLevels = func() map[string]int {
-	m := map[string]int{}
-	for level, ops := range precedence {
-		for _, op := range ops {
-			m[op] = level
-		}
-	}
-	return m
-}()
-
-// opLevel returns the precedence level of the binary operator t, or -1
-// when t is none.
+// opLevel returns the precedence level of the binary operator t, from 0
+// for the lowest, or -1 when t is none.
 func opLevel(t *Token) int {
 	if t.Kind != PUNCT && t.Kind != NAME {
 		return -1
 	}
-	if level, ok := opLevels[t.Text]; ok {
-		return level
+	switch t.Text {
+	case "or":
+		return 0
+	case "and":
+		return 1
+	case "<", ">", "<=", ">=":
+		return 2
+	case "==", "!=":
+		return 3
+	case "<<", ">>":
+		return 4
+	case "+", "-":
+		return 5
+	case "*", "/", "%":
+		return 6
+	case "=~", "!~":
+		return 7
+	case "in":
+		return 8
 	}
 	return -1
 }
@@ -48,8 +48,8 @@ func (p *parser) binary(level int) Node {
 	l := p.unary()
 	chain, terms := -1, 0 // level of the current operator chain, its operands
 	for {
-		t := p.tok()
-		lv := opLevel(&t)
+		t := p.ref(0)
+		lv := opLevel(t)
 		if lv < level {
 			return l
 		}
@@ -61,7 +61,9 @@ func (p *parser) binary(level int) Node {
 		}
 		terms++
 		p.i++
-		l = &Binary{P: t.Pos, Op: t.Text, L: l, R: p.binary(lv + 1)}
+		b := &Binary{P: t.Pos, Op: t.Text, L: l} // t is good until the operand is parsed
+		b.R = p.binary(lv + 1)
+		l = b
 	}
 }
 
@@ -236,10 +238,10 @@ func (p *parser) namePrimary(t Token) Node {
 	case "case":
 		return p.caseExpr()
 	}
-	if next.Kind == PUNCT && next.Text == "{" && (!keywords[t.Text] || t.Text == "class") {
+	if next.Kind == PUNCT && next.Text == "{" && (!isKeyword(t.Text) || t.Text == "class") {
 		return p.resource(false, false, t.Pos)
 	}
-	if keywords[t.Text] && !(next.Kind == PUNCT && next.Text == "=>") {
+	if isKeyword(t.Text) && !(next.Kind == PUNCT && next.Text == "=>") {
 		p.fail(t.Pos, "syntax error: unexpected keyword %q", t.Text)
 	}
 	p.i++
@@ -457,7 +459,7 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 		}
 		toks[i].Pos.Line += pos.Line - 1
 	}
-	if len(toks) > 1 && toks[0].Kind == NAME && (toks[1].Kind == EOF || toks[1].Kind == PUNCT && (toks[1].Text == "[" || toks[1].Text == ".")) && !keywords[toks[0].Text] {
+	if len(toks) > 1 && toks[0].Kind == NAME && (toks[1].Kind == EOF || toks[1].Kind == PUNCT && (toks[1].Text == "[" || toks[1].Text == ".")) && !isKeyword(toks[0].Text) {
 		toks[0].Kind = VAR
 	}
 	if len(toks) == 2 && toks[0].Kind == NUMBER {
@@ -478,5 +480,5 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 // lower-case word (possibly ::-qualified), which names a variable.
 func isVarName(src string) bool {
 	return src != "" && (src[0] >= 'a' && src[0] <= 'z' || src[0] == '_') &&
-		wordEnd(src, 0) == len(src) && !keywords[src]
+		wordEnd(src, 0) == len(src) && !isKeyword(src)
 }

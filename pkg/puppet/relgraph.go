@@ -82,7 +82,7 @@ type builder struct {
 	g       *RelGraph
 	byRef   map[string]*Vertex    // catalog ref -> vertex
 	byAlias map[[2]string]*Vertex // lower type, namevar -> vertex
-	pairs   map[[2]*Vertex]bool
+	pairs   map[uint64]bool // the ids of the vertices an edge joins (pair)
 	edges   []*RelEdge
 }
 
@@ -93,7 +93,7 @@ type builder struct {
 func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 	n := len(c.Resources)
 	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, n)}, byRef: make(map[string]*Vertex, n),
-		byAlias: make(map[[2]string]*Vertex, n), pairs: map[[2]*Vertex]bool{}}
+		byAlias: make(map[[2]string]*Vertex, n), pairs: map[uint64]bool{}}
 	lower := map[string]string{} // type -> its lower case, made once
 	for _, r := range c.Resources {
 		ref := r.Ref()
@@ -102,7 +102,7 @@ func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 			typ = strings.ToLower(r.Type)
 			lower[r.Type] = typ
 		}
-		v := &Vertex{Ref: ref, Type: typ, Name: namevarValue(r, typ), Res: r}
+		v := &Vertex{Ref: ref, Type: typ, Name: namevarValue(r, typ), Res: r, id: len(b.g.Vertices)}
 		if r.Type == "Class" {
 			v.Ref = ralRef(r)
 		}
@@ -146,8 +146,11 @@ func (b *builder) find(ref string) *Vertex {
 
 func (b *builder) addEdge(s, t *Vertex, event, callback string) {
 	b.edges = append(b.edges, &RelEdge{Source: s, Target: t, Event: event, Callback: callback})
-	b.pairs[[2]*Vertex{s, t}] = true
+	b.pairs[pair(s, t)] = true
 }
+
+// pair is the key of the vertices an edge from s to t joins.
+func pair(s, t *Vertex) uint64 { return uint64(s.id)<<32 | uint64(t.id) }
 
 // manual adds the edges of before/require/notify/subscribe.
 func (b *builder) manual() error {
@@ -265,7 +268,7 @@ func (b *builder) auto() {
 			continue
 		}
 		for _, o := range b.autoRequires(v) {
-			if b.pairs[[2]*Vertex{o, v}] || b.pairs[[2]*Vertex{v, o}] {
+			if b.pairs[pair(o, v)] || b.pairs[pair(v, o)] {
 				continue
 			}
 			b.addEdge(o, v, "NONE", "")
@@ -313,7 +316,9 @@ func stringList(v any) []string {
 // replaceContainers replaces every container by its admissible_/completed_
 // whit pair (Puppet's replace_containers_with_anchors).
 func (b *builder) replaceContainers() {
-	adm, comp := map[*Vertex]*Vertex{}, map[*Vertex]*Vertex{}
+	// a container's whits, by its id
+	adm, comp := make([]*Vertex, len(b.g.Vertices)), make([]*Vertex, len(b.g.Vertices))
+	containers := 0
 	kept := make([]*Vertex, 0, len(b.g.Vertices))
 	var whits []*Vertex
 	for _, v := range b.g.Vertices {
@@ -328,29 +333,31 @@ func (b *builder) replaceContainers() {
 			{Ref: whitRef("completed_" + ref), Type: "whit", Name: "completed_" + ref},
 		}
 		a, c := &pair[0], &pair[1]
-		adm[v], comp[v] = a, c
+		adm[v.id], comp[v.id] = a, c
+		containers++
 		whits = append(whits, a, c)
 	}
+	// a whit is never rerouted: its id is not a catalog vertex's
 	admOf := func(v *Vertex) *Vertex {
-		if a := adm[v]; a != nil {
-			return a
+		if v.Res != nil && adm[v.id] != nil {
+			return adm[v.id]
 		}
 		return v
 	}
 	compOf := func(v *Vertex) *Vertex {
-		if c := comp[v]; c != nil {
-			return c
+		if v.Res != nil && comp[v.id] != nil {
+			return comp[v.id]
 		}
 		return v
 	}
-	children := map[*Vertex][]*Vertex{}
-	n := len(b.edges) + len(adm)
+	children := make([][]*Vertex, len(b.g.Vertices)) // by the container's id
+	n := len(b.edges) + containers
 	for _, ce := range b.cat.Edges {
 		s, t := b.byRef[ce.Source], b.byRef[ce.Target]
-		if s == nil || t == nil || adm[s] == nil {
+		if s == nil || t == nil || adm[s.id] == nil {
 			continue
 		}
-		children[s] = append(children[s], t)
+		children[s.id] = append(children[s.id], t)
 		n += 2
 	}
 	out := make([]*RelEdge, 0, n)
@@ -368,15 +375,16 @@ func (b *builder) replaceContainers() {
 		out = append(out, &block[len(block)-1])
 	}
 	for _, v := range b.g.Vertices {
-		if adm[v] == nil {
+		a, c := adm[v.id], comp[v.id]
+		if a == nil {
 			continue
 		}
-		if len(children[v]) == 0 {
-			add(RelEdge{Source: adm[v], Target: comp[v]})
+		if len(children[v.id]) == 0 {
+			add(RelEdge{Source: a, Target: c})
 		}
-		for _, c := range children[v] {
-			add(RelEdge{Source: adm[v], Target: admOf(c), Event: "ALL_EVENTS", Callback: "refresh"})
-			add(RelEdge{Source: compOf(c), Target: comp[v], Event: "ALL_EVENTS", Callback: "refresh"})
+		for _, ch := range children[v.id] {
+			add(RelEdge{Source: a, Target: admOf(ch), Event: "ALL_EVENTS", Callback: "refresh"})
+			add(RelEdge{Source: compOf(ch), Target: c, Event: "ALL_EVENTS", Callback: "refresh"})
 		}
 	}
 	b.g.Vertices = append(kept, whits...)

@@ -102,14 +102,60 @@ func Lex(file, src string) ([]Token, error) {
 	}
 }
 
-// lexCheck runs the lexer over src to its end, keeping no token, and
-// returns its first error.
-func lexCheck(file, src string) error {
+// A tokenStream carries the tokens of a lexer running on its own
+// goroutine (lex) to the parser, in batches.
+type tokenStream struct {
+	// batches are the tokens in order, the last batch ending with EOF;
+	// closed after it, or at a lexical error
+	batches chan []Token
+	free    chan []Token  // batches the parser is done with, for reuse
+	stop    chan struct{} // closed when the parser reads no more
+}
+
+// lexBatch is the number of tokens in a batch.
+const lexBatch = 256
+
+func newTokenStream() *tokenStream {
+	return &tokenStream{batches: make(chan []Token, 16), free: make(chan []Token, 4), stop: make(chan struct{})}
+}
+
+// lex runs the lexer over src to its end and returns its first error. It
+// sends the tokens to the parser until it stops reading, and goes on
+// lexing without them after that: a lexical error anywhere is reported
+// before a syntax error.
+func (ts *tokenStream) lex(file, src string) error {
+	defer close(ts.batches)
 	l := newLexer(file, src)
+	batch := make([]Token, 0, lexBatch)
+	sending := true
 	for {
 		t, err := l.token()
-		if err != nil || t.Kind == EOF {
+		if err != nil {
 			return err
+		}
+		if !sending {
+			if t.Kind == EOF {
+				return nil
+			}
+			continue
+		}
+		batch = append(batch, t)
+		if len(batch) < lexBatch && t.Kind != EOF {
+			continue
+		}
+		select {
+		case ts.batches <- batch:
+		case <-ts.stop:
+			sending = false
+		}
+		if t.Kind == EOF {
+			return nil
+		}
+		select {
+		case b := <-ts.free:
+			batch = b[:0]
+		default:
+			batch = make([]Token, 0, lexBatch)
 		}
 	}
 }

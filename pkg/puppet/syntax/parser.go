@@ -17,20 +17,23 @@ const (
 
 // Parse parses a manifest into its top-level statements.
 //
-// An error of the lexer comes first, wherever it is: a pass of the lexer
-// alone looks for one, keeping no token, on another core while the parser
-// runs, and its error replaces the parser's result. The parser lexes
-// again as it goes and holds only the few tokens it looks at, so that the
-// tokens of a large manifest (some 70 bytes each) are never all in memory.
+// The lexer runs on another core while the parser runs, a few batches of
+// tokens ahead of it (tokenStream): the parser holds only the tokens it
+// looks at, so that the tokens of a large manifest (some 70 bytes each)
+// are never all in memory. An error of the lexer comes first, wherever it
+// is: the lexer goes on to the end of the source when the parser stops
+// early, and its error replaces the parser's result.
 func Parse(file, src string) (stmts []Node, err error) {
+	ts := newTokenStream()
 	lexErr := make(chan error, 1)
-	go func() { lexErr <- lexCheck(file, src) }()
+	go func() { lexErr <- ts.lex(file, src) }()
 	defer func() {
+		close(ts.stop)
 		if lerr := <-lexErr; lerr != nil {
 			stmts, err = nil, lerr
 		}
 	}()
-	p := &parser{lx: newLexer(file, src)}
+	p := &parser{stream: ts}
 	defer p.recover(&err)
 	for !p.at(EOF, "") {
 		stmts = append(stmts, p.statement())
@@ -59,11 +62,11 @@ func ParseExpr(pos Pos, src string) (x Node, err error) {
 
 type parser struct {
 	// toks are the tokens from the one at i on (and the ones before it
-	// not dropped yet); lx, when set, lexes the ones after them
-	toks  []Token
-	i     int
-	lx    *lexer
-	lexed bool // lx has given its EOF
+	// not dropped yet); stream, when set, brings the ones after them
+	toks   []Token
+	i      int
+	stream *tokenStream
+	lexed  bool // stream has brought the EOF
 	// attrBuf is the scratch list of the attributes being parsed (attrs)
 	attrBuf []Attr
 	depth   int // nesting of the construct being parsed
@@ -111,29 +114,30 @@ func (p *parser) peek(n int) Token { return *p.ref(n) }
 // pointer is good only until the parser looks further (fill moves the
 // tokens).
 func (p *parser) ref(n int) *Token {
-	if p.i+n >= len(p.toks) && p.lx != nil && !p.lexed {
+	if p.i+n >= len(p.toks) && p.stream != nil && !p.lexed {
 		p.fill(n)
 	}
 	return &p.toks[min(p.i+n, len(p.toks)-1)]
 }
 
-// lexBatch is how many tokens fill lexes at a time.
-const lexBatch = 256
-
-// fill drops the tokens before p.i and lexes the next ones, at least up
-// to p.i+n.
+// fill drops the tokens before p.i and takes batches from the stream
+// up to at least p.i+n.
 func (p *parser) fill(n int) {
 	p.toks = p.toks[:copy(p.toks, p.toks[p.i:])]
 	p.i = 0
-	for !p.lexed && len(p.toks) <= n+lexBatch {
-		t, err := p.lx.token()
-		if err != nil {
-			// Parse returns lexCheck's error (this one, or an
-			// earlier one) instead
-			p.fail(p.lx.pos(), "%v", err)
+	for !p.lexed && len(p.toks) <= n {
+		batch, ok := <-p.stream.batches
+		if !ok {
+			// the lexer stopped at an error, which Parse returns
+			// instead
+			p.fail(Pos{}, "lexical error")
 		}
-		p.toks = append(p.toks, t)
-		p.lexed = t.Kind == EOF
+		p.toks = append(p.toks, batch...)
+		p.lexed = batch[len(batch)-1].Kind == EOF
+		select {
+		case p.stream.free <- batch:
+		default:
+		}
 	}
 }
 

@@ -35,6 +35,11 @@ func TestParseErrors(t *testing.T) {
 		// the lexer's error comes first even when the parser fails
 		// before it reaches it, and even with a long valid part between
 		{"file { =>\n" + strings.Repeat("notify { 'a': }\n", 20000) + "\"abc", `x.pp:20002:1: unterminated string`},
+		// positions deep in a large file: the parser's and the lexer's
+		// errors, each after many batches of tokens
+		{strings.Repeat("notify { 'a': }\n", 20000) + "file { '/x': ensure => }", `x.pp:20001:24: syntax error: unexpected "}"`},
+		{strings.Repeat("notify { 'a': }\n", 20000) + "notify { 'b': message => 'x' }\n$x = ^", "x.pp:20002:6: unexpected character '^'"},
+		{strings.Repeat("notify { 'a': }\n", 20000) + "$x = \"${y\"\n", `x.pp:20001:6: unterminated string`},
 	} {
 		_, err := Parse("x.pp", tc.src)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

@@ -91,6 +91,17 @@ type builder struct {
 // from the relationship metaparameters, automatic requirements, then
 // every container replaced by a pair of admissible_/completed_ whits.
 func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
+	b, err := newBuilder(c)
+	if err != nil {
+		return nil, err
+	}
+	b.finish()
+	return b.g, nil
+}
+
+// newBuilder makes the vertices of c's resources and the edges of their
+// relationship metaparameters.
+func newBuilder(c *catalog.Catalog) (*builder, error) {
 	n := len(c.Resources)
 	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, n)}, byRef: make(map[string]*Vertex, n),
 		byAlias: make(map[[2]string]*Vertex, n), pairs: map[uint64]bool{}}
@@ -116,12 +127,32 @@ func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 	if err := b.manual(); err != nil {
 		return nil, err
 	}
+	return b, nil
+}
+
+// finish adds the automatic requirements and replaces the containers by
+// their whits: the graph's vertices are then the resources that are not
+// containers, in the catalog's order (kept), and the whits after them.
+// It changes no resource and no vertex of a resource (Translate
+// translates them meanwhile).
+func (b *builder) finish() {
 	b.auto()
 	b.replaceContainers()
 	for i, v := range b.g.Vertices {
 		v.id = i
 	}
-	return b.g, nil
+}
+
+// kept returns the vertices of the resources that are not containers, in
+// order: the first vertices of the finished graph.
+func (b *builder) kept() []*Vertex {
+	var out []*Vertex
+	for _, v := range b.g.Vertices {
+		if !v.Res.IsContainer() {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // find resolves a reference string to a vertex.
@@ -319,11 +350,10 @@ func (b *builder) replaceContainers() {
 	// a container's whits, by its id
 	adm, comp := make([]*Vertex, len(b.g.Vertices)), make([]*Vertex, len(b.g.Vertices))
 	containers := 0
-	kept := make([]*Vertex, 0, len(b.g.Vertices))
+	kept := b.kept()
 	var whits []*Vertex
 	for _, v := range b.g.Vertices {
 		if !v.Res.IsContainer() {
-			kept = append(kept, v)
 			continue
 		}
 		ref := ralRef(v.Res)

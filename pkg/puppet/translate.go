@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -96,30 +97,49 @@ func (s *Stats) note(opts Options, v *Vertex, why string) {
 // events keep Puppet's meaning (see refreshPairs): a resource notifies
 // every resource Puppet would refresh after it changes. The document is in
 // canonical order.
+//
+// The relationship graph's automatic requirements and containers are
+// worked out on another core while the resources are translated (none
+// depends on the other); then the whits are translated and the edges.
 func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error) {
-	g, err := BuildRelGraph(c)
+	b, err := newBuilder(c)
 	if err != nil {
 		return nil, nil, err
 	}
+	kept := b.kept()
+	var wg sync.WaitGroup
+	wg.Go(b.finish)
+	defer wg.Wait()
 	if opts.Schema == nil {
 		opts.Schema = graph.LookupKind
 	}
 	opts.ModulePath, opts.declaresBucket = onceModulePath(opts.ModulePath), declaresBucket(c)
 	st := &Stats{Reasons: map[string]int{}}
-	comp := findCompanions(g)
-	n := len(g.Vertices)
+	comp := findCompanions(&RelGraph{Vertices: kept})
 	doc := &graph.Document{Mgmt: graph.Version, Graph: c.Name}
-	res := make([]*graph.Resource, n)
-	seen := make(map[graph.Ref]*graph.Resource, n)
+	seen := make(map[graph.Ref]*graph.Resource, len(c.Resources))
 	var sc scratch
-	for i, v := range g.Vertices {
-		r := translateVertex(v, opts, st, comp, &sc)
-		if old := seen[r.Ref()]; old != nil {
-			return nil, nil, &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
+	res := make([]*graph.Resource, 0, len(c.Resources))
+	translate := func(vs []*Vertex) error {
+		for _, v := range vs {
+			r := translateVertex(v, opts, st, comp, &sc)
+			if old := seen[r.Ref()]; old != nil {
+				return &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
+			}
+			seen[r.Ref()] = r
+			res = append(res, r)
 		}
-		seen[r.Ref()] = r
-		res[i] = r
+		return nil
 	}
+	if err := translate(kept); err != nil {
+		return nil, nil, err
+	}
+	wg.Wait()
+	g := b.g
+	if err := translate(g.Vertices[len(kept):]); err != nil {
+		return nil, nil, err
+	}
+	n := len(g.Vertices)
 	// the vertices and the references correspond one to one (seen): the
 	// resources are put in canonical order once, and an edge is known by
 	// the ranks of its two ends in that order, so that the edges sort and

@@ -82,7 +82,7 @@ type builder struct {
 	g       *RelGraph
 	byRef   map[string]*Vertex    // catalog ref -> vertex
 	byAlias map[[2]string]*Vertex // lower type, namevar -> vertex
-	pairs   map[uint64]bool // the ids of the vertices an edge joins (pair)
+	pairs   map[uint64]bool       // the ids of the vertices an edge joins (pair)
 	edges   []*RelEdge
 }
 

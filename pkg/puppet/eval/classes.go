@@ -45,9 +45,9 @@ func (e *evaluator) declareClass(s *scope, p syntax.Pos, name string, given map[
 		kind = catalog.KindClass
 	}
 	r := &catalog.Resource{Type: "Class", Title: classTitle(name), Kind: kind,
-		File: def.P.File, Line: def.P.Line, Col: def.P.Col, Params: map[string]any{}}
+		File: def.P.File(), Line: int(def.P.Line), Col: int(def.P.Col), Params: map[string]any{}}
 	if resourceLike {
-		r.File, r.Line, r.Col = p.File, p.Line, p.Col
+		r.File, r.Line, r.Col = p.File(), int(p.Line), int(p.Col)
 	}
 	stageName := "main"
 	for k, v := range given {
@@ -70,7 +70,7 @@ func (e *evaluator) declareClass(s *scope, p syntax.Pos, name string, given map[
 	e.contain(stage.res, r)
 	e.cat.Classes = append(e.cat.Classes, name)
 	sc := newScope(parentScope, s, r)
-	sc.module = e.moduleOf(def.P.File)
+	sc.module = e.moduleOf(def.P.File())
 	sc.callerModule = s.module
 	sc.class = name
 	sc.vars["title"] = name
@@ -89,7 +89,7 @@ func (e *evaluator) evalDefine(d *defInst) {
 	defer e.leave()
 	sc := newScope(d.parent, d.e.scope, r)
 	sc.depth = d.depth
-	sc.module = e.moduleOf(d.def.P.File)
+	sc.module = e.moduleOf(d.def.P.File())
 	sc.callerModule = d.e.scope.module
 	sc.class = strings.ToLower(r.Type)
 	sc.virtual, sc.exported = false, false

@@ -108,7 +108,7 @@ func (r *eppRender) translate(file, src string) (string, []*syntax.Param, error)
 		line += strings.Count(text, "\n")
 		end := strings.Index(rest, "%>")
 		if end < 0 {
-			return "", nil, &syntax.Error{Pos: syntax.Pos{File: file, Line: line, Col: 1}, Msg: "unterminated epp tag"}
+			return "", nil, &syntax.Error{Pos: syntax.NewPos(file, line, 1), Msg: "unterminated epp tag"}
 		}
 		body, after := rest[:end], rest[end+2:]
 		trimNext = strings.HasSuffix(body, "-")
@@ -119,7 +119,7 @@ func (r *eppRender) translate(file, src string) (string, []*syntax.Param, error)
 		case strings.HasPrefix(body, "="):
 			code.WriteString(" __epp_out(" + body[1:] + ") ")
 		case first && strings.HasPrefix(strings.TrimSpace(body), "|"):
-			ps, err := parseEPPParams(syntax.Pos{File: file, Line: line, Col: 1}, strings.TrimSpace(body))
+			ps, err := parseEPPParams(syntax.NewPos(file, line, 1), strings.TrimSpace(body))
 			if err != nil {
 				return "", nil, err
 			}

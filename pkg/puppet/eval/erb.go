@@ -24,7 +24,7 @@ func (e *evaluator) renderERB(s *scope, p syntax.Pos, file, src string) string {
 		if err != nil {
 			panic(err)
 		}
-		t = &erbParsed{src: src, texts: r.texts, stmts: rubyParseMapped(syntax.Pos{File: file, Line: 1, Col: 1}, code, marks)}
+		t = &erbParsed{src: src, texts: r.texts, stmts: rubyParseMapped(syntax.NewPos(file, 1, 1), code, marks)}
 		if e.erbTemplates == nil {
 			e.erbTemplates = map[string]*erbParsed{}
 		}
@@ -55,12 +55,12 @@ type srcMark struct {
 
 // erbSource finds the line and column of offsets of a template.
 type erbSource struct {
-	file       string
+	file       syntax.Pos // line 1, column 1 of the template
 	lineStarts []int
 }
 
 func newERBSource(file, src string) *erbSource {
-	es := &erbSource{file: file, lineStarts: []int{0}}
+	es := &erbSource{file: syntax.NewPos(file, 1, 1), lineStarts: []int{0}}
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			es.lineStarts = append(es.lineStarts, i+1)
@@ -72,7 +72,9 @@ func newERBSource(file, src string) *erbSource {
 // at returns the position of offset off (columns count bytes from 1).
 func (es *erbSource) at(off int) syntax.Pos {
 	l := sort.Search(len(es.lineStarts), func(i int) bool { return es.lineStarts[i] > off }) - 1
-	return syntax.Pos{File: es.file, Line: l + 1, Col: off - es.lineStarts[l] + 1}
+	p := es.file
+	p.Line, p.Col = int32(l+1), int32(off-es.lineStarts[l]+1)
+	return p
 }
 
 // translate rewrites the template into Ruby and returns the marks that

@@ -174,10 +174,10 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 			case stopSignal:
 				cat, err = nil, x.err
 			case returnSignal, nextSignal, breakSignal, rnextSignal, rbreakSignal:
-				cat, err = nil, &syntax.Error{Pos: syntax.Pos{File: file, Line: 1, Col: 1}, Msg: "return(), next() or break() outside of a function or lambda"}
+				cat, err = nil, &syntax.Error{Pos: syntax.NewPos(file, 1, 1), Msg: "return(), next() or break() outside of a function or lambda"}
 			default:
 				// a bug of the engine must not crash the tool
-				cat, err = nil, &syntax.Error{Pos: syntax.Pos{File: file, Line: 1, Col: 1},
+				cat, err = nil, &syntax.Error{Pos: syntax.NewPos(file, 1, 1),
 					Msg: fmt.Sprintf("internal error of the native engine: %v (compile with real Puppet: --engine puppet)", r)}
 			}
 		}
@@ -359,7 +359,7 @@ func (e *evaluator) evalNode(main *catalog.Resource) {
 		}
 		found, title = def, "default"
 	}
-	node := &catalog.Resource{Type: "Node", Title: title, Kind: catalog.KindUnknown, File: found.P.File, Line: found.P.Line, Col: found.P.Col, Params: map[string]any{}}
+	node := &catalog.Resource{Type: "Node", Title: title, Kind: catalog.KindUnknown, File: found.P.File(), Line: int(found.P.Line), Col: int(found.P.Col), Params: map[string]any{}}
 	e.addResource(node, e.top, found.P, false)
 	e.contain(main, node)
 	ns := newScope(e.top, e.top, node)
@@ -429,7 +429,7 @@ func (e *evaluator) aliasExists(t string) bool {
 }
 
 func posOf(r *catalog.Resource) syntax.Pos {
-	return syntax.Pos{File: r.File, Line: r.Line, Col: r.Col}
+	return syntax.NewPos(r.File, r.Line, r.Col)
 }
 
 func appendParam(r *catalog.Resource, k, v string) {

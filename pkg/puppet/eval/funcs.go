@@ -156,7 +156,7 @@ func (e *evaluator) callPuppet(p syntax.Pos, f *syntax.FunctionDef, args []any, 
 	e.enter(p)
 	defer e.leave()
 	fs := newScope(e.top, e.top, e.top.container)
-	fs.module = e.moduleOf(f.P.File)
+	fs.module = e.moduleOf(f.P.File())
 	e.bindArgs(p, fs, "function "+f.Name, f.Params, args)
 	defer func() {
 		if r := recover(); r != nil {

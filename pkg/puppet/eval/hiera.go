@@ -323,7 +323,7 @@ func (h *hiera) config(p syntax.Pos, file string) *hieraConfig {
 	}
 	v, err := parseYAML(file, b)
 	if err != nil {
-		panic(syntax.Unsupported(syntax.Pos{File: file, Line: 1, Col: 1}, "this hiera.yaml ("+err.Error()+")"))
+		panic(syntax.Unsupported(syntax.NewPos(file, 1, 1), "this hiera.yaml ("+err.Error()+")"))
 	}
 	c := h.parseConfig(file, v)
 	h.configs[file] = c
@@ -331,7 +331,7 @@ func (h *hiera) config(p syntax.Pos, file string) *hieraConfig {
 }
 
 func (h *hiera) parseConfig(file string, v any) *hieraConfig {
-	pos := syntax.Pos{File: file, Line: 1, Col: 1}
+	pos := syntax.NewPos(file, 1, 1)
 	top, _ := v.(*hash)
 	if top == nil {
 		return nil
@@ -456,11 +456,11 @@ func (h *hiera) dataFile(p syntax.Pos, file, backend string) *hash {
 		v, err = parseYAML(file, b)
 	}
 	if err != nil {
-		panic(syntax.Unsupported(syntax.Pos{File: file, Line: 1, Col: 1}, "this data file ("+err.Error()+")"))
+		panic(syntax.Unsupported(syntax.NewPos(file, 1, 1), "this data file ("+err.Error()+")"))
 	}
 	d, ok := v.(*hash)
 	if !ok && v != nil {
-		h.e.fail(syntax.Pos{File: file, Line: 1, Col: 1}, "Hiera data must be a hash, got %s", typeName(v))
+		h.e.fail(syntax.NewPos(file, 1, 1), "Hiera data must be a hash, got %s", typeName(v))
 	}
 	if d == nil {
 		d = newHash()

@@ -172,7 +172,7 @@ func (e *evaluator) resourceType(p syntax.Pos, typ string) *syntax.DefineDef {
 func (e *evaluator) declareOne(s *scope, stmt *syntax.Resource, p syntax.Pos, typ, title string, attrs *attrSet) ref {
 	def := e.resourceType(stmt.P, typ)
 	r := &catalog.Resource{Type: e.capitalType(typ), Title: title, Kind: catalog.KindCompilable,
-		File: p.File, Line: p.Line, Col: p.Col, Params: make(map[string]any, len(attrs.keys))}
+		File: p.File(), Line: int(p.Line), Col: int(p.Col), Params: make(map[string]any, len(attrs.keys))}
 	var given map[string]any // the parameters of an instance of a defined type
 	if def != nil {
 		given = make(map[string]any, len(attrs.keys))

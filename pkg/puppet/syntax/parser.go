@@ -26,7 +26,7 @@ const (
 func Parse(file, src string) (stmts []Node, err error) {
 	ts := newTokenStream()
 	lexErr := make(chan error, 1)
-	go func() { lexErr <- ts.lex(file, src) }()
+	go func() { lexErr <- ts.lex(&file, src) }()
 	defer func() {
 		close(ts.stop)
 		if lerr := <-lexErr; lerr != nil {
@@ -44,7 +44,7 @@ func Parse(file, src string) (stmts []Node, err error) {
 
 // ParseExpr parses a single expression (used by templates).
 func ParseExpr(pos Pos, src string) (x Node, err error) {
-	toks, err := Lex(pos.File, src)
+	toks, err := lexFile(pos.file, src)
 	if err != nil {
 		return nil, err
 	}

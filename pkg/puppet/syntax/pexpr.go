@@ -430,11 +430,11 @@ func offsetPos(t Token, i int) Pos {
 	pos := t.Pos
 	body := t.Text[:i]
 	if n := strings.Count(body, "\n"); n > 0 {
-		pos.Line += n
-		pos.Col = len(body) - strings.LastIndexByte(body, '\n')
+		pos.Line += int32(n)
+		pos.Col = int32(len(body) - strings.LastIndexByte(body, '\n'))
 		return pos
 	}
-	pos.Col += i + 1
+	pos.Col += int32(i + 1)
 	return pos
 }
 
@@ -449,7 +449,7 @@ func (p *parser) embedded(t Token, off int, src string) Node {
 		p.leave()
 		return &Var{P: pos, Name: src}
 	}
-	toks, err := Lex(pos.File, src)
+	toks, err := lexFile(pos.file, src)
 	if err != nil {
 		panic(err)
 	}

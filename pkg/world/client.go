@@ -52,6 +52,7 @@ type Client struct {
 	// The trees the client follows (see tree), each started by its first
 	// use, and the functions that stop them.
 	exp    *tree[*Exported] // exports addressed to this host or to all
+	own    *tree[string]    // this host's exports, their values
 	conv   *tree[struct{}]  // converged states, grouped by state
 	sched  *tree[volunteer] // scheduler volunteers, grouped by namespace
 	mapped *tree[mapEntry]  // per-host map entries, grouped by namespace

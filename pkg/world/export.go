@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -88,9 +89,25 @@ func (c *Client) commit(ctx context.Context, ops []clientv3.Op) error {
 }
 
 // exportedByMe returns the keys (and values) of the resources this host
-// exported.
+// exported, as the cluster holds them after every write committed before
+// the call: from the client's tree of its own exports, read once and then
+// followed (see tree), so that exporting a new graph reads no key that is
+// already known, and a key changed or removed by other means (an
+// operator's mgmt-cluster del) is still seen and written again.
 func (c *Client) exportedByMe(ctx context.Context) (map[string]string, error) {
-	return c.GetPrefix(ctx, c.ns+exportsDir+c.hostname+"/")
+	x := startTree(c, &c.own, exportsDir+c.hostname+"/", "own-exports", func(kv *mvccpb.KeyValue) (string, string, bool) {
+		return "", string(kv.Value), true
+	})
+	if err := x.await(ctx); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	x.view(func(_ map[string]string, groups map[string]map[string]string) {
+		for k, v := range groups[""] {
+			out[k] = v
+		}
+	})
+	return out, nil
 }
 
 // decodeExported decodes the value of an exported resource whose key

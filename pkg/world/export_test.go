@@ -2,7 +2,9 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
@@ -156,5 +158,43 @@ func TestCollectWakesOnlyReceivers(t *testing.T) {
 	wait(t, ch)
 	if got, err := h2.ResCollect(ctx, ""); err != nil || len(got) != 0 {
 		t.Fatalf("after the withdrawal h2 collected %v, %v", names(got), err)
+	}
+}
+
+// TestExportReadsOwnOnce checks that a host exporting graph after graph
+// reads its own exports once, then follows them: each export reads only
+// the current revision, and an export removed by other means is still
+// written again by the next graph.
+func TestExportReadsOwnOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h1 := client(t, "h1")
+	rs := []*graph.Resource{
+		{Kind: "file", Name: "/a", Params: map[string]any{"content": "1"}, Meta: &graph.Meta{Export: []string{"h2", "h3"}}},
+		{Kind: "file", Name: "/b", Meta: &graph.Meta{Export: []string{"*"}}},
+	}
+	if err := h1.ResExport(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	var ranges, keys atomic.Int64
+	countReads(h1, &ranges, &keys)
+	for i := range 5 {
+		rs[0].Params["content"] = fmt.Sprint(i)
+		if err := h1.ResExport(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, k := ranges.Load(), keys.Load(); r != 5 || k != 0 {
+		t.Errorf("5 exports made %d range requests returning %d keys, want 5 returning none (the revision's reads)", r, k)
+	}
+	key := h1.exportKey("h1", "h3", "file", "/a")
+	if _, err := h1.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := h1.ResExport(ctx, rs); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := h1.Get(ctx, key); err != nil || !ok || !strings.Contains(v, `"4"`) {
+		t.Fatalf("the export removed by other means: %q, %v, %v; want it written again", v, ok, err)
 	}
 }

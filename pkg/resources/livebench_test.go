@@ -69,15 +69,15 @@ func liveAfterConverged(b *testing.B, n int) (live, alloc uint64) {
 	return after.HeapAlloc - before.HeapAlloc, after.TotalAlloc - before.TotalAlloc
 }
 
-// fileGraph builds and compacts, as mgmt-apply does, the graph of dir and
-// n files in it.
+// fileGraph builds (consuming the document) and compacts, as mgmt-apply
+// does, the graph of dir and n files in it.
 func fileGraph(b *testing.B, dir string, n int) *engine.Graph {
 	rs := []*graph.Resource{{Kind: "file", Name: dir + "/", Params: map[string]any{"state": "exists"}}}
 	for i := range n {
 		rs = append(rs, &graph.Resource{Kind: "file", Name: filepath.Join(dir, fmt.Sprint("f", i)),
 			Params: map[string]any{"state": "exists", "content": fmt.Sprintf("file %d\n", i), "mode": "0644"}})
 	}
-	g, err := engine.Build(&graph.Document{Mgmt: graph.Version, Graph: "bench", Seq: 1, Resources: rs}, engine.BuildOptions{})
+	g, err := engine.Build(&graph.Document{Mgmt: graph.Version, Graph: "bench", Seq: 1, Resources: rs}, engine.BuildOptions{Consume: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 )
 
 // The collector's policy. A long-running agent's heap is mostly its
-// graph (about 1.7 KiB per resource, alive for as long as the graph runs),
+// graph (about 1.6 KiB per resource, alive for as long as the graph runs),
 // so mgmt-apply lets the heap grow past what is live by gcPercent (50%)
 // rather than Go's 100%, and, once the live heap is larger than
 // gcLargeHeap, by a fixed gcHeadroom instead of a share of it (never less
-// than gcMinPercent): a graph of 100,000 files, about 170 MiB live, peaks
+// than gcMinPercent): a graph of 100,000 files, about 160 MiB live, peaks
 // at 1.25 times that instead of 1.5. The collector then runs more often
 // while the graph is loaded and first applied, and no more often than
 // before once it runs: a running graph allocates little. GOGC in the

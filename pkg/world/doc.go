@@ -37,12 +37,13 @@
 // one arrives as soon as the watch is established, so a consumer reads the
 // initial state and every later change with one loop.
 //
-// The sub trees that every host reads again and again (the exports, the
-// converged states, the scheduler's volunteers, the per-host maps) are
-// each read once per Client and then followed by one watch whose events
-// are applied to entries kept in memory (tree): a host's reads cost no
-// request that grows with the number of hosts, and its watches wake only
-// for the entries they concern (exports addressed to it, one namespace).
+// The sub trees that every host reads again and again (the exports
+// addressed to it, its own exports, the converged states, the scheduler's
+// volunteers, the per-host maps) are each read once per Client and then
+// followed by one watch whose events are applied to entries kept in
+// memory (tree): a host's reads cost no request that grows with the
+// number of hosts, and its watches wake only for the entries they concern
+// (exports addressed to it, one namespace).
 // A read still reflects every write committed before it (the current
 // revision is read, one key, and the watch awaited up to it), except
 // ConvergedState, which answers from the followed states while the watch

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -219,7 +220,7 @@ func (x *tree[T]) notify(err error) {
 // held.
 func (x *tree[T]) notifyLocked(err error, changed []string) {
 	for s := range x.subs {
-		if changed != nil && !s.all && !contains(changed, s.group) {
+		if changed != nil && !s.all && !slices.Contains(changed, s.group) {
 			continue
 		}
 		select {
@@ -227,15 +228,6 @@ func (x *tree[T]) notifyLocked(err error, changed []string) {
 		default:
 		}
 	}
-}
-
-func contains(l []string, s string) bool {
-	for _, e := range l {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // subscribe returns a channel notified of the changes of group (of every

@@ -159,11 +159,16 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 	if opts.Environment == "" {
 		opts.Environment = "production"
 	}
+	// a resource takes a hundred bytes or more of a manifest: the catalog
+	// and the index of the resources start with room for those of the
+	// main manifest, instead of growing through every size up to their
+	// number
+	hint := len(src) / 256
 	e := &evaluator{
-		opts: opts, cat: &catalog.Catalog{Name: opts.Certname},
+		opts: opts, cat: &catalog.Catalog{Name: opts.Certname, Resources: make([]*catalog.Resource, 0, hint), Edges: make([]catalog.Edge, 0, hint)},
 		classes: map[string]*syntax.ClassDef{}, defines: map[string]*syntax.DefineDef{},
 		functions: map[string]*syntax.FunctionDef{}, aliases: map[string]*typeAlias{},
-		declared: map[string]*scope{}, entries: map[string]*entry{}, files: map[string]*entry{}, loaded: map[string]bool{},
+		declared: map[string]*scope{}, entries: make(map[string]*entry, hint), files: make(map[string]*entry, hint/2), loaded: map[string]bool{},
 		rubyTypes: map[string]bool{},
 	}
 	defer func() {

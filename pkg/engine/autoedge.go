@@ -59,7 +59,7 @@ func (g *Graph) autoEdges() error {
 		}
 		ae, err := ev.AutoEdges()
 		if err != nil {
-			return graph.Errorf(v.Src.Where(), "", "%s: autoedges: %v", v.key, err)
+			return graph.Errorf(v.where(), "", "%s: autoedges: %v", v.key, err)
 		}
 		if ae == nil {
 			continue
@@ -118,7 +118,7 @@ func (g *Graph) addAutoEdge(from, to *Vertex, ord map[*Vertex]int) bool {
 	e := &Edge{From: from, To: to, Auto: true}
 	from.out = append(from.out, e)
 	to.in = append(to.in, e)
-	g.docEdges = append(g.docEdges, &graph.Edge{From: from.Src.Ref(), To: to.Src.Ref()})
+	g.docEdges = append(g.docEdges, &graph.Edge{From: from.ref(), To: to.ref()})
 	return true
 }
 
@@ -231,10 +231,10 @@ func (g *Graph) autoGroup() {
 		if !ok || !boolOr(v.Res.MetaParams().AutoGroup, true) || v.Res.MetaParams().Hidden || gr.IsGrouped() || hasSendRecv(v) {
 			continue
 		}
-		if _, ok := byKind[v.Src.Kind]; !ok {
-			kinds = append(kinds, v.Src.Kind)
+		if _, ok := byKind[v.kind()]; !ok {
+			kinds = append(kinds, v.kind())
 		}
-		byKind[v.Src.Kind] = append(byKind[v.Src.Kind], v)
+		byKind[v.kind()] = append(byKind[v.kind()], v)
 	}
 	for _, k := range kinds {
 		var heads []*Vertex

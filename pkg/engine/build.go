@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
@@ -10,21 +12,97 @@ import (
 // autogrouping merged others into it, its members.
 type Vertex struct {
 	Res     Res
-	Src     *graph.Resource // the resource as the document gave it
-	Members []*Vertex       // resources grouped into this one
+	Members []*Vertex // resources grouped into this one
 
-	*adjacency // its edges while the graph is built (Compact drops them)
-	key        string
-	params     paramsDigest // of Src.Params, which Compact may let go of
+	*adjacency              // its edges and document resource until Compact
+	src        *source      // where the document gave the resource
+	key        string       // kind[name]
+	params     paramsDigest // of the document's parameters, which Compact lets go of
 	grouped    bool         // merged into another vertex
 	changed    bool         // its CheckApply (or its group's) changed something (sched.markChanged)
 }
 
 // An adjacency is the edges of a vertex, which the building of a graph
-// reads: a graph compacted for running has none.
+// reads, and its resource as the document gave it, which Document returns:
+// a graph compacted for running has none.
 type adjacency struct {
 	in, out  []*Edge
+	doc      *graph.Resource
 	walkMark uint32 // the generation of the last walk of reaches that visited it
+}
+
+// A source is what a vertex keeps of its resource's place in the document
+// for as long as it runs (its kind and name are its key's): the line and
+// column where it was read, and its pos, origin and the name of what it
+// was read from, which the vertices of a graph share while they are the
+// same (they mostly are in a document without pos). A graph's sources
+// are one slice: 16 bytes per resource and a place per run of equal ones,
+// instead of a copy of the document's resource (112 bytes).
+type source struct {
+	line, col int32 // of At; line -1: place.at holds them (too large)
+	place     *place
+}
+
+// A place is the pos, origin and At of a resource of the document; At's
+// line and column only when they do not fit a source.
+type place struct {
+	pos, origin string
+	at          graph.Position
+}
+
+// setSource sets s to where the document gave r, sharing prev's place
+// when it is the same.
+func setSource(s *source, r *graph.Resource, prev *place) {
+	at := r.At
+	if at.Line < 0 || at.Line > math.MaxInt32 || at.Col < 0 || at.Col > math.MaxInt32 {
+		*s = source{line: -1, place: &place{pos: r.Pos, origin: r.Origin, at: at}}
+		return
+	}
+	s.line, s.col = int32(at.Line), int32(at.Col)
+	if prev != nil && prev.pos == r.Pos && prev.origin == r.Origin && prev.at == (graph.Position{File: at.File}) {
+		s.place = prev
+		return
+	}
+	s.place = &place{pos: r.Pos, origin: r.Origin, at: graph.Position{File: at.File}}
+}
+
+// at returns where the document's resource was read.
+func (s *source) at() graph.Position {
+	if s.line < 0 {
+		return s.place.at
+	}
+	return graph.Position{File: s.place.at.File, Line: int(s.line), Col: int(s.col)}
+}
+
+// kind returns the kind of v's resource, the start of its key.
+func (v *Vertex) kind() string { return v.key[:strings.IndexByte(v.key, '[')] }
+
+// name returns the name of v's resource, from its key.
+func (v *Vertex) name() string { return v.key[strings.IndexByte(v.key, '[')+1 : len(v.key)-1] }
+
+// ref returns the reference to v's resource.
+func (v *Vertex) ref() graph.Ref { return graph.Ref{Kind: v.kind(), Name: v.name()} }
+
+// pos returns the pos the document gave v's resource.
+func (v *Vertex) pos() string { return v.src.place.pos }
+
+// where returns the position to report errors about v's resource at, as
+// graph.Resource.Where does: its pos when it has one, otherwise where it
+// was read.
+func (v *Vertex) where() string {
+	if p := v.src.place.pos; p != "" {
+		return p
+	}
+	return v.src.at().String()
+}
+
+// resource returns v's resource as the document gave it, or after
+// Compact its kind, name and position only.
+func (v *Vertex) resource() *graph.Resource {
+	if v.adjacency != nil {
+		return v.doc
+	}
+	return &graph.Resource{Kind: v.kind(), Name: v.name(), Pos: v.src.place.pos, Origin: v.src.place.origin, At: v.src.at()}
 }
 
 // An Edge orders From before To; Notify also sends a refresh and Send/Recv
@@ -107,10 +185,14 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	}
 	g = &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source}
 	byKey := make(map[graph.Ref]*Vertex, len(doc.Resources))
+	srcs := make([]source, len(doc.Resources))
 	var errs graph.ErrorList
 	var dg digester
-	for _, rr := range doc.Resources {
-		v, err := newVertex(rr, opts, &dg)
+	var prev *place
+	for i, rr := range doc.Resources {
+		setSource(&srcs[i], rr, prev)
+		prev = srcs[i].place
+		v, err := newVertex(rr, &srcs[i], opts, &dg)
 		if err != nil {
 			l, _ := graph.AsList(err)
 			errs = append(errs, l...)
@@ -125,7 +207,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	slices.SortFunc(g.all, func(a, b *Vertex) int { return a.Src.Ref().Compare(b.Src.Ref()) })
+	slices.SortFunc(g.all, func(a, b *Vertex) int { return a.ref().Compare(b.ref()) })
 	for _, e := range doc.Edges {
 		g.addDocEdge(byKey[e.From], byKey[e.To], e)
 	}
@@ -148,20 +230,17 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 }
 
 // Compact lets go of what the graph keeps only for Document: the
-// parameters and metaparameters of each resource as the document gave them
-// (each resource holds its own decoded values) and the edges as the
-// document spelled them (and each vertex's lists of its edges, which
-// only the building needs). Document then returns the resources by kind, name
-// and position only, without edges. A program that runs the graph without
-// printing it calls Compact before Engine.Load, so that the parameter
-// trees, most of what a decoded document holds, are not kept for as long
-// as the graph runs. The resources of the document are not changed.
+// resources as the document gave them, with their parameters and
+// metaparameters (each resource holds its own decoded values, each vertex
+// its kind, name and position), and the edges as the document spelled
+// them (and each vertex's lists of its edges, which only the building
+// needs). Document then returns the resources by kind, name and position
+// only, without edges. A program that runs the graph without printing it
+// calls Compact before Engine.Load, so that the parameter trees, most of
+// what a decoded document holds, are not kept for as long as the graph
+// runs. The resources of the document are not changed.
 func (g *Graph) Compact() {
-	srcs := make([]graph.Resource, len(g.all))
-	for i, v := range g.all {
-		r := v.Src
-		srcs[i] = graph.Resource{Kind: r.Kind, Name: r.Name, Pos: r.Pos, Origin: r.Origin, At: r.At}
-		v.Src = &srcs[i]
+	for _, v := range g.all {
 		// The engine runs the graph from Edges: each vertex's own
 		// lists served the building.
 		v.adjacency = nil
@@ -169,10 +248,10 @@ func (g *Graph) Compact() {
 	g.docEdges = nil
 }
 
-// newVertex makes the vertex of rr, which Validate checked: its resource
-// is opts.Made's or made by NewRes, and dg takes the digest of its
+// newVertex makes the vertex of rr, which Validate checked, at src: its
+// resource is opts.Made's or made by NewRes, and dg takes the digest of its
 // parameters.
-func newVertex(rr *graph.Resource, opts BuildOptions, dg *digester) (*Vertex, error) {
+func newVertex(rr *graph.Resource, src *source, opts BuildOptions, dg *digester) (*Vertex, error) {
 	key := rr.Ref().String()
 	if opts.Consume {
 		// From now on the name is the key's own bytes (kind[name]), in
@@ -189,7 +268,7 @@ func newVertex(rr *graph.Resource, opts BuildOptions, dg *digester) (*Vertex, er
 	} else if opts.Consume {
 		res.SetName(rr.Name)
 	}
-	v := &Vertex{Res: res, Src: rr, adjacency: &adjacency{}, key: key}
+	v := &Vertex{Res: res, adjacency: &adjacency{doc: rr}, src: src, key: key}
 	if !opts.NoDigests {
 		v.params = dg.params(rr.Params)
 	}
@@ -316,7 +395,7 @@ func dedupeEdges(vs []*Vertex) []*Edge {
 func (g *Graph) Document() *graph.Document {
 	d := &graph.Document{Mgmt: graph.Version, Graph: g.Name, Seq: g.Seq, Source: g.Source}
 	for _, v := range g.all {
-		d.Resources = append(d.Resources, v.Src)
+		d.Resources = append(d.Resources, v.resource())
 	}
 	seen := make(map[graph.EdgeKey]bool, len(g.docEdges))
 	for _, e := range g.docEdges {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -129,9 +130,48 @@ func TestConsumeSharesTheNames(t *testing.T) {
 				t.Errorf("consume %v: %q moved %v", consume, r.Name, moved)
 			}
 		}
+		docName := map[string]string{}
+		for _, r := range d.Resources {
+			docName[r.Name] = r.Name
+		}
 		for _, v := range g.Vertices {
-			if v.Res.Name() != v.Src.Name || consume && unsafe.StringData(v.Res.Name()) != unsafe.StringData(v.Src.Name) {
-				t.Errorf("consume %v: the resource's name %q is not the document's %q", consume, v.Res.Name(), v.Src.Name)
+			n, ok := docName[v.Res.Name()]
+			if !ok || consume && unsafe.StringData(v.Res.Name()) != unsafe.StringData(n) {
+				t.Errorf("consume %v: the resource's name %q is not the document's", consume, v.Res.Name())
+			}
+		}
+	}
+}
+
+// TestCompactKeepsThePositions checks that a compacted graph's Document
+// gives each resource its kind, name, pos, origin and the place it was
+// read exactly as the document did, whether resources share a file and
+// origin or not, and with a line or column too large to keep in 32 bits.
+func TestCompactKeepsThePositions(t *testing.T) {
+	register()
+	d := doc(1, []string{"a want=1", "b want=2", "c want=3", "d want=4", "e want=5", "f[x] want=6"})
+	d.Resources[0].Pos, d.Resources[0].At = "", graph.Position{File: "in.json", Line: 3}
+	d.Resources[1].Pos, d.Resources[1].At = "", graph.Position{File: "in.json", Line: 3, Col: 7}
+	d.Resources[2].Origin, d.Resources[2].At = "mcl", graph.Position{File: "in.yaml", Line: 1 << 40, Col: 2}
+	d.Resources[3].Origin, d.Resources[3].At = "mcl", graph.Position{File: "in.yaml", Line: 9, Col: -1}
+	d.Resources[4].Pos, d.Resources[4].At = "", graph.Position{}
+	want := make([]graph.Resource, len(d.Resources))
+	for i, r := range d.Resources {
+		want[i] = graph.Resource{Kind: r.Kind, Name: r.Name, Pos: r.Pos, Origin: r.Origin, At: r.At}
+	}
+	for _, consume := range []bool{false, true} {
+		g, err := engine.Build(d, engine.BuildOptions{Consume: consume})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Compact()
+		out := g.Document()
+		if len(out.Resources) != len(want) {
+			t.Fatalf("got %d resources, want %d", len(out.Resources), len(want))
+		}
+		for i, r := range out.Resources {
+			if !reflect.DeepEqual(*r, want[i]) {
+				t.Errorf("consume %v: resource %d: got %+v, want %+v", consume, i, *r, want[i])
 			}
 		}
 	}

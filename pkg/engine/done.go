@@ -142,7 +142,7 @@ func (s *sched) result(vs *vstate, r Result) {
 		return
 	}
 	r.Time = time.Now()
-	r.Kind, r.Name, r.Pos = vs.v.Src.Kind, vs.v.Src.Name, vs.v.Src.Where()
+	r.Kind, r.Name, r.Pos = vs.v.kind(), vs.v.name(), vs.v.where()
 	for _, m := range vs.v.Members {
 		r.Members = append(r.Members, m.key)
 	}

@@ -314,7 +314,7 @@ func (e *Engine) goTrack(f func()) {
 // errorAt formats an error about a vertex, with its position when known.
 func errorAt(vs *vstate, format string, v ...any) string {
 	msg := fmt.Sprintf(format, v...)
-	if w := vs.v.Src.Where(); w != "" {
+	if w := vs.v.where(); w != "" {
 		return w + ": " + vs.v.key + ": " + msg
 	}
 	return vs.v.key + ": " + msg

@@ -87,7 +87,7 @@ func (e *Engine) varDir(vs *vstate, p string) (string, error) {
 		return "", fmt.Errorf("vardir path %q must be relative", p)
 	}
 	d := e.varDirPath(vs, p)
-	e.rev.madeVarDir(vs.v.Src.Kind, vs.v.Src.Name)
+	e.rev.madeVarDir(vs.v.kind(), vs.v.name())
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return "", err
 	}
@@ -96,5 +96,5 @@ func (e *Engine) varDir(vs *vstate, p string) (string, error) {
 
 // varDirPath returns PREFIX/vardir/KIND/NAME/P without creating it.
 func (e *Engine) varDirPath(vs *vstate, p string) string {
-	return filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.Src.Kind), url.PathEscape(vs.v.Src.Name), filepath.Clean("/"+p))
+	return filepath.Join(e.cfg.Prefix, "vardir", url.PathEscape(vs.v.kind()), url.PathEscape(vs.v.name()), filepath.Clean("/"+p))
 }

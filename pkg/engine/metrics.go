@@ -87,7 +87,7 @@ func (m *Metrics) checkApply(vs *vstate, apply, ok bool, err error) {
 		return
 	}
 	n := 1 + len(vs.v.Members)
-	m.checkApplies.WithLabelValues(vs.v.Src.Kind, strconv.FormatBool(!ok && err == nil),
+	m.checkApplies.WithLabelValues(vs.v.kind(), strconv.FormatBool(!ok && err == nil),
 		strconv.FormatBool(err != nil), strconv.FormatBool(apply)).Add(float64(n))
 }
 
@@ -96,9 +96,9 @@ func (m *Metrics) failure(vs *vstate, delta int) {
 		return
 	}
 	if delta > 0 {
-		m.failuresTotal.WithLabelValues(vs.v.Src.Kind).Inc()
+		m.failuresTotal.WithLabelValues(vs.v.kind()).Inc()
 	}
-	m.failures.WithLabelValues(vs.v.Src.Kind).Add(float64(delta))
+	m.failures.WithLabelValues(vs.v.kind()).Add(float64(delta))
 }
 
 func (m *Metrics) graphLoaded(vss []*vstate) {
@@ -107,7 +107,7 @@ func (m *Metrics) graphLoaded(vss []*vstate) {
 	}
 	counts := map[string]int{}
 	for _, vs := range vss {
-		counts[vs.v.Src.Kind] += 1 + len(vs.v.Members)
+		counts[vs.v.kind()] += 1 + len(vs.v.Members)
 	}
 	m.resources.Reset()
 	for k, n := range counts {
@@ -123,13 +123,13 @@ func (m *Metrics) graphLoaded(vss []*vstate) {
 
 func (m *Metrics) rechecked(vs *vstate) {
 	if m != nil {
-		m.rechecks.WithLabelValues(vs.v.Src.Kind).Inc()
+		m.rechecks.WithLabelValues(vs.v.kind()).Inc()
 	}
 }
 
 func (m *Metrics) missedDrift(vs *vstate) {
 	if m != nil {
-		m.recheckDrift.WithLabelValues(vs.v.Src.Kind).Inc()
+		m.recheckDrift.WithLabelValues(vs.v.kind()).Inc()
 	}
 }
 

@@ -28,6 +28,10 @@ var (
 func RegisterResource(kind string, fn func() Res) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
+	if strings.Contains(kind, "[") {
+		// A vertex's key is kind[name]: its kind ends at its first '['.
+		panic(fmt.Sprintf("engine: resource kind %q has a '['", kind))
+	}
 	if _, dup := registry[kind]; dup {
 		panic(fmt.Sprintf("engine: resource kind %q registered twice", kind))
 	}

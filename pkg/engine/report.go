@@ -188,7 +188,7 @@ func (e *Engine) report(vs *vstate, c Change) {
 	} else if c.Text && vs.diffNow {
 		name := c.Path
 		if name == "" {
-			name = vs.v.Src.Name
+			name = vs.v.name()
 		}
 		lines := e.cfg.DiffLines
 		if lines <= 0 {

@@ -51,7 +51,7 @@ func (s *sched) saveReversal(vs *vstate) {
 	if !ok {
 		return
 	}
-	path := s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name)
+	path := s.e.reversePath(vs.v.kind(), vs.v.name())
 	if path == "" {
 		return
 	}
@@ -72,12 +72,12 @@ func (s *sched) saveReversal(vs *vstate) {
 		s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 		return
 	}
-	rr := graph.Resource{Kind: rev.Kind(), Name: rev.Name(), Params: params, Pos: vs.v.Src.Pos}
+	rr := graph.Resource{Kind: rev.Kind(), Name: rev.Name(), Params: params, Pos: vs.v.pos()}
 	if rr.Kind == "" {
-		rr.Kind = vs.v.Src.Kind
+		rr.Kind = vs.v.kind()
 	}
 	if rr.Name == "" {
-		rr.Name = vs.v.Src.Name
+		rr.Name = vs.v.name()
 	}
 	b, err := json.Marshal(rr)
 	if err != nil {
@@ -177,11 +177,14 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 		return nil
 	}
 	rr.Meta = nil
-	v, err := newVertex(&rr, BuildOptions{}, new(digester))
+	src := new(source)
+	setSource(src, &rr, nil)
+	v, err := newVertex(&rr, src, BuildOptions{}, new(digester))
 	if err != nil {
 		s.e.errorf("reverse: %s: %v", path, err)
 		return nil
 	}
+	v.adjacency = nil // it runs as a compacted graph's vertices do
 	vs := s.newVState(v)
 	vs.extra().reversal = path
 	s.e.logf("%s: reversing (the resource left the graph)", key)
@@ -208,14 +211,14 @@ func (s *sched) forgetReverseState(vs *vstate) {
 		return
 	}
 	if vs.revPath() == "" {
-		path := func() string { return s.e.reversePath(vs.v.Src.Kind, vs.v.Src.Name) }
+		path := func() string { return s.e.reversePath(vs.v.kind(), vs.v.name()) }
 		if s.e.rev.savedMayExist(path) {
 			if err := os.Remove(path()); err != nil && !os.IsNotExist(err) {
 				s.e.errorf("%s", errorAt(vs, "reverse: %v", err))
 			}
 		}
 	}
-	if !s.e.rev.varDirMayExist(prefix, vs.v.Src.Kind, vs.v.Src.Name) {
+	if !s.e.rev.varDirMayExist(prefix, vs.v.kind(), vs.v.name()) {
 		return
 	}
 	if err := os.RemoveAll(s.e.varDirPath(vs, ReverseVarDir)); err != nil {

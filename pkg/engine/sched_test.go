@@ -57,14 +57,14 @@ var smOnce sync.Once
 type recorder struct{ log []string }
 
 func (r *recorder) checkApply(vs *vstate, apply bool, recvErr error) {
-	r.log = append(r.log, "check "+vs.v.Src.Name)
+	r.log = append(r.log, "check "+vs.v.name())
 }
-func (r *recorder) watch(vs *vstate) { r.log = append(r.log, "watch "+vs.v.Src.Name) }
+func (r *recorder) watch(vs *vstate) { r.log = append(r.log, "watch "+vs.v.name()) }
 func (r *recorder) finalize(vs *vstate, realize, apply bool) {
-	r.log = append(r.log, fmt.Sprintf("finalize %s realize=%v", vs.v.Src.Name, realize))
+	r.log = append(r.log, fmt.Sprintf("finalize %s realize=%v", vs.v.name(), realize))
 }
 func (r *recorder) after(d time.Duration, m msg) {
-	r.log = append(r.log, fmt.Sprintf("after %s %s", d, m.vs.v.Src.Name))
+	r.log = append(r.log, fmt.Sprintf("after %s %s", d, m.vs.v.name()))
 }
 
 type machine struct {

@@ -20,7 +20,7 @@ func (s *sched) swap(g *Graph) {
 	for _, v := range g.Vertices {
 		old := s.vertices[v.key]
 		if old != nil && old.revPath() == "" && sameVertex(old, v) {
-			old.v.Src = v.Src
+			old.v.src = v.src
 			next[v.key] = old
 			kept++
 			continue

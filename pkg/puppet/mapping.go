@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -82,6 +83,7 @@ type tr struct {
 	out    map[string]any
 	meta   graph.Meta
 	comp   []companion // the resources Puppet needs beside this one (a concat_file's fragments)
+	keys   []string    // scratch list of the parameters' names (run)
 	why    string      // the first reason to fall back; "" while the translation is exact
 	// secret holds the parameters whose values were Sensitive: their
 	// values never reach a message.
@@ -126,7 +128,13 @@ func (t *tr) run(m *mapping) {
 	if m.whole != nil {
 		m.whole(t)
 	}
-	for _, k := range sortedKeys(t.params) {
+	keys := t.keys[:0] // the parameters in order, in the scratch's list
+	for k := range t.params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	t.keys = keys
+	for _, k := range keys {
 		if t.used[k] {
 			continue
 		}

@@ -282,7 +282,7 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *sc
 		return pippet(v, opts, comp[v])
 	}
 	params, used := sc.take(v.Res)
-	t := &tr{v: v, opts: opts, comp: comp[v], params: params, used: used, out: map[string]any{}}
+	t := &tr{v: v, opts: opts, comp: comp[v], params: params, used: used, out: map[string]any{}, keys: sc.keys}
 	if len(v.Res.Sensitive) > 0 {
 		t.secret = make(map[string]bool, len(v.Res.Sensitive))
 		for _, k := range v.Res.Sensitive {
@@ -299,6 +299,7 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *sc
 	}
 	if t.why == "" {
 		t.run(m)
+		sc.keys = t.keys
 	}
 	if t.why == "" {
 		t.checkSchema(m.kind)
@@ -382,6 +383,7 @@ func notTranslated(k string) bool {
 type scratch struct {
 	params map[string]any
 	used   map[string]bool
+	keys   []string
 }
 
 // scratchMax is the size past which a scratch map is dropped rather than

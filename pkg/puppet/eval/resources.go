@@ -60,7 +60,21 @@ func (e *evaluator) addResource(r *catalog.Resource, s *scope, p syntax.Pos, vir
 // declare evaluates a resource declaration and returns the references of
 // the declared resources.
 func (e *evaluator) declare(s *scope, r *syntax.Resource) any {
+	// the references: first alone while there is one, the common case,
+	// out once there are more
+	var first any
 	var out []any
+	n := 0
+	add := func(ref any) {
+		switch n++; n {
+		case 1:
+			first = ref
+		case 2:
+			out = append(make([]any, 0, 4), first, ref)
+		default:
+			out = append(out, ref)
+		}
+	}
 	typ := strings.ToLower(strings.TrimPrefix(r.Type, "::"))
 	var defaults *attrSet
 	for _, b := range r.Bodies {
@@ -86,14 +100,14 @@ func (e *evaluator) declare(s *scope, r *syntax.Resource) any {
 					e.fail(r.P, "classes cannot be virtual or exported")
 				}
 				e.declareClass(s, b.P, title, attrs.toMap(), true)
-				out = append(out, ref{Type: "Class", Title: classTitle(title)})
+				add(ref{Type: "Class", Title: classTitle(title)})
 				continue
 			}
-			out = append(out, e.declareOne(s, r, b.P, typ, title, attrs))
+			add(e.declareOne(s, r, b.P, typ, title, attrs))
 		}
 	}
-	if len(out) == 1 {
-		return out[0]
+	if n == 1 {
+		return first
 	}
 	return out
 }

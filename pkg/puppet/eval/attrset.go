@@ -8,13 +8,26 @@ type attrSet struct {
 	keys  []string
 	vals  []any
 	index map[string]int // key -> position, made past attrIndexed keys
+	// the first attrInline keys and values, allocated with the set
+	keyBuf [attrInline]string
+	valBuf [attrInline]any
 }
 
 // attrIndexed is the number of attributes searched in order.
 const attrIndexed = 8
 
+// attrInline is the number of attributes a set holds without allocating
+// lists of its own: most resource bodies have no more.
+const attrInline = 6
+
 func newAttrSet(n int) *attrSet {
-	return &attrSet{keys: make([]string, 0, n), vals: make([]any, 0, n)}
+	a := &attrSet{}
+	if n <= attrInline {
+		a.keys, a.vals = a.keyBuf[:0], a.valBuf[:0]
+	} else {
+		a.keys, a.vals = make([]string, 0, n), make([]any, 0, n)
+	}
+	return a
 }
 
 // find returns the position of k, or -1.

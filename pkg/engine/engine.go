@@ -100,7 +100,7 @@ type Engine struct {
 	converged  chan struct{}
 	status     atomic.Pointer[Status]
 	graphRes   atomic.Pointer[[]Res] // the resources of the running graph (Init.Graph)
-	graphFn    func() []Res          // e.graph, the Init.Graph of every resource
+	env        *Env                  // the Env of every resource's Init
 	runCtx     context.Context       // cancelled at shutdown; parent of every Watch and CheckApply
 	runStarted chan struct{}
 
@@ -137,7 +137,16 @@ func New(cfg Config) *Engine {
 	}
 	e.tasks.size = poolSize
 	e.applies.size = cfg.Parallel
-	e.graphFn = e.graph
+	e.env = &Env{
+		Program:  cfg.Program,
+		Version:  cfg.Version,
+		Hostname: cfg.Hostname,
+		World:    cfg.World,
+		Prefix:   cfg.Prefix,
+		Exit:     cfg.Exit,
+		Graph:    e.graph,
+		Debug:    cfg.Debug,
+	}
 	e.status.Store(&Status{})
 	return e
 }

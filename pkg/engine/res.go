@@ -64,18 +64,41 @@ type Exiter interface {
 // the engine's; what the resource calls back (Running, Event, Logf, ...)
 // goes through its Hooks, which the engine implements once per resource
 // without allocating a function for each call: a graph of 100,000
-// resources holds 100,000 of these handles. A handle built by hand, in a
-// test or for a resource run inside another one, sets Hooks to a Funcs
-// (a nil Hooks gives every call its default, as an empty Funcs does).
+// resources holds 100,000 of these handles, of 40 bytes each, and the
+// values that are the same for all of them (its Env) once. A handle
+// built by hand, in a test or for a resource run inside another one, sets
+// Hooks to a Funcs (a nil Hooks gives every call its default, as an empty
+// Funcs does) and its Env (never nil for a resource to read: an empty Env
+// for none of its values).
 type Init struct {
-	Program  string // name of the program running the engine
-	Version  string
-	Hostname string // this host's name in the world
+	// Env holds the values of the engine, the same for all its resources:
+	// init.Prefix, init.World, ... are its fields.
+	*Env
 
 	// Hooks receives the calls of the methods below (Running, Event,
 	// Refresh, UpstreamPending, Send, Recv, VarDir, Logf, Report,
 	// WantsText).
 	Hooks Hooks
+
+	// Log is the resource's structured logger: its messages are written
+	// after the resource's kind[name], at their level, with their
+	// attributes (a value of several lines, such as a command's output,
+	// below the line in the text form). It does not say what changed:
+	// Logf and Report do.
+	Log *slog.Logger
+
+	// Reversal is set when the resource runs as the saved reversal of a
+	// resource that left the graph (Meta:reverse): it may then read what
+	// that resource kept in VarDir(ReverseVarDir).
+	Reversal bool
+}
+
+// An Env is what the Init handles of an engine's resources share: one for
+// all of them.
+type Env struct {
+	Program  string // name of the program running the engine
+	Version  string
+	Hostname string // this host's name in the world
 
 	// World is the shared world, or nil when the tool runs without one.
 	World World
@@ -94,21 +117,8 @@ type Init struct {
 	// CheckApply. The slice is shared: it must not be changed.
 	Graph func() []Res
 
-	// Reversal is set when the resource runs as the saved reversal of a
-	// resource that left the graph (Meta:reverse): it may then read what
-	// that resource kept in VarDir(ReverseVarDir).
-	Reversal bool
 	// Debug is set when the engine logs at debug level.
 	Debug bool
-	// (Reversal and Debug share a word: a graph of 100,000 resources
-	// holds 100,000 handles, of 128 bytes each.)
-
-	// Log is the resource's structured logger: its messages are written
-	// after the resource's kind[name], at their level, with their
-	// attributes (a value of several lines, such as a command's output,
-	// below the line in the text form). It does not say what changed:
-	// Logf and Report do.
-	Log *slog.Logger
 }
 
 // Running is called once from Watch when the watch is established.

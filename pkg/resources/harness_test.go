@@ -46,15 +46,17 @@ func newHarness(t testing.TB) *harness {
 
 func (h *harness) init() *engine.Init {
 	return &engine.Init{
-		Program:  "mgmt-test",
-		Hooks:    &engine.Funcs{RunningFunc: h.onRunning, EventFunc: h.onEvent, RefreshFunc: h.onRefresh, SendFunc: h.onSend, RecvFunc: h.onRecv, VarDirFunc: h.onVarDir, LogfFunc: h.onLogf},
-		Prefix:   h.prefix,
-		Reversal: h.reversal,
-		Graph: func() []engine.Res {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			return h.graph
+		Env: &engine.Env{
+			Program: "mgmt-test",
+			Prefix:  h.prefix,
+			Graph: func() []engine.Res {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return h.graph
+			},
 		},
+		Hooks:    &engine.Funcs{RunningFunc: h.onRunning, EventFunc: h.onEvent, RefreshFunc: h.onRefresh, SendFunc: h.onSend, RecvFunc: h.onRecv, VarDirFunc: h.onVarDir, LogfFunc: h.onLogf},
+		Reversal: h.reversal,
 	}
 }
 

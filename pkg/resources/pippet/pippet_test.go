@@ -29,7 +29,7 @@ func initRes(t *testing.T, r *PippetRes, refresh *bool) *PippetRes {
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	init := &engine.Init{Hooks: &engine.Funcs{LogfFunc: t.Logf,
+	init := &engine.Init{Env: &engine.Env{}, Hooks: &engine.Funcs{LogfFunc: t.Logf,
 		RefreshFunc: func() bool { return refresh != nil && *refresh }}}
 	if err := r.Init(init); err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestInterpreter(t *testing.T) {
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	err := r.Init(&engine.Init{Hooks: &engine.Funcs{LogfFunc: t.Logf}})
+	err := r.Init(&engine.Init{Env: &engine.Env{}, Hooks: &engine.Funcs{LogfFunc: t.Logf}})
 	if err == nil || !strings.Contains(err.Error(), "pippet needs Puppet") || !strings.Contains(err.Error(), "mgmt-no-such-ruby") {
 		t.Fatalf("got %v, want an error naming the missing interpreter", err)
 	}

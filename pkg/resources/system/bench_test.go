@@ -12,7 +12,7 @@ import (
 
 // benchInit is an Init handle for benchmarks: no watch, no log.
 func benchInit() *engine.Init {
-	return &engine.Init{}
+	return &engine.Init{Env: &engine.Env{}}
 }
 
 func benchApply(b *testing.B, r engine.Res) {

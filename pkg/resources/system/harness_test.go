@@ -30,9 +30,7 @@ func newHarness(t *testing.T, r engine.Res) *harness {
 		t.Fatalf("%s: validate: %v", r, err)
 	}
 	init := &engine.Init{
-		Program:  "mgmt-test",
-		Hostname: "test",
-		Debug:    true,
+		Env: &engine.Env{Program: "mgmt-test", Hostname: "test", Debug: true},
 		Hooks: &engine.Funcs{
 			RunningFunc: func() {},
 			EventFunc:   func() { h.events <- struct{}{} },

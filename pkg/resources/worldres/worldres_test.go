@@ -26,8 +26,7 @@ type harness struct {
 func newInit(w engine.World) (*harness, *engine.Init) {
 	h := &harness{running: make(chan struct{}, 1), events: make(chan struct{}, 1)}
 	return h, &engine.Init{
-		Hostname: w.Hostname(),
-		World:    w,
+		Env: &engine.Env{Hostname: w.Hostname(), World: w},
 		Hooks: &engine.Funcs{
 			RunningFunc: func() { h.running <- struct{}{} },
 			EventFunc: func() {
@@ -183,11 +182,11 @@ func TestKVValidate(t *testing.T) {
 		}
 	}
 	var noWorld KVRes
-	if err := noWorld.Init(&engine.Init{}); err == nil || !strings.Contains(err.Error(), "needs the world") {
+	if err := noWorld.Init(&engine.Init{Env: &engine.Env{}}); err == nil || !strings.Contains(err.Error(), "needs the world") {
 		t.Errorf("Init without a world: %v", err)
 	}
 	var s ScheduleRes
-	if err := s.Init(&engine.Init{}); err == nil {
+	if err := s.Init(&engine.Init{Env: &engine.Env{}}); err == nil {
 		t.Error("schedule Init without a world succeeded")
 	}
 	if err := s.Cleanup(); err != nil {

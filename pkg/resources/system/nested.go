@@ -35,6 +35,8 @@ func newNestedFile(owner *engine.Init, path string, content *string) (*nestedFil
 	n := &nestedFile{res: f}
 	if owner != nil {
 		n.init = *owner
+	} else {
+		n.init.Env = &engine.Env{}
 	}
 	n.hooks = engine.Funcs{Base: n.init.Hooks, RunningFunc: func() {}, EventFunc: func() {},
 		RefreshFunc: func() bool { return false }, RecvFunc: func() map[string]*engine.Send { return nil }}

@@ -101,6 +101,8 @@ func (s *Stats) note(opts Options, v *Vertex, why string) {
 // The relationship graph's automatic requirements and containers are
 // worked out on another core while the resources are translated (none
 // depends on the other); then the whits are translated and the edges.
+// The translation of each resource is drafted on another core too, ahead
+// of its check, counts and messages, which follow the resources' order.
 func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error) {
 	b, err := newBuilder(c)
 	if err != nil {
@@ -118,26 +120,53 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	comp := findCompanions(&RelGraph{Vertices: kept})
 	doc := &graph.Document{Mgmt: graph.Version, Graph: c.Name}
 	seen := make(map[graph.Ref]*graph.Resource, len(c.Resources))
-	var sc scratch
 	res := make([]*graph.Resource, 0, len(c.Resources))
-	translate := func(vs []*Vertex) error {
-		for _, v := range vs {
-			r := translateVertex(v, opts, st, comp, &sc)
-			if old := seen[r.Ref()]; old != nil {
-				return &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
-			}
-			seen[r.Ref()] = r
-			res = append(res, r)
+	add := func(v *Vertex, r *graph.Resource) error {
+		if old := seen[r.Ref()]; old != nil {
+			return &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
 		}
+		seen[r.Ref()] = r
+		res = append(res, r)
 		return nil
 	}
-	if err := translate(kept); err != nil {
-		return nil, nil, err
+	// the resources' drafts are made on another core, a batch ahead of
+	// their completion here
+	drafts := make([]draft, len(kept))
+	ready, stop := make(chan int, 1), make(chan struct{})
+	var dwg sync.WaitGroup
+	dwg.Go(func() {
+		defer close(ready)
+		var sc scratch
+		for i, v := range kept {
+			drafts[i] = draftVertex(v, opts, comp, &sc)
+			if (i+1)%draftBatch != 0 && i+1 < len(kept) {
+				continue
+			}
+			select {
+			case ready <- i + 1:
+			case <-stop:
+				return
+			}
+		}
+	})
+	defer func() { close(stop); dwg.Wait() }()
+	made := 0
+	for i, v := range kept {
+		for made <= i {
+			made = <-ready
+		}
+		if err := add(v, completeVertex(v, drafts[i], opts, st, comp)); err != nil {
+			return nil, nil, err
+		}
+		drafts[i] = draft{}
 	}
 	wg.Wait()
 	g := b.g
-	if err := translate(g.Vertices[len(kept):]); err != nil {
-		return nil, nil, err
+	var sc scratch
+	for _, v := range g.Vertices[len(kept):] {
+		if err := add(v, translateVertex(v, opts, st, comp, &sc)); err != nil {
+			return nil, nil, err
+		}
 	}
 	n := len(g.Vertices)
 	// the vertices and the references correspond one to one (seen): the
@@ -264,22 +293,40 @@ func Canonicalize(doc *graph.Document) {
 	graph.SortEdges(doc.Edges)
 }
 
+// draftBatch is the number of drafts Translate hands over at a time.
+const draftBatch = 64
+
 // translateVertex translates v with the mapping of its type, or hands it
 // to pippet: when its type has no mapping, or the mapping cannot express
 // it exactly (the reason is logged at info level).
 func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *scratch) *graph.Resource {
+	return completeVertex(v, draftVertex(v, opts, comp, sc), opts, st, comp)
+}
+
+// A draft is the part of a vertex's translation that neither checks the
+// resource nor counts or logs anything (draftVertex): Translate makes the
+// drafts on another core, ahead of their completion (completeVertex),
+// which runs in the order of the vertices.
+type draft struct {
+	done *graph.Resource // the translation, when the draft is all of it (a noop)
+	r    *graph.Resource // the native resource, when v's type has a mapping
+	t    *tr             // and its translation
+}
+
+// draftVertex makes v's draft: its noop, or the native resource its
+// mapping gives (with the reason to fall back, if any), or nothing when
+// its type has no mapping.
+func draftVertex(v *Vertex, opts Options, comp companions, sc *scratch) draft {
 	if v.Res == nil || managesNothing(v) {
 		name := v.Name
 		if v.Res != nil && v.Type != "anchor" {
 			name = v.Ref // a user and an anchor may share a name
 		}
-		return &graph.Resource{Kind: "noop", Name: name, Origin: "puppet", Pos: pos(v)}
+		return draft{done: &graph.Resource{Kind: "noop", Name: name, Origin: "puppet", Pos: pos(v)}}
 	}
 	m := mappings[v.Type]
 	if m == nil {
-		st.Unsupported++
-		st.note(opts, v, "no native kind for type "+v.Type)
-		return pippet(v, opts, comp[v])
+		return draft{}
 	}
 	params, used := sc.take(v.Res)
 	t := &tr{v: v, opts: opts, comp: comp[v], params: params, used: used, out: map[string]any{}, keys: sc.keys}
@@ -304,6 +351,8 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *sc
 	if t.why == "" {
 		t.checkSchema(m.kind)
 	}
+	// the scratch maps are the next draft's
+	t.params, t.used, t.keys = nil, nil, nil
 	name := v.Name
 	if m.title {
 		name = v.Res.Title
@@ -312,8 +361,24 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *sc
 	if t.meta.Noop || t.meta.Retry != 0 || t.meta.Delay != 0 {
 		r.Meta = &graph.Meta{Noop: t.meta.Noop, Retry: t.meta.Retry, Delay: t.meta.Delay}
 	}
+	return draft{r: r, t: t}
+}
+
+// completeVertex completes v's translation from its draft d: the native
+// resource checked (opts.Check) and counted, or pippet's, with the reason
+// logged.
+func completeVertex(v *Vertex, d draft, opts Options, st *Stats, comp companions) *graph.Resource {
+	if d.done != nil {
+		return d.done
+	}
+	if d.t == nil {
+		st.Unsupported++
+		st.note(opts, v, "no native kind for type "+v.Type)
+		return pippet(v, opts, comp[v])
+	}
+	t := d.t
 	if t.why == "" && opts.Check != nil {
-		if err := opts.Check(r); err != nil {
+		if err := opts.Check(d.r); err != nil {
 			t.fallback("%v", err)
 		}
 	}
@@ -323,7 +388,7 @@ func translateVertex(v *Vertex, opts Options, st *Stats, comp companions, sc *sc
 		return pippet(v, opts, comp[v])
 	}
 	st.Native++
-	return r
+	return d.r
 }
 
 // managesNothing reports whether Puppet applies v without looking at the

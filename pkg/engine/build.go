@@ -180,11 +180,14 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	if doc.IsError() {
 		return nil, graph.Errorf(doc.Error.Pos, "", "%s", doc.Error.Message)
 	}
-	if err := doc.Validate(); err != nil {
+	pairs, err := doc.ValidatePairs()
+	if err != nil {
 		return nil, err
 	}
-	g = &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source}
-	byKey := make(map[graph.Ref]*Vertex, len(doc.Resources))
+	g = &Graph{Name: doc.Graph, Seq: doc.Seq, Source: doc.Source, all: make([]*Vertex, 0, len(doc.Resources))}
+	// the vertex of each resource, by its index in doc.Resources, which
+	// pairs name the ends of the edges by
+	byIndex := make([]*Vertex, len(doc.Resources))
 	srcs := make([]source, len(doc.Resources))
 	var errs graph.ErrorList
 	var dg digester
@@ -198,7 +201,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 			errs = append(errs, l...)
 			continue
 		}
-		byKey[rr.Ref()] = v
+		byIndex[i] = v
 		g.all = append(g.all, v)
 		if opts.Consume && (rr.Meta == nil || len(rr.Meta.Export) == 0) {
 			rr.Params = nil
@@ -208,8 +211,8 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		return nil, errs
 	}
 	slices.SortFunc(g.all, func(a, b *Vertex) int { return a.ref().Compare(b.ref()) })
-	for _, e := range doc.Edges {
-		g.addDocEdge(byKey[e.From], byKey[e.To], e)
+	for i, e := range doc.Edges {
+		g.addDocEdge(byIndex[pairs[i][0]], byIndex[pairs[i][1]], e)
 	}
 	if !opts.NoAutoEdges {
 		if err := g.autoEdges(); err != nil {

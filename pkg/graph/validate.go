@@ -43,10 +43,19 @@ func (doc *Document) Validate() error {
 	return err
 }
 
+// ValidatePairs is Validate, and on success also returns the ends of
+// every edge of doc as it leaves it (duplicates collapsed): pairs[i] holds
+// the indexes in doc.Resources of doc.Edges[i]'s from and to resources,
+// so that a program building a graph from doc can link its vertices
+// without looking each edge's references up again.
+func (doc *Document) ValidatePairs() (pairs [][2]int32, err error) {
+	return doc.validPairs()
+}
+
 // validPairs validates doc and returns the vertex ids of its edges (the
-// indexes of their ends in doc.Resources), for Merge. Nothing of a past
-// validation is kept: a document's resources and edges may change in
-// place between two calls.
+// indexes of their ends in doc.Resources), for Merge and ValidatePairs.
+// Nothing of a past validation is kept: a document's resources and edges
+// may change in place between two calls.
 func (doc *Document) validPairs() ([][2]int32, error) {
 	var errs ErrorList
 	docPos := doc.At.String()

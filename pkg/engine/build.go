@@ -138,9 +138,10 @@ type BuildOptions struct {
 	NoAutoEdges  bool // skip the automatic edges of every resource
 	NoAutoGroups bool // skip autogrouping
 	// Made holds resources that NewRes already made from resources of
-	// the document, by the very resource they were made from, which has
-	// not changed since: Build uses them instead of decoding and
-	// validating those resources again. A program that checks resources
+	// the document, by the very resource they were made from, which
+	// graph.CheckResource accepted and which has not changed since:
+	// Build uses them instead of decoding and validating those
+	// resources again, and does not check them alone again. A program that checks resources
 	// one at a time (to choose another translation for those refused)
 	// and then the whole graph makes each resource once. Each one belongs
 	// to the graph Build returns.
@@ -180,7 +181,13 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	if doc.IsError() {
 		return nil, graph.Errorf(doc.Error.Pos, "", "%s", doc.Error.Message)
 	}
-	pairs, err := doc.ValidatePairs()
+	// A resource of Made was accepted by graph.CheckResource (NewRes
+	// requires it) and has not changed since: it is not checked again.
+	var checked func(*graph.Resource) bool
+	if len(opts.Made) > 0 {
+		checked = func(r *graph.Resource) bool { return opts.Made[r] != nil }
+	}
+	pairs, err := doc.ValidatePairs(checked)
 	if err != nil {
 		return nil, err
 	}

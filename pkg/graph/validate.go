@@ -48,8 +48,14 @@ func (doc *Document) Validate() error {
 // the indexes in doc.Resources of doc.Edges[i]'s from and to resources,
 // so that a program building a graph from doc can link its vertices
 // without looking each edge's references up again.
-func (doc *Document) ValidatePairs() (pairs [][2]int32, err error) {
-	return doc.validPairs()
+//
+// checked, when not nil, names resources that CheckResource already
+// accepted and that have not changed since: their checks alone (kind,
+// name, metaparameters, parameters) are not run again, as they would
+// report nothing. Everything else is checked as Validate checks it, and
+// every error is the same.
+func (doc *Document) ValidatePairs(checked func(*Resource) bool) (pairs [][2]int32, err error) {
+	return doc.validate(checked)
 }
 
 // validPairs validates doc and returns the vertex ids of its edges (the
@@ -57,6 +63,11 @@ func (doc *Document) ValidatePairs() (pairs [][2]int32, err error) {
 // Nothing of a past validation is kept: a document's resources and edges
 // may change in place between two calls.
 func (doc *Document) validPairs() ([][2]int32, error) {
+	return doc.validate(nil)
+}
+
+// validate is ValidatePairs.
+func (doc *Document) validate(checked func(*Resource) bool) ([][2]int32, error) {
 	var errs ErrorList
 	docPos := doc.At.String()
 	if doc.Mgmt != Version {
@@ -69,7 +80,7 @@ func (doc *Document) validPairs() ([][2]int32, error) {
 		}
 		return nil, errs.Err()
 	}
-	ids := doc.dedupResources(&errs)
+	ids := doc.dedupResources(checked, &errs)
 	pairs := doc.dedupEdges(ids, &errs)
 	if len(errs) == 0 && hasCycle(len(doc.Resources), pairs) {
 		errs = append(errs, cycleErrors(doc)...)
@@ -90,9 +101,10 @@ func cycleErrors(doc *Document) ErrorList {
 	return errs
 }
 
-// dedupResources checks every resource and removes identical duplicates.
-// It returns the index of every resource by ref.
-func (doc *Document) dedupResources(errs *ErrorList) *refMap[int32] {
+// dedupResources checks every resource (but those checked reports, see
+// ValidatePairs) and removes identical duplicates. It returns the index
+// of every resource by ref.
+func (doc *Document) dedupResources(checked func(*Resource) bool, errs *ErrorList) *refMap[int32] {
 	ids := newRefMapSize[int32](len(doc.Resources))
 	out := doc.Resources[:0]
 	kinds := map[string]*KindSchema{}
@@ -101,12 +113,14 @@ func (doc *Document) dedupResources(errs *ErrorList) *refMap[int32] {
 			errs.Add(doc.At.String(), "resources[%d] is null", i)
 			continue
 		}
-		s, known := kinds[r.Kind]
-		if !known {
-			s, _ = LookupKind(r.Kind)
-			kinds[r.Kind] = s
+		if checked == nil || !checked(r) {
+			s, known := kinds[r.Kind]
+			if !known {
+				s, _ = LookupKind(r.Kind)
+				kinds[r.Kind] = s
+			}
+			checkResource(r, s, errs)
 		}
-		checkResource(r, s, errs)
 		ref := r.Ref()
 		if first, dup := ids.get(ref); dup {
 			if m, ok := MergeDuplicate(out[first], r); ok {

@@ -218,9 +218,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 		return nil, errs
 	}
 	slices.SortFunc(g.all, func(a, b *Vertex) int { return a.ref().Compare(b.ref()) })
-	for i, e := range doc.Edges {
-		g.addDocEdge(byIndex[pairs[i][0]], byIndex[pairs[i][1]], e)
-	}
+	g.linkDocEdges(doc.Edges, pairs, byIndex)
 	if !opts.NoAutoEdges {
 		if err := g.autoEdges(); err != nil {
 			return nil, err
@@ -320,12 +318,33 @@ func NewRes(rr *graph.Resource) (res Res, err error) {
 	return res, nil
 }
 
-// addDocEdge adds the edge e of the document, from from to to.
-func (g *Graph) addDocEdge(from, to *Vertex, e *graph.Edge) {
-	ed := &Edge{From: from, To: to, Notify: e.Notify, Send: e.Send, Recv: e.Recv}
-	from.out = append(from.out, ed)
-	to.in = append(to.in, ed)
-	g.docEdges = append(g.docEdges, e)
+// linkDocEdges adds the edges of the document, where edges[i] goes from
+// the vertex byIndex[pairs[i][0]] to byIndex[pairs[i][1]]. The edges are
+// one slice, and so are the vertices' lists of them, each list sized by
+// a count first (an automatic edge added later gets its own copy of the
+// list).
+func (g *Graph) linkDocEdges(edges []*graph.Edge, pairs [][2]int32, byIndex []*Vertex) {
+	nOut := make([]int32, len(byIndex))
+	nIn := make([]int32, len(byIndex))
+	for _, p := range pairs {
+		nOut[p[0]]++
+		nIn[p[1]]++
+	}
+	lists := make([]*Edge, 2*len(edges))
+	for i, v := range byIndex {
+		v.out, lists = lists[:0:nOut[i]], lists[nOut[i]:]
+		v.in, lists = lists[:0:nIn[i]], lists[nIn[i]:]
+	}
+	slab := make([]Edge, len(edges))
+	g.docEdges = slices.Grow(g.docEdges, len(edges))
+	for i, e := range edges {
+		from, to := byIndex[pairs[i][0]], byIndex[pairs[i][1]]
+		ed := &slab[i]
+		*ed = Edge{From: from, To: to, Notify: e.Notify, Send: e.Send, Recv: e.Recv}
+		from.out = append(from.out, ed)
+		to.in = append(to.in, ed)
+		g.docEdges = append(g.docEdges, e)
+	}
 }
 
 // reaches reports whether to can be reached from from along edges; with
@@ -373,8 +392,16 @@ func (g *Graph) nextWalk() uint32 {
 // dedupeEdges collects the edges of vs, merging parallel edges without
 // send/recv into one (notify if any of them notifies).
 func dedupeEdges(vs []*Vertex) []*Edge {
-	var out []*Edge
+	n := 0
 	for _, v := range vs {
+		n += len(v.out)
+	}
+	out := make([]*Edge, 0, n)
+	for _, v := range vs {
+		if len(v.out) < 2 {
+			out = append(out, v.out...) // nothing to merge
+			continue
+		}
 		seen := map[*Vertex]*Edge{}
 		var keep []*Edge
 		for _, e := range v.out {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -703,101 +701,4 @@ func missingParent(path string, err error) error {
 		}
 	}
 	return err
-}
-
-// wantContent returns the wanted content of a file, or nil when it is not
-// managed.
-func (obj *FileRes) wantContent() ([]byte, error) {
-	switch {
-	case obj.Content != nil:
-		return []byte(*obj.Content), nil
-	case obj.Source != "":
-		b, err := os.ReadFile(obj.Source)
-		if err != nil {
-			return nil, fmt.Errorf("source: %w", err)
-		}
-		return b, nil
-	case len(obj.Fragments) > 0:
-		return readFragments(obj.Fragments)
-	}
-	return nil, nil
-}
-
-// checkContent compares and rewrites the content of a file.
-func (obj *FileRes) checkContent(c *fileCheck) error {
-	if obj.Content == nil && obj.Source == "" && len(obj.Fragments) == 0 {
-		return nil
-	}
-	want, err := obj.wantContent()
-	if err != nil {
-		return err
-	}
-	if !c.fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", c.path)
-	}
-	same, err := sameContent(c.path, c.fi.Size(), want)
-	if err != nil || same {
-		return err
-	}
-	switch {
-	case obj.hidesDiff():
-		c.report(hiddenChange("content", c.fi.Size(), len(want)))
-	case engine.WantsText(obj.init):
-		c.report(contentChange(c.path, c.fi.Size(), want))
-	default:
-		c.change("content") // no diff wanted: the old content is not read
-	}
-	if !c.apply {
-		return nil
-	}
-	if err := obj.saveOrig(c); err != nil {
-		return err
-	}
-	// The new file gets its wanted mode and owner with its content (the
-	// old file's, where they are not managed): no chmod or chown of the
-	// path, nor a stat of it, follows. An owner that cannot be looked
-	// up is left to checkAttrs, which reports it.
-	wu, wg, oerr := obj.owner()
-	if oerr != nil {
-		wu, wg = -1, -1
-	}
-	perm, uid, gid := statBits(c.fi)
-	if err := obj.backupOld(c); err != nil {
-		return err
-	}
-	if obj.ValidateCmd != "" {
-		// As in Puppet, the command checks the new content with the old
-		// file's mode and owner; checkAttrs sets the wanted ones after.
-		return writeAtomicChecked(c.ctx, c.path, want, perm, uid, gid, obj.validator(c.ctx))
-	}
-	obj.attrChanges(c, perm, uid, gid, false, wu, wg)
-	if obj.mode != nil {
-		perm = obj.mode.apply(perm, false)
-	}
-	if err := writeAtomic(c.ctx, c.path, want, perm, pick(wu, uid), pick(wg, gid)); err != nil {
-		return err
-	}
-	c.attrsSet = oerr == nil
-	return nil
-}
-
-// contentChange returns the change of the content of the regular file
-// at path, of size bytes, to want: with the current content for a diff
-// when the two are small enough to compare and it can be read.
-func contentChange(path string, size int64, want []byte) engine.Change {
-	c := engine.Change{What: "content"}
-	if size+int64(len(want)) > engine.MaxDiffInput {
-		return c
-	}
-	fd, err := openNoFollow(path, syscall.O_RDONLY)
-	if err != nil {
-		return c
-	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	old, err := io.ReadAll(io.LimitReader(f, engine.MaxDiffInput))
-	if err != nil {
-		return c
-	}
-	return textChange("content", path, old, want)
 }

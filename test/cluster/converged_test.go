@@ -26,18 +26,7 @@ func TestConvergedExit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three etcd members")
 	}
-	ideal := []string{"--ideal-cluster-size", "3"}
-	var ms []*host
-	for i := 1; i <= 3; i++ {
-		m := newHost(t, fmt.Sprintf("m%d", i), "http", ideal...)
-		if i == 1 {
-			m.start()
-		} else {
-			m.start(ms[0].client)
-		}
-		m.waitLog("running as member "+m.name, joinTimeout)
-		ms = append(ms, m)
-	}
+	ms := startMembers(t, 3)
 	seeds := strings.Join([]string{ms[0].client, ms[1].client, ms[2].client}, ",")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -61,6 +61,25 @@ func newHost(t testing.TB, name, scheme string, args ...string) *host {
 	}
 }
 
+// startMembers starts a cluster of n members named m1 to mN on plain
+// http, each told the cluster's ideal size of n, the others joining
+// through the first, and waits until each one runs as a member.
+func startMembers(t testing.TB, n int) []*host {
+	t.Helper()
+	ideal := []string{"--ideal-cluster-size", fmt.Sprint(n)}
+	ms := make([]*host, n)
+	for i := range ms {
+		ms[i] = newHost(t, fmt.Sprintf("m%d", i+1), "http", ideal...)
+		if i == 0 {
+			ms[i].start()
+		} else {
+			ms[i].start(ms[0].client)
+		}
+		ms[i].waitLog("running as member "+ms[i].name, joinTimeout)
+	}
+	return ms
+}
+
 // start runs the host's process, joining through seeds when given.
 func (h *host) start(seeds ...string) {
 	h.t.Helper()

@@ -27,14 +27,8 @@ func TestWorldOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three etcd members")
 	}
-	ideal := []string{"--ideal-cluster-size", "3"}
-	m1, m2, m3 := newHost(t, "m1", "http", ideal...), newHost(t, "m2", "http", ideal...), newHost(t, "m3", "http", ideal...)
-	m1.start()
-	m1.waitLog("running as member m1", joinTimeout)
-	m2.start(m1.client)
-	m2.waitLog("running as member m2", joinTimeout)
-	m3.start(m1.client)
-	m3.waitLog("running as member m3", joinTimeout)
+	ms := startMembers(t, 3)
+	m1, m2, m3 := ms[0], ms[1], ms[2]
 
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")

@@ -76,7 +76,7 @@ func Merge(opts MergeOptions, inputs ...Input) (*Document, []string, error) {
 			m.errs.Add(in.Doc.Error.Pos, "input %s: %s", in.Name, in.Doc.Error.Message)
 			continue
 		}
-		pairs, err := in.Doc.validPairs()
+		pairs, err := in.Doc.ValidatePairs(nil)
 		if err != nil {
 			if l, ok := err.(ErrorList); ok {
 				m.errs = append(m.errs, l...)

@@ -39,7 +39,7 @@ import (
 //
 // An error document is valid when it has a message.
 func (doc *Document) Validate() error {
-	_, err := doc.validPairs()
+	_, err := doc.ValidatePairs(nil)
 	return err
 }
 
@@ -54,20 +54,10 @@ func (doc *Document) Validate() error {
 // name, metaparameters, parameters) are not run again, as they would
 // report nothing. Everything else is checked as Validate checks it, and
 // every error is the same.
-func (doc *Document) ValidatePairs(checked func(*Resource) bool) (pairs [][2]int32, err error) {
-	return doc.validate(checked)
-}
-
-// validPairs validates doc and returns the vertex ids of its edges (the
-// indexes of their ends in doc.Resources), for Merge and ValidatePairs.
+//
 // Nothing of a past validation is kept: a document's resources and edges
 // may change in place between two calls.
-func (doc *Document) validPairs() ([][2]int32, error) {
-	return doc.validate(nil)
-}
-
-// validate is ValidatePairs.
-func (doc *Document) validate(checked func(*Resource) bool) ([][2]int32, error) {
+func (doc *Document) ValidatePairs(checked func(*Resource) bool) ([][2]int32, error) {
 	var errs ErrorList
 	docPos := doc.At.String()
 	if doc.Mgmt != Version {

@@ -16,6 +16,11 @@
 # over N/1000 directories, and cf-agent runs only up to CF_MAX files
 # (default 10000; "-" in the table beyond it).
 #
+# The files are made under TMPDIR (default /tmp). The header names its file
+# system: ext4 without a journal makes cold times swing several-fold (see
+# docs/operating.md), so use one with a journal (or tmpfs, for the tools'
+# own share) when comparing.
+#
 # This script installs nothing. Without cf-agent it says how to get it
 # (Debian: apt-get install cfengine3) and exits 0, so `make bench` goes on.
 set -eu
@@ -112,7 +117,24 @@ measure() {
 	echo "$(median <"$work/t" | awk '{ printf "%.3f", $1 / 1e6 }') $(median <"$work/m" | awk '{ printf "%.1f", $1 / 1024 }')"
 }
 
-echo "mgmt-apply ($BIN) against $("$CF" --version | head -n 1), medians of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+# fsinfo DIR: the type of DIR's file system, and for ext4 whether it has a
+# journal (the kernel shows data= among the options of one that has).
+fsinfo() {
+	src=$(findmnt -n -o SOURCE -T "$1" 2>/dev/null || true)
+	typ=$(findmnt -n -o FSTYPE -T "$1" 2>/dev/null || echo unknown)
+	opts=/proc/fs/ext4/${src##*/}/options
+	if [ "$typ" = ext4 ] && [ -r "$opts" ]; then
+		if grep -q '^data=' "$opts"; then typ="ext4 with a journal"; else typ="ext4 without a journal"; fi
+	fi
+	echo "$typ"
+}
+fs=$(fsinfo "$work")
+echo "mgmt-apply ($BIN) against $("$CF" --version | head -n 1), medians of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), files in $work ($fs)"
+case $fs in
+*"without a journal")
+	echo
+	echo "Warning: on ext4 without a journal every new inode passes over the inodes freed in the last minute or so, and cold times swing several-fold from run to run for both tools; set TMPDIR to a directory on a file system with a journal for steadier figures." ;;
+esac
 echo
 echo "| N files | ours cold | CFEngine cold | ours warm | CFEngine warm | ours peak RSS | CFEngine peak RSS | RSS ours/CFEngine |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"

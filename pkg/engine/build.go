@@ -293,13 +293,12 @@ func NewRes(rr *graph.Resource) (res Res, err error) {
 			res, err = nil, graph.Errorf(rr.Where(), "", "%s: panic: %v", rr.Ref(), r)
 		}
 	}()
-	key := rr.Ref().String()
 	res, rerr := NewResource(rr.Kind)
 	if rerr != nil {
-		return nil, graph.Errorf(rr.Where(), "", "%s: %v", key, rerr)
+		return nil, graph.Errorf(rr.Where(), "", "%s: %v", rr.Ref(), rerr)
 	}
 	if err := DecodeParams(res, rr.Params); err != nil {
-		return nil, graph.Errorf(rr.Where(), "", "%s: %v", key, err)
+		return nil, graph.Errorf(rr.Where(), "", "%s: %v", rr.Ref(), err)
 	}
 	res.SetName(rr.Name)
 	// Resources without metaparameters share one set of defaults: the
@@ -312,7 +311,7 @@ func NewRes(rr *graph.Resource) (res Res, err error) {
 	res.SetMetaParams(meta)
 	if !meta.Hidden {
 		if err := res.Validate(); err != nil {
-			return nil, graph.Errorf(rr.Where(), "", "%s: invalid: %v", key, err)
+			return nil, graph.Errorf(rr.Where(), "", "%s: invalid: %v", rr.Ref(), err)
 		}
 	}
 	return res, nil

@@ -36,6 +36,7 @@ func digestParams(params map[string]any) paramsDigest {
 // one).
 type digester struct {
 	h       hash.Hash
+	sum     [sha256.Size]byte // Sum's output: a local array would escape through h
 	buf     [9]byte
 	scratch [128]byte
 	keys    []string // the sorted keys of the maps being hashed, outer ones first
@@ -52,9 +53,8 @@ func (d *digester) params(params map[string]any) paramsDigest {
 	if !d.value(params) {
 		return paramsDigest{}
 	}
-	var full [sha256.Size]byte
 	out := paramsDigest{ok: true}
-	copy(out.sum[:], d.h.Sum(full[:0]))
+	copy(out.sum[:], d.h.Sum(d.sum[:0]))
 	return out
 }
 

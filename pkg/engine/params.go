@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,11 +61,14 @@ func DecodeParams(r any, params map[string]any) error {
 	}
 	sv := rv.Elem()
 	idx := fieldIndex(sv.Type())
-	keys := make([]string, 0, len(params))
+	// The keys in order, so that the first error is always the same one;
+	// a resource's few keys are sorted on the stack.
+	var buf [16]string
+	keys := buf[:0]
 	for k := range params {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		i, ok := idx[k]
 		if !ok {

@@ -23,7 +23,9 @@ type jsonParser struct {
 	start  Position
 	intern map[string]string
 	values map[string]any // short string parameter values, boxed once
-	alloc  slab
+	alloc  slab           // names and the document's other strings
+	vals   slab           // strings of parameter values
+	esc    []byte         // a string with escapes, unescaped
 
 	// The path of the value being parsed, for messages: object keys, and
 	// array indexes as -1-index.
@@ -210,7 +212,7 @@ func (p *jsonParser) object(field func(key string, keyOff int)) {
 		keyOff := p.i
 		key, ok := p.knownKey()
 		if !ok {
-			key = p.str(true)
+			key = p.str(strIntern)
 		}
 		p.expect(':')
 		p.push(key, -1)
@@ -273,8 +275,41 @@ func (p *jsonParser) literal(word string) {
 	p.i += len(word)
 }
 
-// str parses a string; intern shares equal strings within the document.
-func (p *jsonParser) str(intern bool) string {
+// Where str puts the strings it parses: interned (the kinds, keys and
+// other names that repeat, shared within the document), in the slab of
+// the document's strings, or in the slab of parameter values. Parameter
+// values go apart from the names because they live as long as the
+// resources made from them, while a program that runs the graph lets go
+// of the names (see engine.BuildOptions.Consume): a block of names is
+// not kept for the sake of a value in it.
+type strDest int
+
+const (
+	strIntern strDest = iota
+	strDoc
+	strValue
+)
+
+// str parses a string into dest.
+func (p *jsonParser) str(dest strDest) string {
+	b := p.strBytes()
+	switch dest {
+	case strIntern:
+		if s, ok := p.intern[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		p.intern[s] = s
+		return s
+	case strValue:
+		return p.vals.str(b)
+	}
+	return p.alloc.str(b)
+}
+
+// strBytes parses a string and returns its bytes: a slice of the data,
+// or of p.esc when the string has escapes, valid until the next call.
+func (p *jsonParser) strBytes() []byte {
 	start := p.i
 	p.i++ // the opening quote
 	ascii := true
@@ -289,15 +324,7 @@ func (p *jsonParser) str(intern bool) string {
 				}
 			}
 			p.i = j + 1
-			if intern {
-				if s, ok := p.intern[string(b)]; ok {
-					return s
-				}
-				s := string(b)
-				p.intern[s] = s
-				return s
-			}
-			return p.alloc.str(b)
+			return b
 		case c == '\\':
 			return p.slowStr(start)
 		case c < 0x20:
@@ -307,7 +334,7 @@ func (p *jsonParser) str(intern bool) string {
 		}
 	}
 	p.failEOF(len(p.data))
-	return ""
+	return nil
 }
 
 // invalidUTF8 returns the index of the first byte of b that is not part
@@ -334,16 +361,17 @@ func (p *jsonParser) failUTF8(off int) {
 	p.fail(off, "invalid UTF-8 byte 0x%02x in string literal", p.data[off])
 }
 
-// slowStr parses a string with escapes.
-func (p *jsonParser) slowStr(start int) string {
-	var b []byte
+// slowStr parses a string with escapes into p.esc.
+func (p *jsonParser) slowStr(start int) []byte {
+	b := p.esc[:0]
 	j := start + 1
 	for j < len(p.data) {
 		c := p.data[j]
 		switch {
 		case c == '"':
 			p.i = j + 1
-			return string(b)
+			p.esc = b
+			return b
 		case c < 0x20:
 			p.fail(j, "invalid character %s in string literal", describeByte(c))
 		case c >= utf8.RuneSelf:
@@ -403,7 +431,7 @@ func (p *jsonParser) slowStr(start int) string {
 		}
 	}
 	p.failEOF(len(p.data))
-	return ""
+	return nil
 }
 
 func (p *jsonParser) hex4(j int) (rune, bool) {
@@ -467,7 +495,7 @@ func (p *jsonParser) value(depth int) any {
 	}
 	switch c := p.peek(); {
 	case c == '"':
-		return p.str(false)
+		return p.str(strValue)
 	case c == '{':
 		m := map[string]any{}
 		p.object(func(k string, _ int) { m[k] = p.value(depth + 1) })

@@ -62,7 +62,9 @@ func (p *jsonParser) internStr(s string) string {
 }
 
 // param parses a parameter value. Short strings, which repeat a lot
-// ("exists", "0644"), are shared within the document, boxed once.
+// ("exists", "0644"), are shared within the document, boxed once; the
+// first maxSharedValues of them only, so that a document of unique values
+// does not grow a table of them.
 func (p *jsonParser) param() any {
 	if p.peek() != '"' {
 		return p.value(1)
@@ -70,15 +72,15 @@ func (p *jsonParser) param() any {
 	start := p.i
 	end := bytes.IndexByte(p.data[start+1:], '"')
 	if end < 0 || end > 64 {
-		return p.str(false)
+		return p.str(strValue)
 	}
 	raw := p.data[start+1 : start+1+end]
 	if v, ok := p.values[string(raw)]; ok && bytes.IndexByte(raw, '\\') < 0 {
 		p.i = start + end + 2
 		return v
 	}
-	s := p.str(false)
-	if p.i == start+end+2 { // no escapes: raw is s
+	s := p.str(strValue)
+	if p.i == start+end+2 && len(p.values) < maxSharedValues { // no escapes: raw is s
 		var v any = s
 		p.values[s] = v
 		return v
@@ -86,16 +88,18 @@ func (p *jsonParser) param() any {
 	return s
 }
 
+const maxSharedValues = 4096
+
 // Typed fields.
 
-func (p *jsonParser) stringField(intern bool) string {
+func (p *jsonParser) stringField(dest strDest) string {
 	if p.peek() != '"' {
 		if p.null() {
 			return ""
 		}
 		p.wrongType("string")
 	}
-	return p.str(intern)
+	return p.str(dest)
 }
 
 func (p *jsonParser) boolField() bool {
@@ -164,7 +168,7 @@ func (p *jsonParser) stringList() []string {
 		return nil
 	}
 	out := []string{}
-	p.array(func(int) { out = append(out, p.stringField(false)) })
+	p.array(func(int) { out = append(out, p.stringField(strDoc)) })
 	return out
 }
 
@@ -183,13 +187,13 @@ func (p *jsonParser) document(doc *Document) {
 	p.object(func(key string, off int) {
 		switch key {
 		case "mgmt":
-			doc.Mgmt = p.stringField(false)
+			doc.Mgmt = p.stringField(strDoc)
 		case "graph":
-			doc.Graph = p.stringField(false)
+			doc.Graph = p.stringField(strDoc)
 		case "seq":
 			doc.Seq = p.intField(math.MinInt64, math.MaxInt64)
 		case "source":
-			doc.Source = p.stringField(false)
+			doc.Source = p.stringField(strDoc)
 		case "resources":
 			if !p.null() {
 				p.array(func(int) { doc.Resources = append(doc.Resources, p.resource()) })
@@ -213,9 +217,9 @@ func (p *jsonParser) errorDoc() *Error {
 	p.object(func(key string, off int) {
 		switch key {
 		case "message":
-			e.Message = p.stringField(false)
+			e.Message = p.stringField(strDoc)
 		case "pos":
-			e.Pos = p.stringField(false)
+			e.Pos = p.stringField(strDoc)
 		default:
 			p.unknown(key, off)
 		}
@@ -232,9 +236,9 @@ func (p *jsonParser) resource() *Resource {
 	p.object(func(key string, off int) {
 		switch key {
 		case "kind":
-			r.Kind = p.stringField(true)
+			r.Kind = p.stringField(strIntern)
 		case "name":
-			r.Name = p.stringField(false)
+			r.Name = p.stringField(strDoc)
 		case "params":
 			if p.null() {
 				return
@@ -248,9 +252,9 @@ func (p *jsonParser) resource() *Resource {
 		case "meta":
 			r.Meta = p.meta()
 		case "pos":
-			r.Pos = p.stringField(false)
+			r.Pos = p.stringField(strDoc)
 		case "origin":
-			r.Origin = p.stringField(true)
+			r.Origin = p.stringField(strIntern)
 		default:
 			p.unknown(key, off)
 		}
@@ -329,9 +333,9 @@ func (p *jsonParser) ref() Ref {
 	p.object(func(key string, off int) {
 		switch key {
 		case "kind":
-			r.Kind = p.stringField(true)
+			r.Kind = p.stringField(strIntern)
 		case "name":
-			r.Name = p.stringField(false)
+			r.Name = p.stringField(strDoc)
 		default:
 			p.unknown(key, off)
 		}
@@ -354,9 +358,9 @@ func (p *jsonParser) edge() *Edge {
 		case "notify":
 			e.Notify = p.boolField()
 		case "send":
-			e.Send = p.stringField(true)
+			e.Send = p.stringField(strIntern)
 		case "recv":
-			e.Recv = p.stringField(true)
+			e.Recv = p.stringField(strIntern)
 		default:
 			p.unknown(key, off)
 		}

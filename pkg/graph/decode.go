@@ -346,7 +346,7 @@ func quoteByte(c byte) string {
 }
 
 // finish checks what every decoded document must satisfy and records
-// positions: the mgmt tag, and no null entries.
+// positions: the mgmt tag, and no null resources or edges.
 func (doc *Document) finish(start Position) error {
 	doc.At = start
 	if doc.Mgmt != Version {
@@ -365,11 +365,7 @@ func (doc *Document) finish(start Position) error {
 		if !r.At.IsValid() {
 			r.At = start
 		}
-		for k, v := range r.Params {
-			if v == nil {
-				delete(r.Params, k)
-			}
-		}
+		// A null parameter is left out by the decoders themselves.
 	}
 	for i, e := range doc.Edges {
 		if e == nil {

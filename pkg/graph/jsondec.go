@@ -23,9 +23,17 @@ type jsonParser struct {
 	start  Position
 	intern map[string]string
 	values map[string]any // short string parameter values, boxed once
-	alloc  slab           // names and the document's other strings
-	vals   slab           // strings of parameter values
-	esc    []byte         // a string with escapes, unescaped
+	// The strings of intern and values met last, by recentSlot: a
+	// document repeats the same few keys and values, which these find
+	// without hashing.
+	recentStrs   [16]string
+	recentValues [16]struct {
+		s string
+		v any
+	}
+	alloc slab   // names and the document's other strings
+	vals  slab   // strings of parameter values
+	esc   []byte // a string with escapes, unescaped
 
 	// The path of the value being parsed, for messages: object keys, and
 	// array indexes as -1-index.
@@ -295,16 +303,31 @@ func (p *jsonParser) str(dest strDest) string {
 	b := p.strBytes()
 	switch dest {
 	case strIntern:
-		if s, ok := p.intern[string(b)]; ok {
-			return s
+		slot := &p.recentStrs[recentSlot(b)]
+		if *slot == string(b) {
+			return *slot
 		}
-		s := string(b)
-		p.intern[s] = s
+		s, ok := p.intern[string(b)]
+		if !ok {
+			s = string(b)
+			p.intern[s] = s
+		}
+		*slot = s
 		return s
 	case strValue:
 		return p.vals.str(b)
 	}
 	return p.alloc.str(b)
+}
+
+// recentSlot returns the slot of b in the parser's recent strings and
+// values: from its length and its first and last bytes, which tell apart
+// the few keys and values a document repeats.
+func recentSlot(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return (len(b) + int(b[0]) + 3*int(b[len(b)-1])) & 15
 }
 
 // strBytes parses a string and returns its bytes: a slice of the data,

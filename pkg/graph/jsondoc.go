@@ -52,15 +52,6 @@ func (p *jsonParser) knownKey() (string, bool) {
 	return k, true
 }
 
-// internStr returns the document's copy of s.
-func (p *jsonParser) internStr(s string) string {
-	if c, ok := p.intern[s]; ok {
-		return c
-	}
-	p.intern[s] = s
-	return s
-}
-
 // param parses a parameter value. Short strings, which repeat a lot
 // ("exists", "0644"), are shared within the document, boxed once; the
 // first maxSharedValues of them only, so that a document of unique values
@@ -74,15 +65,24 @@ func (p *jsonParser) param() any {
 	if end < 0 || end > 64 {
 		return p.str(strValue)
 	}
+	// A value shared is the text of its raw bytes, without escapes: it
+	// matches only a string without them, whose first quote ends it.
 	raw := p.data[start+1 : start+1+end]
-	if v, ok := p.values[string(raw)]; ok && bytes.IndexByte(raw, '\\') < 0 {
+	slot := &p.recentValues[recentSlot(raw)]
+	if slot.v != nil && slot.s == string(raw) {
 		p.i = start + end + 2
+		return slot.v
+	}
+	if v, ok := p.values[string(raw)]; ok {
+		p.i = start + end + 2
+		slot.s, slot.v = v.(string), v
 		return v
 	}
 	s := p.str(strValue)
 	if p.i == start+end+2 && len(p.values) < maxSharedValues { // no escapes: raw is s
 		var v any = s
 		p.values[s] = v
+		slot.s, slot.v = s, v
 		return v
 	}
 	return s
@@ -244,9 +244,11 @@ func (p *jsonParser) resource() *Resource {
 				return
 			}
 			r.Params = map[string]any{}
+			// The keys are interned (object), and a null value leaves
+			// its parameter out, undefined.
 			p.object(func(k string, _ int) {
 				if v := p.param(); v != nil {
-					r.Params[p.internStr(k)] = v
+					r.Params[k] = v
 				}
 			})
 		case "meta":

@@ -143,21 +143,17 @@ func untype(doc, typ string) string {
 	return strings.ToUpper(rest[:1]) + rest[1:]
 }
 
-// defaultValues returns the mcl literal of each lang-tagged field of the
-// kind's default resource ("" for an unset optional parameter).
+// defaultValues returns the mcl literal of each parameter of the kind's
+// default resource ("" for an unset optional parameter).
 func defaultValues(r engine.Res) map[string]string {
 	v := reflect.ValueOf(r)
 	for v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
+	fields, _ := engine.ParamFields(v.Type())
 	out := map[string]string{}
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" {
-			continue
-		}
-		out[tag] = literal(v.Field(i))
+	for i := range fields {
+		out[fields[i].Name] = literal(fields[i].Value(v))
 	}
 	return out
 }

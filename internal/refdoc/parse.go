@@ -189,37 +189,48 @@ func ParseKinds(root string) (map[string]*KindDoc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kind %s: %v", kind, err)
 		}
-		kd := &KindDoc{Type: name, Doc: td.doc, Params: langDocs(reflect.TypeOf(r), td),
+		params, err := langDocs(reflect.TypeOf(r), td, lookup)
+		if err != nil {
+			return nil, fmt.Errorf("kind %s: %v", kind, err)
+		}
+		kd := &KindDoc{Type: name, Doc: td.doc, Params: params,
 			Watch: td.methods["Watch"], AutoEdges: td.methods["AutoEdges"]}
 		if s, ok := r.(engine.Sendable); ok {
 			sd, _, err := lookup(reflect.TypeOf(s.Sends()))
 			if err != nil {
 				return nil, fmt.Errorf("kind %s: sends: %v", kind, err)
 			}
-			kd.Sends = langDocs(reflect.TypeOf(s.Sends()), sd)
+			if kd.Sends, err = langDocs(reflect.TypeOf(s.Sends()), sd, lookup); err != nil {
+				return nil, fmt.Errorf("kind %s: sends: %v", kind, err)
+			}
 		}
 		out[kind] = kd
 	}
 	return out, nil
 }
 
-// langDocs maps the mcl names of t's lang-tagged fields to their docs.
-func langDocs(t reflect.Type, td typeDoc) map[string]string {
+// langDocs maps the mcl names of t's parameters (engine.ParamFields) to
+// their docs: td's for t's own fields, and for those of an inline field
+// the docs of the struct type that declares them, found with lookup.
+func langDocs(t reflect.Type, td typeDoc, lookup func(reflect.Type) (typeDoc, string, error)) (map[string]string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	out := map[string]string{}
-	for _, f := range reflect.VisibleFields(t) {
-		if len(f.Index) != 1 {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" {
-			continue
-		}
-		out[tag] = td.fields[f.Name]
+	fields, err := engine.ParamFields(t)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := map[string]string{}
+	for _, p := range fields {
+		d := td
+		if p.Owner != t {
+			if d, _, err = lookup(p.Owner); err != nil {
+				return nil, err
+			}
+		}
+		out[p.Name] = d.fields[p.Field.Name]
+	}
+	return out, nil
 }
 
 // sortedKeys returns the keys of m in order.

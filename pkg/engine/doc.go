@@ -10,7 +10,8 @@
 // duplicates, dangling edges, send/recv pairs whose types differ, bad
 // metaparameters and cycles are refused, all of them in one ErrorList.
 // Then each resource is created from the registry, its parameters are
-// decoded into the resource struct by their `lang` (or `yaml`) tags over
+// decoded into the resource struct by their `lang` (or `yaml`) tags (those
+// of a struct an inline field holds as the kind's own: ParamField) over
 // the defaults of Default, with numbers coerced to the declared field
 // types; a value of the wrong type is an error naming the kind, name,
 // parameter and position; then the resource's Validate runs (not for

@@ -305,7 +305,7 @@ func (s *sched) sendValues(vs *vstate) {
 				return
 			}
 		}
-		f, ok := fieldByLang(reflect.ValueOf(sent), e.send())
+		f, ok := fieldByLang(reflect.ValueOf(sent), e.send(), false)
 		if !ok {
 			continue
 		}

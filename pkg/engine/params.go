@@ -7,46 +7,9 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
-
-var fieldIndexCache sync.Map // reflect.Type -> map[string]int
-
-// fieldIndex maps parameter names (the `lang` tag, and the `yaml` tag when it
-// differs) of a struct type to field indexes. The result is shared: do not
-// modify it.
-func fieldIndex(t reflect.Type) map[string]int {
-	if m, ok := fieldIndexCache.Load(t); ok {
-		return m.(map[string]int)
-	}
-	m := buildFieldIndex(t)
-	fieldIndexCache.Store(t, m)
-	return m
-}
-
-func buildFieldIndex(t reflect.Type) map[string]int {
-	out := map[string]int{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		lang, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		yml, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if lang != "" && lang != "-" {
-			out[lang] = i
-		}
-		if yml != "" && yml != "-" {
-			if _, dup := out[yml]; !dup {
-				out[yml] = i
-			}
-		}
-	}
-	return out
-}
 
 // DecodeParams sets the parameters of r (a pointer to a resource struct)
 // from params, keyed by the names of the `lang` (or `yaml`) struct tags.
@@ -60,7 +23,10 @@ func DecodeParams(r any, params map[string]any) error {
 		return fmt.Errorf("resource is a %T, want a pointer to a struct", r)
 	}
 	sv := rv.Elem()
-	idx := fieldIndex(sv.Type())
+	ps := paramsOf(sv.Type())
+	if ps.err != nil {
+		return ps.err
+	}
 	// The keys in order, so that the first error is always the same one;
 	// a resource's few keys are sorted on the stack.
 	var buf [16]string
@@ -70,18 +36,18 @@ func DecodeParams(r any, params map[string]any) error {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		i, ok := idx[k]
+		f, ok := ps.byName[k]
 		if !ok {
-			return fmt.Errorf("unknown parameter %q%s", k, didYouMean(k, idx))
+			return fmt.Errorf("unknown parameter %q%s", k, didYouMean(k, ps.byName))
 		}
-		if err := assign(sv.Field(i), params[k]); err != nil {
+		if err := f.decode(sv, params[k]); err != nil {
 			return fmt.Errorf("parameter %q: %v", k, err)
 		}
 	}
 	return nil
 }
 
-func didYouMean(k string, idx map[string]int) string {
+func didYouMean(k string, idx map[string]*ParamField) string {
 	best, bestD := "", 3
 	for n := range idx {
 		if d := graph.EditDistance(k, n); d < bestD || (d == bestD && n < best) {
@@ -355,28 +321,28 @@ func EncodeParams(r any) (map[string]any, error) {
 	if rv.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("got %s, want a struct", rv.Type())
 	}
+	fields, err := ParamFields(rv.Type())
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]any{}
-	t := rv.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" || !f.IsExported() {
-			continue
-		}
-		fv := rv.Field(i)
+	for i := range fields {
+		fv := fields[i].Value(rv)
 		switch fv.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 			if fv.IsNil() {
 				continue
 			}
 		}
-		out[tag] = fv.Interface()
+		out[fields[i].Name] = fv.Interface()
 	}
 	return out, nil
 }
 
-// fieldByLang returns the field of struct value sv whose `lang` tag is name.
-func fieldByLang(sv reflect.Value, name string) (reflect.Value, bool) {
+// fieldByLang returns the field of struct value sv whose `lang` tag is
+// name: settable, its inline structs made, with set (sv must then be
+// addressable), else for reading.
+func fieldByLang(sv reflect.Value, name string, set bool) (reflect.Value, bool) {
 	for sv.Kind() == reflect.Pointer {
 		if sv.IsNil() {
 			return reflect.Value{}, false
@@ -386,11 +352,14 @@ func fieldByLang(sv reflect.Value, name string) (reflect.Value, bool) {
 	if sv.Kind() != reflect.Struct {
 		return reflect.Value{}, false
 	}
-	i, ok := fieldIndex(sv.Type())[name]
+	f, ok := paramsOf(sv.Type()).byName[name]
 	if !ok {
 		return reflect.Value{}, false
 	}
-	return sv.Field(i), true
+	if set {
+		return f.Settable(sv), true
+	}
+	return f.Value(sv), true
 }
 
 // setRecv copies the value src into the field dst, dereferencing src and

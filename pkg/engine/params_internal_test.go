@@ -100,3 +100,31 @@ func TestParseSema(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldByLangInline: a sender's value is read through a nil inline
+// pointer without making its struct, and a receiver's makes it.
+func TestFieldByLangInline(t *testing.T) {
+	var r struct {
+		A string `lang:"a"`
+		R *struct {
+			B *string `lang:"b"`
+		} `lang:",inline"`
+	}
+	v := reflect.ValueOf(&r)
+	f, ok := fieldByLang(v, "b", false)
+	if !ok || !f.IsNil() || f.CanSet() || r.R != nil {
+		t.Fatalf("read b: %v %v, struct %v", f, ok, r.R)
+	}
+	if f, ok = fieldByLang(v, "b", true); !ok {
+		t.Fatal("no b to set")
+	}
+	if changed, err := setRecv(f, reflect.ValueOf("x")); err != nil || !changed {
+		t.Fatalf("set b: changed %v, err %v", changed, err)
+	}
+	if r.R == nil || r.R.B == nil || *r.R.B != "x" {
+		t.Fatalf("b not set: %+v", r.R)
+	}
+	if _, ok := fieldByLang(v, "c", false); ok {
+		t.Fatal("found c")
+	}
+}

@@ -119,30 +119,25 @@ func collectRules(r Res, params map[string]string) (graph.CollectRules, error) {
 	if cr, ok := r.(Collectable); ok && !cr.Collectable() {
 		c.Refused = true
 	}
-	t := reflect.TypeOf(r)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	fields, err := ParamFields(reflect.TypeOf(r))
+	if err != nil {
+		return c, err
 	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		rule, ok := f.Tag.Lookup("collect")
+	for _, p := range fields {
+		rule, ok := p.Field.Tag.Lookup("collect")
 		if !ok {
 			continue
 		}
-		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" {
-			return c, fmt.Errorf("field %s: a collect tag needs a lang tag", f.Name)
-		}
 		switch rule {
 		case "name":
-			if params[tag] != "str" {
-				return c, fmt.Errorf("field %s: collect:\"name\" needs a str parameter, not %s", f.Name, params[tag])
+			if params[p.Name] != "str" {
+				return c, fmt.Errorf("field %s: collect:\"name\" needs a str parameter, not %s", p.Field.Name, params[p.Name])
 			}
-			c.Name = append(c.Name, tag)
+			c.Name = append(c.Name, p.Name)
 		case "local":
-			c.Local = append(c.Local, tag)
+			c.Local = append(c.Local, p.Name)
 		default:
-			return c, fmt.Errorf("field %s: collect tag %q: want \"name\" or \"local\"", f.Name, rule)
+			return c, fmt.Errorf("field %s: collect tag %q: want \"name\" or \"local\"", p.Field.Name, rule)
 		}
 	}
 	return c, nil
@@ -158,50 +153,46 @@ func adaptRules(r Res, params map[string]string) ([]graph.AdaptRule, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	fields, err := ParamFields(t)
+	if err != nil {
+		return nil, err
+	}
 	var out []graph.AdaptRule
 	def := reflect.Indirect(reflect.ValueOf(r.Default()))
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		vals, ok := f.Tag.Lookup("adapt")
+	for _, p := range fields {
+		vals, ok := p.Field.Tag.Lookup("adapt")
 		if !ok {
 			continue
 		}
-		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" || params[tag] != "str" || f.Type.Kind() != reflect.String {
-			return nil, fmt.Errorf("field %s: an adapt tag needs a str parameter", f.Name)
+		if params[p.Name] != "str" || p.Field.Type.Kind() != reflect.String {
+			return nil, fmt.Errorf("field %s: an adapt tag needs a str parameter", p.Field.Name)
 		}
 		if len(strings.Fields(vals)) < 2 {
-			return nil, fmt.Errorf("field %s: adapt tag %q: want two values or more", f.Name, vals)
+			return nil, fmt.Errorf("field %s: adapt tag %q: want two values or more", p.Field.Name, vals)
 		}
 		if def.Type() != t {
 			return nil, fmt.Errorf("an adapt tag needs Default to return a %s", t)
 		}
-		out = append(out, graph.AdaptRule{Param: tag, Values: strings.Fields(vals), Default: def.Field(i).String()})
+		out = append(out, graph.AdaptRule{Param: p.Name, Values: strings.Fields(vals), Default: p.Value(def).String()})
 	}
 	return out, nil
 }
 
-// LangFields maps the `lang`-tagged fields of a struct (or pointer to one)
+// LangFields maps the parameters of a struct (or pointer to one), its
+// `lang`-tagged fields and those of its inline fields (see ParamField),
 // to their mcl types.
 func LangFields(t reflect.Type) (map[string]string, error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("got %s, want a struct", t)
+	fields, err := ParamFields(t)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]string{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" {
-			continue
-		}
-		mt, err := MclType(f.Type)
+	for _, p := range fields {
+		mt, err := MclType(p.Field.Type)
 		if err != nil {
-			return nil, fmt.Errorf("field %s: %v", f.Name, err)
+			return nil, fmt.Errorf("field %s: %v", p.Field.Name, err)
 		}
-		out[tag] = mt
+		out[p.Name] = mt
 	}
 	return out, nil
 }
@@ -243,18 +234,17 @@ func MclType(t reflect.Type) (string, error) {
 		}
 		return "map{" + k + ": " + v + "}", nil
 	case reflect.Struct:
-		var parts []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("lang"), ",")
-			if tag == "" || tag == "-" {
-				continue
-			}
-			ft, err := MclType(f.Type)
+		fields, err := ParamFields(t)
+		if err != nil {
+			return "", err
+		}
+		parts := make([]string, 0, len(fields))
+		for _, p := range fields {
+			ft, err := MclType(p.Field.Type)
 			if err != nil {
 				return "", err
 			}
-			parts = append(parts, tag+" "+ft)
+			parts = append(parts, p.Name+" "+ft)
 		}
 		return "struct{" + strings.Join(parts, "; ") + "}", nil
 	}

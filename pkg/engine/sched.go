@@ -566,11 +566,11 @@ func (s *sched) receive(vs *vstate) error {
 		if sent == nil {
 			continue
 		}
-		src, ok := fieldByLang(reflect.ValueOf(sent), e.send())
+		src, ok := fieldByLang(reflect.ValueOf(sent), e.send(), false)
 		if !ok {
 			return errorfSR(e, "the sender sent no key %q", e.send())
 		}
-		dst, ok := fieldByLang(reflect.ValueOf(vs.v.Res), e.recv())
+		dst, ok := fieldByLang(reflect.ValueOf(vs.v.Res), e.recv(), true)
 		if !ok {
 			return errorfSR(e, "the receiver has no parameter %q", e.recv())
 		}

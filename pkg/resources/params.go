@@ -3,12 +3,11 @@ package resources
 import (
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
-// cmpParams compares the parameters (the `lang`-tagged fields) of two
+// cmpParams compares the parameters (engine.ParamFields) of two
 // resources, which must be of the same type, and names the first one that
 // differs. An empty list or map equals an absent one.
 func cmpParams(a, b engine.Res) error {
@@ -17,13 +16,12 @@ func cmpParams(a, b engine.Res) error {
 		return fmt.Errorf("not a %T", a)
 	}
 	ea, eb := va.Elem(), vb.Elem()
-	t := ea.Type()
-	for i := 0; i < t.NumField(); i++ {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("lang"), ",")
-		if tag == "" || tag == "-" {
-			continue
-		}
-		fa, fb := ea.Field(i), eb.Field(i)
+	fields, err := engine.ParamFields(ea.Type())
+	if err != nil {
+		return err
+	}
+	for i := range fields {
+		fa, fb := fields[i].Value(ea), fields[i].Value(eb)
 		switch fa.Kind() {
 		case reflect.Slice, reflect.Map:
 			if fa.Len() == 0 && fb.Len() == 0 {
@@ -31,7 +29,7 @@ func cmpParams(a, b engine.Res) error {
 			}
 		}
 		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
-			return fmt.Errorf("%s differs", tag)
+			return fmt.Errorf("%s differs", fields[i].Name)
 		}
 	}
 	return nil

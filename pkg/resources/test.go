@@ -188,10 +188,10 @@ func (obj *TestRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 // param returns the value of the parameter named k.
 func (obj *TestRes) param(k string) (any, bool) {
 	v := reflect.ValueOf(obj).Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("lang"), ","); tag == k {
-			f := v.Field(i)
+	fields, _ := engine.ParamFields(v.Type())
+	for i := range fields {
+		if fields[i].Name == k {
+			f := fields[i].Value(v)
 			for f.Kind() == reflect.Pointer && !f.IsNil() {
 				f = f.Elem()
 			}
@@ -215,14 +215,10 @@ func (obj *TestRes) Cmp(r engine.Res) error {
 
 func (obj *TestRes) cmpParams(res *TestRes) error {
 	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(res).Elem()
-	t := a.Type()
-	for i := 0; i < t.NumField(); i++ {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("lang"), ",")
-		if tag == "" {
-			continue
-		}
-		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
-			return fmt.Errorf("the %s param differs", tag)
+	fields, _ := engine.ParamFields(a.Type())
+	for i := range fields {
+		if !reflect.DeepEqual(fields[i].Value(a).Interface(), fields[i].Value(b).Interface()) {
+			return fmt.Errorf("the %s param differs", fields[i].Name)
 		}
 	}
 	return nil

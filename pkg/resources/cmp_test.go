@@ -18,7 +18,7 @@ func TestCmp(t *testing.T) {
 		different engine.Res
 	}{
 		{"file", &FileRes{Path: "/x", Mode: "0644"}, &FileRes{Path: "/x", Mode: "0644"}, &FileRes{Path: "/x", Mode: "0600"}},
-		{"file", &FileRes{Fragments: []string{"/a"}}, &FileRes{Fragments: []string{"/a"}}, &FileRes{Fragments: []string{"/a", "/b"}}},
+		{"file", &FileRes{Rare: &FileRare{Fragments: []string{"/a"}}}, &FileRes{Rare: &FileRare{Fragments: []string{"/a"}}}, &FileRes{Rare: &FileRare{Fragments: []string{"/a", "/b"}}}},
 		{"exec", &ExecRes{Cmd: "a", Args: []string{"x"}}, &ExecRes{Cmd: "a", Args: []string{"x"}}, &ExecRes{Cmd: "a", Args: []string{"y"}}},
 		{"exec", &ExecRes{Cmd: "a", Timeout: 1}, &ExecRes{Cmd: "a", Timeout: 1}, &ExecRes{Cmd: "a", Timeout: 2}},
 		{"noop", &NoopRes{Comment: "c"}, &NoopRes{Comment: "c"}, &NoopRes{}},

@@ -52,6 +52,32 @@ type FileRes struct {
 	// trailing slash means a directory. A collected file's path, if set,
 	// must equal its name.
 	Path string `lang:"path" yaml:"path" collect:"name"`
+	// State is "exists", "absent" or "" (undefined: the file's existence
+	// is not managed, and the other parameters apply only if it exists).
+	State string `lang:"state" yaml:"state"`
+	// Content is the wanted content of a file; nil leaves it unmanaged.
+	Content *string `lang:"content" yaml:"content"`
+	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode.
+	Mode string `lang:"mode" yaml:"mode"`
+	// Owner is a user name or uid.
+	Owner string `lang:"owner" yaml:"owner"`
+	// Group is a group name or gid.
+	Group string `lang:"group" yaml:"group"`
+	// Rare holds the parameters few files set; nil when a file sets none
+	// of them. They are parameters of the file kind as its own fields
+	// are: FileRare's fields document them.
+	Rare *FileRare `lang:",inline"`
+
+	mode *fileMode
+	x    *fileExtra // what few files need; nil otherwise
+}
+
+// A FileRare holds the parameters of a file resource that few files set,
+// kept apart so that a file that sets none of them holds no room for
+// them (FileRes.Rare is nil). Read them through FileRes.rare, which
+// reads a nil Rare as unset parameters, and set them through
+// FileRes.setRare.
+type FileRare struct {
 	// Dirname, if set, replaces the directory part of the path (or name):
 	// an absolute directory ending in "/". It picks the target apart from
 	// the name, so an exporter may not set it.
@@ -60,11 +86,6 @@ type FileRes struct {
 	// keeping a trailing "/" only if it has one; it must not start with
 	// "/". Like dirname, an exporter may not set it.
 	Basename string `lang:"basename" yaml:"basename" collect:"local"`
-	// State is "exists", "absent" or "" (undefined: the file's existence
-	// is not managed, and the other parameters apply only if it exists).
-	State string `lang:"state" yaml:"state"`
-	// Content is the wanted content of a file; nil leaves it unmanaged.
-	Content *string `lang:"content" yaml:"content"`
 	// Source is a file (or, for a directory, a directory) to copy. It
 	// reads the applying host's files, so an exporter may not set it.
 	Source string `lang:"source" yaml:"source" collect:"local"`
@@ -92,12 +113,6 @@ type FileRes struct {
 	// source. It never follows a symbolic link (a link is removed as a
 	// link) nor enters another mounted file system.
 	Purge bool `lang:"purge" yaml:"purge"`
-	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode.
-	Mode string `lang:"mode" yaml:"mode"`
-	// Owner is a user name or uid.
-	Owner string `lang:"owner" yaml:"owner"`
-	// Group is a group name or gid.
-	Group string `lang:"group" yaml:"group"`
 	// SELinux is the SELinux context (the security.selinux attribute) of
 	// the entry; "" removes it. A host without SELinux refuses it.
 	SELinux *string `lang:"selinux" yaml:"selinux"`
@@ -166,9 +181,27 @@ type FileRes struct {
 	// ValidateReplacement is the text of validate_cmd replaced by the
 	// temporary file's path; unset is "%".
 	ValidateReplacement string `lang:"validate_replacement" yaml:"validate_replacement"`
+}
 
-	mode *fileMode
-	x    *fileExtra // what few files need; nil otherwise
+// noFileRare is what FileRes.rare returns for a file that sets none of
+// the rare parameters: never written.
+var noFileRare FileRare
+
+// rare returns the rare parameters of the resource, for reading.
+func (obj *FileRes) rare() *FileRare {
+	if obj.Rare == nil {
+		return &noFileRare
+	}
+	return obj.Rare
+}
+
+// setRare returns the rare parameters of the resource, made if it had
+// none, for setting one.
+func (obj *FileRes) setRare() *FileRare {
+	if obj.Rare == nil {
+		obj.Rare = &FileRare{}
+	}
+	return obj.Rare
 }
 
 // A fileExtra holds what few file resources of a graph need, made when
@@ -236,7 +269,7 @@ func (obj *FileRes) Default() engine.Res { return &FileRes{} }
 
 // hidesDiff reports whether the content is kept out of logs and events
 // (show_diff false).
-func (obj *FileRes) hidesDiff() bool { return obj.ShowDiff != nil && !*obj.ShowDiff }
+func (obj *FileRes) hidesDiff() bool { return obj.rare().ShowDiff != nil && !*obj.rare().ShowDiff }
 
 // path returns the managed path, with its trailing slash for a directory:
 // path (or the name), its parts replaced by dirname and basename.
@@ -245,15 +278,15 @@ func (obj *FileRes) path() string {
 	if p == "" {
 		p = obj.Name()
 	}
-	if obj.Dirname == "" && obj.Basename == "" {
+	if obj.rare().Dirname == "" && obj.rare().Basename == "" {
 		return p
 	}
 	dir, base := pathParts(p)
-	if obj.Dirname != "" {
-		dir = obj.Dirname
+	if obj.rare().Dirname != "" {
+		dir = obj.rare().Dirname
 	}
-	if obj.Basename != "" {
-		base = obj.Basename
+	if obj.rare().Basename != "" {
+		base = obj.rare().Basename
 	}
 	return dir + base
 }
@@ -273,11 +306,11 @@ func (obj *FileRes) cleanPath() string { return filepath.Clean(obj.path()) }
 
 // Validate checks the parameters.
 func (obj *FileRes) Validate() error {
-	if d := obj.Dirname; d != "" && (!filepath.IsAbs(d) || !strings.HasSuffix(d, "/")) {
+	if d := obj.rare().Dirname; d != "" && (!filepath.IsAbs(d) || !strings.HasSuffix(d, "/")) {
 		return fmt.Errorf("dirname %q must be an absolute directory ending in /", d)
 	}
-	if strings.HasPrefix(obj.Basename, "/") {
-		return fmt.Errorf("basename %q must not start with /", obj.Basename)
+	if strings.HasPrefix(obj.rare().Basename, "/") {
+		return fmt.Errorf("basename %q must not start with /", obj.rare().Basename)
 	}
 	p := obj.path()
 	if p == "" || !filepath.IsAbs(p) {
@@ -286,7 +319,7 @@ func (obj *FileRes) Validate() error {
 	if err := obj.validateLinkPurge(); err != nil {
 		return err
 	}
-	for _, name := range append([]string{p, obj.Source}, obj.Fragments...) {
+	for _, name := range append([]string{p, obj.rare().Source}, obj.rare().Fragments...) {
 		if strings.IndexByte(name, 0) >= 0 {
 			// No file can be named so, and the system calls refuse it.
 			return fmt.Errorf("path %q holds a NUL byte", name)
@@ -305,7 +338,7 @@ func (obj *FileRes) Validate() error {
 		return fmt.Errorf("state %q must be %q, %q or empty", obj.State, FileStateExists, FileStateAbsent)
 	}
 	n := 0
-	for _, set := range []bool{obj.Content != nil, obj.Source != "", len(obj.Fragments) > 0} {
+	for _, set := range []bool{obj.Content != nil, obj.rare().Source != "", len(obj.rare().Fragments) > 0} {
 		if set {
 			n++
 		}
@@ -313,7 +346,7 @@ func (obj *FileRes) Validate() error {
 	if n > 1 {
 		return fmt.Errorf("content, source and fragments are mutually exclusive")
 	}
-	if obj.State == FileStateAbsent && (n > 0 || obj.Mode != "" || obj.Owner != "" || obj.Group != "" || obj.SELinux != nil) {
+	if obj.State == FileStateAbsent && (n > 0 || obj.Mode != "" || obj.Owner != "" || obj.Group != "" || obj.rare().SELinux != nil) {
 		return fmt.Errorf("state absent cannot be combined with content, source, fragments, mode, owner, group or selinux")
 	}
 	if err := obj.validateBackup(); err != nil {
@@ -325,23 +358,23 @@ func (obj *FileRes) Validate() error {
 	if err := obj.validateReplace(); err != nil {
 		return err
 	}
-	if obj.Symlink {
+	if obj.rare().Symlink {
 		return obj.validateSELinux()
 	}
 	if obj.isDir() {
-		if obj.Content != nil || len(obj.Fragments) > 0 {
+		if obj.Content != nil || len(obj.rare().Fragments) > 0 {
 			return fmt.Errorf("a directory (path ending in /) cannot have content or fragments")
 		}
-		if obj.Source != "" && !strings.HasSuffix(obj.Source, "/") {
+		if obj.rare().Source != "" && !strings.HasSuffix(obj.rare().Source, "/") {
 			return fmt.Errorf("the source of a directory must be a directory (ending in /)")
 		}
-	} else if strings.HasSuffix(obj.Source, "/") {
+	} else if strings.HasSuffix(obj.rare().Source, "/") {
 		return fmt.Errorf("the source of a file cannot be a directory")
 	}
-	if obj.Source != "" && !filepath.IsAbs(obj.Source) {
-		return fmt.Errorf("source %q must be absolute", obj.Source)
+	if obj.rare().Source != "" && !filepath.IsAbs(obj.rare().Source) {
+		return fmt.Errorf("source %q must be absolute", obj.rare().Source)
 	}
-	for _, f := range obj.Fragments {
+	for _, f := range obj.rare().Fragments {
 		if !filepath.IsAbs(f) {
 			return fmt.Errorf("fragment %q must be absolute", f)
 		}
@@ -470,7 +503,7 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
 		obj.followLink()
 	}
-	if obj.Symlink {
+	if obj.rare().Symlink {
 		return obj.checkLink(c)
 	}
 	if obj.State == FileStateAbsent {
@@ -531,7 +564,7 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 // directory: the resource's own when it recurses, none otherwise (a
 // shallow copy keeps the source's bits).
 func (obj *FileRes) treeAttrs() (treeAttrs, error) {
-	if !obj.Recurse {
+	if !obj.rare().Recurse {
 		return treeAttrs{uid: -1, gid: -1}, nil
 	}
 	uid, gid, err := obj.owner()
@@ -545,14 +578,14 @@ func (obj *FileRes) checkTree(c *fileCheck) error {
 	if err != nil {
 		return err
 	}
-	t := &treeSync{ctx: c.ctx, apply: c.apply, recurse: obj.Recurse, attrs: attrs, before: obj.treeGuard(c)}
+	t := &treeSync{ctx: c.ctx, apply: c.apply, recurse: obj.rare().Recurse, attrs: attrs, before: obj.treeGuard(c)}
 	switch {
-	case obj.Source != "":
-		err = t.tree(obj.Source, c.path)
+	case obj.rare().Source != "":
+		err = t.tree(obj.rare().Source, c.path)
 		if len(t.changed) > 0 {
-			c.change(fmt.Sprintf("copied %d entries from %s", len(t.changed), obj.Source))
+			c.change(fmt.Sprintf("copied %d entries from %s", len(t.changed), obj.rare().Source))
 		}
-	case obj.Recurse && (attrs.mode != nil || attrs.uid >= 0 || attrs.gid >= 0):
+	case obj.rare().Recurse && (attrs.mode != nil || attrs.uid >= 0 || attrs.gid >= 0):
 		err = t.attrsBelow(c.path)
 		if len(t.changed) > 0 {
 			c.change(fmt.Sprintf("mode or owner of %d entries below", len(t.changed)))
@@ -570,7 +603,7 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 	if obj.createdList() != nil && isDir {
 		return obj.undoCreated(c, true)
 	}
-	if isDir != obj.isDir() && !obj.Force {
+	if isDir != obj.isDir() && !obj.rare().Force {
 		return fmt.Errorf("%s is a %s, not a %s (set force to remove it)", c.path, kindWord(isDir), kindWord(obj.isDir()))
 	}
 	if isDir && obj.MetaParams().Reverse {
@@ -588,7 +621,7 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 	if err := obj.backupOld(c); err != nil {
 		return err
 	}
-	if isDir && (obj.Recurse || obj.Force) {
+	if isDir && (obj.rare().Recurse || obj.rare().Force) {
 		return os.RemoveAll(c.path)
 	}
 	if err := os.Remove(c.path); err != nil {
@@ -613,7 +646,7 @@ func (obj *FileRes) replaceKind(c *fileCheck) error {
 	if obj.State != FileStateExists {
 		return nil // not ours to manage: content and mode of an unexpected kind are left alone
 	}
-	if !obj.Force {
+	if !obj.rare().Force {
 		return fmt.Errorf("%s is a %s, want a %s (set force to replace it)", c.path, kindWord(c.fi.IsDir()), kindWord(obj.isDir()))
 	}
 	if obj.MetaParams().Reverse {

@@ -161,7 +161,7 @@ func TestFileAbsent(t *testing.T) {
 	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "recurse") {
 		t.Fatalf("removing a non-empty directory without recurse: got %v", err)
 	}
-	d = newFile(t, h, sub+"/", &FileRes{State: "absent", Recurse: true})
+	d = newFile(t, h, sub+"/", &FileRes{State: "absent", Rare: &FileRare{Recurse: true}})
 	checkApply(t, d, true, false)
 	if exists(sub) {
 		t.Fatal("directory not removed")
@@ -179,12 +179,12 @@ func TestFileForce(t *testing.T) {
 	if _, err := f.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "force") {
 		t.Fatalf("replacing a directory without force: got %v", err)
 	}
-	f = newFile(t, h, p, &FileRes{State: "exists", Content: strp("c"), Force: true})
+	f = newFile(t, h, p, &FileRes{State: "exists", Content: strp("c"), Rare: &FileRare{Force: true}})
 	checkApply(t, f, true, false)
 	if got := mustRead(t, p); got != "c" {
 		t.Fatalf("content %q", got)
 	}
-	d := newFile(t, h, p+"/", &FileRes{State: "exists", Force: true})
+	d := newFile(t, h, p+"/", &FileRes{State: "exists", Rare: &FileRare{Force: true}})
 	checkApply(t, d, true, false)
 	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 		t.Fatal("file not replaced by a directory")
@@ -197,7 +197,7 @@ func TestFileSource(t *testing.T) {
 	src := filepath.Join(dir, "src")
 	mustWrite(t, src, "from source")
 	p := filepath.Join(dir, "dst")
-	f := newFile(t, h, p, &FileRes{State: "exists", Source: src})
+	f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Source: src}})
 	checkApply(t, f, true, false)
 	if got := mustRead(t, p); got != "from source" {
 		t.Fatalf("content %q", got)
@@ -224,7 +224,7 @@ func TestFileSourceDirectory(t *testing.T) {
 	}
 	dst := filepath.Join(dir, "dst")
 
-	shallow := newFile(t, h, dst+"/", &FileRes{State: "exists", Source: src + "/"})
+	shallow := newFile(t, h, dst+"/", &FileRes{State: "exists", Rare: &FileRare{Source: src + "/"}})
 	checkApply(t, shallow, true, false)
 	if got := mustRead(t, filepath.Join(dst, "top")); got != "1" {
 		t.Fatalf("top %q", got)
@@ -234,7 +234,7 @@ func TestFileSourceDirectory(t *testing.T) {
 	}
 	checkApply(t, shallow, true, true)
 
-	deep := newFile(t, h, dst+"/", &FileRes{State: "exists", Source: src + "/", Recurse: true})
+	deep := newFile(t, h, dst+"/", &FileRes{State: "exists", Rare: &FileRare{Source: src + "/", Recurse: true}})
 	checkApply(t, deep, true, false)
 	if got := mustRead(t, filepath.Join(dst, "a", "b", "deep")); got != "2" {
 		t.Fatalf("deep %q", got)
@@ -258,7 +258,7 @@ func TestFileRecurseAttrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, "dst")
-	f := &FileRes{State: "exists", Source: src + "/", Recurse: true, Mode: "0640"}
+	f := &FileRes{State: "exists", Rare: &FileRare{Source: src + "/", Recurse: true}, Mode: "0640"}
 	owned := os.Geteuid() == 0
 	if owned {
 		f.Owner, f.Group = "nobody", "0"
@@ -311,7 +311,7 @@ func TestFileRecurseAttrs(t *testing.T) {
 	if err := os.Symlink("a", filepath.Join(tree, "link")); err != nil {
 		t.Fatal(err)
 	}
-	g := newFile(t, h, tree+"/", &FileRes{Recurse: true, Mode: "go+rX"})
+	g := newFile(t, h, tree+"/", &FileRes{Rare: &FileRare{Recurse: true}, Mode: "go+rX"})
 	checkApply(t, g, true, false)
 	for p, m := range map[string]uint32{"": 0o755, "a": 0o755, "a/b": 0o755, "a/b/c": 0o644} {
 		if got := permOf(t, filepath.Join(tree, p)); got != m {
@@ -320,7 +320,7 @@ func TestFileRecurseAttrs(t *testing.T) {
 	}
 	checkApply(t, g, true, true)
 	// A shallow copy (no recurse) keeps the source's bits.
-	s := newFile(t, h, filepath.Join(dir, "shallow")+"/", &FileRes{State: "exists", Source: src + "/", Mode: "0700"})
+	s := newFile(t, h, filepath.Join(dir, "shallow")+"/", &FileRes{State: "exists", Rare: &FileRare{Source: src + "/"}, Mode: "0700"})
 	checkApply(t, s, true, false)
 	if got := permOf(t, filepath.Join(dir, "shallow", "top")); got != 0o600 {
 		t.Errorf("shallow copy: mode %04o, want the source's 0600", got)
@@ -338,7 +338,7 @@ func TestFileFragments(t *testing.T) {
 	mustWrite(t, filepath.Join(frag, "20-b"), "b\n")
 	mustWrite(t, filepath.Join(frag, "10-a"), "a\n")
 	p := filepath.Join(dir, "out")
-	f := newFile(t, h, p, &FileRes{State: "exists", Fragments: []string{filepath.Join(dir, "head"), frag + "/"}})
+	f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Fragments: []string{filepath.Join(dir, "head"), frag + "/"}}})
 	checkApply(t, f, true, false)
 	if got := mustRead(t, p); got != "head\na\nb\n" {
 		t.Fatalf("content %q", got)
@@ -405,16 +405,16 @@ func TestFileValidate(t *testing.T) {
 		{"/a/../b", &FileRes{}, "not clean"},
 		{"/a", &FileRes{State: "present"}, "state"},
 		{"/a", &FileRes{State: "absent", Content: c}, "absent"},
-		{"/a", &FileRes{Content: c, Source: "/b"}, "exclusive"},
+		{"/a", &FileRes{Content: c, Rare: &FileRare{Source: "/b"}}, "exclusive"},
 		{"/a/", &FileRes{Content: c}, "directory"},
-		{"/a/", &FileRes{Source: "/b"}, "source of a directory"},
-		{"/a", &FileRes{Source: "/b/"}, "source of a file"},
+		{"/a/", &FileRes{Rare: &FileRare{Source: "/b"}}, "source of a directory"},
+		{"/a", &FileRes{Rare: &FileRare{Source: "/b/"}}, "source of a file"},
 		{"/a", &FileRes{Mode: "rwx"}, "mode"},
-		{"/", &FileRes{State: "absent", Recurse: true}, "refusing"},
-		{"/a", &FileRes{Fragments: []string{"rel"}}, "fragment"},
+		{"/", &FileRes{State: "absent", Rare: &FileRare{Recurse: true}}, "refusing"},
+		{"/a", &FileRes{Rare: &FileRare{Fragments: []string{"rel"}}}, "fragment"},
 		{"/a\x00b", &FileRes{State: "exists"}, `path "/a\x00b" holds a NUL byte`},
-		{"/a", &FileRes{Source: "/b\x00"}, "NUL byte"},
-		{"/a", &FileRes{Fragments: []string{"/f\x00"}}, "NUL byte"},
+		{"/a", &FileRes{Rare: &FileRare{Source: "/b\x00"}}, "NUL byte"},
+		{"/a", &FileRes{Rare: &FileRare{Fragments: []string{"/f\x00"}}}, "NUL byte"},
 	} {
 		f := tc.f
 		f.SetName(tc.name)
@@ -449,14 +449,14 @@ func TestFileWatchSourceAndFragments(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	mustWrite(t, src, "s")
-	f := newFile(t, h, filepath.Join(dir, "dst"), &FileRes{Source: src})
+	f := newFile(t, h, filepath.Join(dir, "dst"), &FileRes{Rare: &FileRare{Source: src}})
 	startWatch(t, h, f)
 	expectEvent(t, h, "source edited", func() { mustWrite(t, src, "t") })
 
 	h2 := newHarness(t)
 	frag := filepath.Join(dir, "frag.d")
 	os.Mkdir(frag, 0o755)
-	g := newFile(t, h2, filepath.Join(dir, "out"), &FileRes{Fragments: []string{frag + "/"}})
+	g := newFile(t, h2, filepath.Join(dir, "out"), &FileRes{Rare: &FileRare{Fragments: []string{frag + "/"}}})
 	startWatch(t, h2, g)
 	expectEvent(t, h2, "fragment added", func() { mustWrite(t, filepath.Join(frag, "x"), "x") })
 }
@@ -515,7 +515,7 @@ func TestFileReversed(t *testing.T) {
 }
 
 func TestFileAutoEdges(t *testing.T) {
-	f := &FileRes{Owner: "www", Group: "web", Fragments: []string{"/frag/head", "/frag/parts/"}}
+	f := &FileRes{Owner: "www", Group: "web", Rare: &FileRare{Fragments: []string{"/frag/head", "/frag/parts/"}}}
 	f.SetKind("file")
 	f.SetName("/a/b/c")
 	ae, err := f.AutoEdges()
@@ -638,7 +638,7 @@ func TestFileAbsentKindMismatch(t *testing.T) {
 	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "force") {
 		t.Fatalf("removing a file through a directory resource without force: got %v", err)
 	}
-	d = newFile(t, h, p+"/", &FileRes{State: "absent", Force: true})
+	d = newFile(t, h, p+"/", &FileRes{State: "absent", Rare: &FileRare{Force: true}})
 	checkApply(t, d, true, false)
 	if exists(p) {
 		t.Fatal("not removed with force")

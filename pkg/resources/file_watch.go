@@ -22,7 +22,7 @@ type follow struct {
 // source, its fragments, and a link's target.
 func (obj *FileRes) follows() []follow {
 	list := obj.followsOwn()
-	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 && !obj.Symlink {
+	if fi, err := os.Lstat(obj.cleanPath()); err == nil && fi.Mode()&os.ModeSymlink != 0 && !obj.rare().Symlink {
 		// The path is a link when the watch starts: follow its target
 		// too. A link changed later is seen on the path itself.
 		if target, err := filepath.EvalSymlinks(obj.cleanPath()); err == nil {
@@ -35,15 +35,15 @@ func (obj *FileRes) follows() []follow {
 // followsOwn is follows without a link's target: what the resource's
 // parameters name.
 func (obj *FileRes) followsOwn() []follow {
-	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.Recurse}
+	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.rare().Recurse}
 	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
-	if !obj.Symlink && (obj.Source != "" || obj.isDir() && obj.Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.Purge)) {
+	if !obj.rare().Symlink && (obj.rare().Source != "" || obj.isDir() && obj.rare().Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.rare().Purge)) {
 		list[0].opts = dirTree
 	}
-	if obj.Source != "" && !obj.Symlink {
-		list = append(list, follow{filepath.Clean(obj.Source), dirTree})
+	if obj.rare().Source != "" && !obj.rare().Symlink {
+		list = append(list, follow{filepath.Clean(obj.rare().Source), dirTree})
 	}
-	for _, f := range obj.Fragments {
+	for _, f := range obj.rare().Fragments {
 		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
 	}
 	return list
@@ -143,7 +143,7 @@ func (fw *fileSubs) close() {
 // manages the link itself, or it is not subscribed.
 func (obj *FileRes) followLink() {
 	fw := obj.subs.Load()
-	if fw == nil || obj.Symlink {
+	if fw == nil || obj.rare().Symlink {
 		return
 	}
 	fw.mu.Lock()

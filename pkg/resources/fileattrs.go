@@ -44,7 +44,7 @@ func (obj *FileRes) owner() (int, int, error) {
 // the mode may ask for.
 func (obj *FileRes) checkAttrs(c *fileCheck) error {
 	isLink := c.fi.Mode()&os.ModeSymlink != 0
-	if c.attrsSet || isLink != obj.Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
+	if c.attrsSet || isLink != obj.rare().Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
 		return nil
 	}
 	wu, wg, err := obj.owner()
@@ -67,7 +67,7 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 		return err
 	}
 	defer e.close()
-	if e.isLink() != obj.Symlink {
+	if e.isLink() != obj.rare().Symlink {
 		return fmt.Errorf("%s was replaced while being checked (a symbolic link: %v)", c.path, e.isLink())
 	}
 	// The entry held now decides, should it differ from the one checked.

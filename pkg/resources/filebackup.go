@@ -30,44 +30,44 @@ var bucketDigests = map[string]func() hash.Hash{
 
 // validateBackup checks backup, backup_digest and backup_puppetconf.
 func (obj *FileRes) validateBackup() error {
-	if obj.Backup != BackupPuppet && obj.BackupPuppetConf != "" {
+	if obj.rare().Backup != BackupPuppet && obj.rare().BackupPuppetConf != "" {
 		return fmt.Errorf("backup_puppetconf needs backup %q", BackupPuppet)
 	}
-	switch obj.Backup {
+	switch obj.rare().Backup {
 	case "":
-		if obj.BackupDigest != "" {
+		if obj.rare().BackupDigest != "" {
 			return fmt.Errorf("backup_digest needs backup")
 		}
 		return nil
 	case BackupPuppet:
-		if obj.BackupDigest != "" {
+		if obj.rare().BackupDigest != "" {
 			return fmt.Errorf("backup_digest cannot be combined with backup %q, which uses Puppet's digest_algorithm", BackupPuppet)
 		}
-		if c := obj.BackupPuppetConf; c != "" && (!filepath.IsAbs(c) || filepath.Clean(c) != c || strings.IndexByte(c, 0) >= 0) {
+		if c := obj.rare().BackupPuppetConf; c != "" && (!filepath.IsAbs(c) || filepath.Clean(c) != c || strings.IndexByte(c, 0) >= 0) {
 			return fmt.Errorf("backup_puppetconf %q must be a clean absolute path", c)
 		}
 	default:
-		if !filepath.IsAbs(obj.Backup) || filepath.Clean(obj.Backup) != obj.Backup {
-			return fmt.Errorf("backup %q must be a clean absolute directory or %q", obj.Backup, BackupPuppet)
+		if !filepath.IsAbs(obj.rare().Backup) || filepath.Clean(obj.rare().Backup) != obj.rare().Backup {
+			return fmt.Errorf("backup %q must be a clean absolute directory or %q", obj.rare().Backup, BackupPuppet)
 		}
-		if strings.IndexByte(obj.Backup, 0) >= 0 {
-			return fmt.Errorf("backup %q holds a NUL byte", obj.Backup)
+		if strings.IndexByte(obj.rare().Backup, 0) >= 0 {
+			return fmt.Errorf("backup %q holds a NUL byte", obj.rare().Backup)
 		}
 		if _, ok := bucketDigests[obj.backupDigest()]; !ok {
-			return fmt.Errorf("backup_digest %q must be md5, sha224, sha256, sha384 or sha512", obj.BackupDigest)
+			return fmt.Errorf("backup_digest %q must be md5, sha224, sha256, sha384 or sha512", obj.rare().BackupDigest)
 		}
 	}
-	if obj.Symlink {
+	if obj.rare().Symlink {
 		return fmt.Errorf("backup cannot be combined with symlink")
 	}
 	return nil
 }
 
 func (obj *FileRes) backupDigest() string {
-	if obj.BackupDigest == "" {
+	if obj.rare().BackupDigest == "" {
 		return "sha256"
 	}
-	return obj.BackupDigest
+	return obj.rare().BackupDigest
 }
 
 // backupOld stores the content of the entry c checked in the file bucket,
@@ -77,7 +77,7 @@ func (obj *FileRes) backupDigest() string {
 // stored only when nothing below it would be lost otherwise (with
 // recurse, Puppet stores nothing either), else the change is refused.
 func (obj *FileRes) backupOld(c *fileCheck) error {
-	if obj.Backup == "" || c.fi == nil || c.path != obj.cleanPath() {
+	if obj.rare().Backup == "" || c.fi == nil || c.path != obj.cleanPath() {
 		return nil
 	}
 	switch {
@@ -91,7 +91,7 @@ func (obj *FileRes) backupOld(c *fileCheck) error {
 			return fmt.Errorf("backing up %s: %w", c.path, err)
 		}
 		c.change(fmt.Sprintf("stored the old content in the file bucket %s with sum %s", dir, sum))
-	case c.fi.IsDir() && !obj.Recurse:
+	case c.fi.IsDir() && !obj.rare().Recurse:
 		return fmt.Errorf("refusing to remove the directory %s: backup stores files, not directory trees", c.path)
 	}
 	return nil

@@ -17,10 +17,10 @@ const BackupPuppet = "puppet"
 // bucket returns the file bucket directory and digest of the resource's
 // backup, asking the local Puppet for them when backup is "puppet".
 func (obj *FileRes) bucket(ctx context.Context) (dir, digest string, err error) {
-	if obj.Backup != BackupPuppet {
-		return obj.Backup, obj.backupDigest(), nil
+	if obj.rare().Backup != BackupPuppet {
+		return obj.rare().Backup, obj.backupDigest(), nil
 	}
-	b, err := localPuppetBucket(ctx, obj.BackupPuppetConf)
+	b, err := localPuppetBucket(ctx, obj.rare().BackupPuppetConf)
 	if err != nil {
 		return "", "", fmt.Errorf("Puppet's file bucket: %w", err)
 	}

@@ -33,7 +33,7 @@ func TestFileBackupPuppet(t *testing.T) {
 	for _, name := range []string{"a", "b"} {
 		p := filepath.Join(dir, name)
 		mustWrite(t, p, "old "+name+"\n")
-		f := newFile(t, h, p, &FileRes{Content: strp("new\n"), Backup: BackupPuppet, BackupPuppetConf: conf})
+		f := newFile(t, h, p, &FileRes{Content: strp("new\n"), Rare: &FileRare{Backup: BackupPuppet, BackupPuppetConf: conf}})
 		checkApply(t, f, true, false)
 		checkApply(t, f, true, true)
 	}
@@ -62,7 +62,7 @@ func TestFileBackupPuppetMissing(t *testing.T) {
 	t.Setenv("PATH", filepath.Join(dir, "empty"))
 	p := filepath.Join(dir, "f")
 	mustWrite(t, p, "old\n")
-	f := newFile(t, h, p, &FileRes{Content: strp("new\n"), Backup: BackupPuppet, BackupPuppetConf: filepath.Join(dir, "puppet.conf")})
+	f := newFile(t, h, p, &FileRes{Content: strp("new\n"), Rare: &FileRare{Backup: BackupPuppet, BackupPuppetConf: filepath.Join(dir, "puppet.conf")}})
 	if _, err := f.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "Puppet is not installed") {
 		t.Fatalf("err %v, want Puppet is not installed", err)
 	}
@@ -70,7 +70,7 @@ func TestFileBackupPuppetMissing(t *testing.T) {
 		t.Fatalf("the file was replaced without its backup: %q", got)
 	}
 	// a new file has nothing to back up: Puppet is not needed
-	n := newFile(t, h, filepath.Join(dir, "made"), &FileRes{State: "exists", Content: strp("new\n"), Backup: BackupPuppet})
+	n := newFile(t, h, filepath.Join(dir, "made"), &FileRes{State: "exists", Content: strp("new\n"), Rare: &FileRare{Backup: BackupPuppet}})
 	checkApply(t, n, true, false)
 	if got := mustRead(t, filepath.Join(dir, "made")); got != "new\n" {
 		t.Fatalf("new file holds %q", got)

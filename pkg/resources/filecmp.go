@@ -20,13 +20,13 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("the state differs")
 	case !sameStr(obj.Content, res.Content):
 		return fmt.Errorf("the content differs")
-	case obj.Source != res.Source:
+	case obj.rare().Source != res.rare().Source:
 		return fmt.Errorf("the source differs")
-	case strings.Join(obj.Fragments, "\x00") != strings.Join(res.Fragments, "\x00") || len(obj.Fragments) != len(res.Fragments):
+	case strings.Join(obj.rare().Fragments, "\x00") != strings.Join(res.rare().Fragments, "\x00") || len(obj.rare().Fragments) != len(res.rare().Fragments):
 		return fmt.Errorf("the fragments differ")
-	case obj.Recurse != res.Recurse:
+	case obj.rare().Recurse != res.rare().Recurse:
 		return fmt.Errorf("recurse differs")
-	case obj.Force != res.Force:
+	case obj.rare().Force != res.rare().Force:
 		return fmt.Errorf("force differs")
 	case obj.Mode != res.Mode:
 		return fmt.Errorf("the mode differs")
@@ -34,22 +34,22 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("the owner differs")
 	case obj.Group != res.Group:
 		return fmt.Errorf("the group differs")
-	case obj.Symlink != res.Symlink:
+	case obj.rare().Symlink != res.rare().Symlink:
 		return fmt.Errorf("symlink differs")
-	case obj.Purge != res.Purge:
+	case obj.rare().Purge != res.rare().Purge:
 		return fmt.Errorf("purge differs")
-	case !sameStr(obj.SELinux, res.SELinux):
+	case !sameStr(obj.rare().SELinux, res.rare().SELinux):
 		return fmt.Errorf("the selinux context differs")
-	case !sameStr(obj.SELType, res.SELType) || !sameStr(obj.SELUser, res.SELUser) ||
-		!sameStr(obj.SELRole, res.SELRole) || !sameStr(obj.SELRange, res.SELRange):
+	case !sameStr(obj.rare().SELType, res.rare().SELType) || !sameStr(obj.rare().SELUser, res.rare().SELUser) ||
+		!sameStr(obj.rare().SELRole, res.rare().SELRole) || !sameStr(obj.rare().SELRange, res.rare().SELRange):
 		return fmt.Errorf("a part of the selinux context differs")
 	case obj.keepsContent() != res.keepsContent():
 		return fmt.Errorf("replace differs")
 	case obj.hidesDiff() != res.hidesDiff():
 		return fmt.Errorf("show_diff differs")
-	case obj.Backup != res.Backup || obj.backupDigest() != res.backupDigest() || obj.BackupPuppetConf != res.BackupPuppetConf:
+	case obj.rare().Backup != res.rare().Backup || obj.backupDigest() != res.backupDigest() || obj.rare().BackupPuppetConf != res.rare().BackupPuppetConf:
 		return fmt.Errorf("the backup differs")
-	case obj.ValidateCmd != res.ValidateCmd || obj.validateReplacement() != res.validateReplacement():
+	case obj.rare().ValidateCmd != res.rare().ValidateCmd || obj.validateReplacement() != res.validateReplacement():
 		return fmt.Errorf("validate_cmd differs")
 	}
 	return nil

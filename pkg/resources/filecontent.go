@@ -18,21 +18,21 @@ func (obj *FileRes) wantContent() ([]byte, error) {
 	switch {
 	case obj.Content != nil:
 		return []byte(*obj.Content), nil
-	case obj.Source != "":
-		b, err := os.ReadFile(obj.Source)
+	case obj.rare().Source != "":
+		b, err := os.ReadFile(obj.rare().Source)
 		if err != nil {
 			return nil, fmt.Errorf("source: %w", err)
 		}
 		return b, nil
-	case len(obj.Fragments) > 0:
-		return readFragments(obj.Fragments)
+	case len(obj.rare().Fragments) > 0:
+		return readFragments(obj.rare().Fragments)
 	}
 	return nil, nil
 }
 
 // checkContent compares and rewrites the content of a file.
 func (obj *FileRes) checkContent(c *fileCheck) error {
-	if obj.Content == nil && obj.Source == "" && len(obj.Fragments) == 0 {
+	if obj.Content == nil && obj.rare().Source == "" && len(obj.rare().Fragments) == 0 {
 		return nil
 	}
 	want, err := obj.wantContent()
@@ -72,7 +72,7 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 	if err := obj.backupOld(c); err != nil {
 		return err
 	}
-	if obj.ValidateCmd != "" {
+	if obj.rare().ValidateCmd != "" {
 		// As in Puppet, the command checks the new content with the old
 		// file's mode and owner; checkAttrs sets the wanted ones after.
 		return writeAtomicChecked(c.ctx, c.path, want, perm, uid, gid, obj.validator(c.ctx))

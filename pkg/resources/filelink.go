@@ -12,23 +12,23 @@ import (
 
 // validateLinkPurge checks the combinations of symlink and purge.
 func (obj *FileRes) validateLinkPurge() error {
-	if obj.Symlink {
+	if obj.rare().Symlink {
 		switch {
 		case obj.isDir():
 			return fmt.Errorf("a symbolic link's path cannot end in /")
-		case obj.Content != nil || len(obj.Fragments) > 0:
+		case obj.Content != nil || len(obj.rare().Fragments) > 0:
 			return fmt.Errorf("symlink takes its target from source, not from content or fragments")
-		case obj.Recurse || obj.Purge:
+		case obj.rare().Recurse || obj.rare().Purge:
 			return fmt.Errorf("symlink cannot be combined with recurse or purge")
 		case obj.Mode != "":
 			return fmt.Errorf("symlink cannot have a mode: a symbolic link has none")
-		case obj.State != FileStateAbsent && obj.Source == "":
+		case obj.State != FileStateAbsent && obj.rare().Source == "":
 			return fmt.Errorf("symlink needs the link's target as source")
 		}
 	}
-	if obj.Purge {
+	if obj.rare().Purge {
 		switch {
-		case !obj.isDir() || !obj.Recurse:
+		case !obj.isDir() || !obj.rare().Recurse:
 			return fmt.Errorf("purge needs a directory (path ending in /) with recurse")
 		case obj.State == FileStateAbsent:
 			return fmt.Errorf("purge cannot be combined with state absent")
@@ -48,24 +48,24 @@ func (obj *FileRes) checkLink(c *fileCheck) error {
 	case obj.State == FileStateAbsent:
 		return obj.removeLink(c, isLink)
 	case c.fi == nil && obj.State == FileStateExists:
-		c.change("created a link to " + obj.Source)
+		c.change("created a link to " + obj.rare().Source)
 	case c.fi == nil, !isLink && obj.State == "":
 		return nil // existence is not managed
 	case !isLink:
-		if !obj.Force {
+		if !obj.rare().Force {
 			return fmt.Errorf("%s is a %s, want a symbolic link (set force to replace it)", c.path, kindWord(c.fi.IsDir()))
 		}
 		if obj.MetaParams().Reverse {
 			return fmt.Errorf("refusing to replace the %s %s: Meta:reverse could not restore it", kindWord(c.fi.IsDir()), c.path)
 		}
-		c.change(fmt.Sprintf("replaced a %s by a link to %s", kindWord(c.fi.IsDir()), obj.Source))
+		c.change(fmt.Sprintf("replaced a %s by a link to %s", kindWord(c.fi.IsDir()), obj.rare().Source))
 	default:
 		have, err := os.Readlink(c.path)
 		if err != nil {
 			return err
 		}
-		if have != obj.Source {
-			c.change(fmt.Sprintf("link target %s -> %s", have, obj.Source))
+		if have != obj.rare().Source {
+			c.change(fmt.Sprintf("link target %s -> %s", have, obj.rare().Source))
 		} else {
 			return obj.checkLinkOwner(c)
 		}
@@ -82,7 +82,7 @@ func (obj *FileRes) checkLink(c *fileCheck) error {
 			return err
 		}
 	}
-	if err := replaceLink(c.path, obj.Source); err != nil {
+	if err := replaceLink(c.path, obj.rare().Source); err != nil {
 		return missingParent(c.path, err)
 	}
 	fi, err := os.Lstat(c.path)
@@ -99,7 +99,7 @@ func (obj *FileRes) removeLink(c *fileCheck, isLink bool) error {
 	if c.fi == nil {
 		return nil
 	}
-	if !isLink && !obj.Force {
+	if !isLink && !obj.rare().Force {
 		return fmt.Errorf("%s is a %s, not a symbolic link (set force to remove it)", c.path, kindWord(c.fi.IsDir()))
 	}
 	c.change("removed")

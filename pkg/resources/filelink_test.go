@@ -26,7 +26,7 @@ func TestFileSymlink(t *testing.T) {
 	h := newHarness(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "l")
-	f := newFile(t, h, p, &FileRes{State: "exists", Symlink: true, Source: "../nowhere"})
+	f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "../nowhere"}})
 	checkApply(t, f, false, false)
 	if exists(p) {
 		t.Fatal("apply=false made the link")
@@ -64,7 +64,7 @@ func TestFileSymlink(t *testing.T) {
 		if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			t.Fatalf("the %s was touched without force", kind)
 		}
-		forced := newFile(t, h, p, &FileRes{State: "exists", Symlink: true, Source: "target", Force: true})
+		forced := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "target", Force: true}})
 		checkApply(t, forced, true, false)
 		if got := readlink(t, p); got != "target" {
 			t.Fatalf("after replacing a %s: %q", kind, got)
@@ -81,7 +81,7 @@ func TestFileSymlinkAbsent(t *testing.T) {
 	mustWrite(t, target, "keep")
 	p := filepath.Join(dir, "l")
 	os.Symlink(target, p)
-	f := newFile(t, h, p, &FileRes{State: "absent", Symlink: true})
+	f := newFile(t, h, p, &FileRes{State: "absent", Rare: &FileRare{Symlink: true}})
 	checkApply(t, f, true, false)
 	if exists(p) || mustRead(t, target) != "keep" {
 		t.Fatal("absent must remove the link and keep the target")
@@ -104,7 +104,7 @@ func TestFileSymlinkOwner(t *testing.T) {
 	target := filepath.Join(dir, "target")
 	mustWrite(t, target, "x")
 	p := filepath.Join(dir, "l")
-	f := newFile(t, h, p, &FileRes{State: "exists", Symlink: true, Source: target, Owner: "65534", Group: "65534"})
+	f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: target}, Owner: "65534", Group: "65534"})
 	checkApply(t, f, true, false)
 	checkApply(t, f, true, true)
 	li, _ := os.Lstat(p)
@@ -119,7 +119,7 @@ func TestFileSymlinkOwner(t *testing.T) {
 	checkApply(t, f, true, false)
 
 	q := filepath.Join(dir, "unmanaged")
-	u := newFile(t, h, q, &FileRes{Symlink: true, Source: target})
+	u := newFile(t, h, q, &FileRes{Rare: &FileRare{Symlink: true, Source: target}})
 	checkApply(t, u, true, true)
 	if exists(q) {
 		t.Fatal("state \"\" created a link")
@@ -138,7 +138,7 @@ func TestFileSymlinkReversed(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "l")
 	os.Symlink("old", p)
-	f := &FileRes{State: "exists", Symlink: true, Source: "new"}
+	f := &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "new"}}
 	f.SetMetaParams(&engine.MetaParams{Reverse: true})
 	newFile(t, h, p, f)
 	checkApply(t, f, true, false)
@@ -147,7 +147,7 @@ func TestFileSymlinkReversed(t *testing.T) {
 		t.Fatalf("reversed: %v %v", r, err)
 	}
 	rev := r.(*FileRes)
-	if !rev.Symlink || rev.Source != "old" {
+	if !rev.rare().Symlink || rev.rare().Source != "old" {
 		t.Fatalf("reversal %+v", rev)
 	}
 	newFile(t, newHarness(t), p, rev)
@@ -159,12 +159,12 @@ func TestFileSymlinkReversed(t *testing.T) {
 
 func TestFileSymlinkValidate(t *testing.T) {
 	for _, f := range []*FileRes{
-		{Path: "/a/", State: "exists", Symlink: true, Source: "x"},
-		{Path: "/a", State: "exists", Symlink: true},
-		{Path: "/a", State: "exists", Symlink: true, Source: "x", Mode: "0644"},
-		{Path: "/a", State: "exists", Symlink: true, Source: "x", Recurse: true},
-		{Path: "/a", State: "exists", Symlink: true, Content: strp("x")},
-		{Path: "/a", State: "absent", Symlink: true, Source: "x"},
+		{Path: "/a/", State: "exists", Rare: &FileRare{Symlink: true, Source: "x"}},
+		{Path: "/a", State: "exists", Rare: &FileRare{Symlink: true}},
+		{Path: "/a", State: "exists", Rare: &FileRare{Symlink: true, Source: "x"}, Mode: "0644"},
+		{Path: "/a", State: "exists", Rare: &FileRare{Symlink: true, Source: "x", Recurse: true}},
+		{Path: "/a", State: "exists", Rare: &FileRare{Symlink: true}, Content: strp("x")},
+		{Path: "/a", State: "absent", Rare: &FileRare{Symlink: true, Source: "x"}},
 	} {
 		f.SetName(f.Path)
 		if err := f.Validate(); err == nil {

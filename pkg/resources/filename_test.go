@@ -17,7 +17,7 @@ func TestFileDirnameBasename(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f := newFile(t, h, "/nowhere/motd", &FileRes{Dirname: other, State: "exists", Content: strp("dir\n")})
+	f := newFile(t, h, "/nowhere/motd", &FileRes{Rare: &FileRare{Dirname: other}, State: "exists", Content: strp("dir\n")})
 	checkApply(t, f, true, false)
 	if got := mustRead(t, other+"motd"); got != "dir\n" {
 		t.Fatalf("dirname: content %q", got)
@@ -29,14 +29,14 @@ func TestFileDirnameBasename(t *testing.T) {
 	}
 	checkApply(t, f, true, true)
 
-	g := newFile(t, h, filepath.Join(d, "label"), &FileRes{Basename: "real.conf", State: "exists", Content: strp("base\n")})
+	g := newFile(t, h, filepath.Join(d, "label"), &FileRes{Rare: &FileRare{Basename: "real.conf"}, State: "exists", Content: strp("base\n")})
 	checkApply(t, g, true, false)
 	if got := mustRead(t, filepath.Join(d, "real.conf")); got != "base\n" || exists(filepath.Join(d, "label")) {
 		t.Fatalf("basename: content %q, label exists %v", got, exists(filepath.Join(d, "label")))
 	}
 
 	// Both, on a directory: path's trailing slash goes with its last part.
-	k := newFile(t, h, "/x/y/", &FileRes{Path: "/a/b/", Dirname: other, Basename: "sub/", State: "exists"})
+	k := newFile(t, h, "/x/y/", &FileRes{Path: "/a/b/", Rare: &FileRare{Dirname: other, Basename: "sub/"}, State: "exists"})
 	checkApply(t, k, true, false)
 	if fi, err := os.Stat(other + "sub"); err != nil || !fi.IsDir() {
 		t.Fatalf("dirname and basename: no directory %ssub", other)
@@ -48,10 +48,10 @@ func TestFileDirnameBasenameRefused(t *testing.T) {
 		f    *FileRes
 		want string
 	}{
-		{&FileRes{Dirname: "/etc"}, `dirname "/etc" must be an absolute directory ending in /`},
-		{&FileRes{Dirname: "etc/"}, `dirname "etc/" must be an absolute directory ending in /`},
-		{&FileRes{Basename: "/motd"}, `basename "/motd" must not start with /`},
-		{&FileRes{Dirname: "/etc/", Basename: "../motd"}, `is not clean`},
+		{&FileRes{Rare: &FileRare{Dirname: "/etc"}}, `dirname "/etc" must be an absolute directory ending in /`},
+		{&FileRes{Rare: &FileRare{Dirname: "etc/"}}, `dirname "etc/" must be an absolute directory ending in /`},
+		{&FileRes{Rare: &FileRare{Basename: "/motd"}}, `basename "/motd" must not start with /`},
+		{&FileRes{Rare: &FileRare{Dirname: "/etc/", Basename: "../motd"}}, `is not clean`},
 	} {
 		tt.f.SetKind("file")
 		tt.f.SetName("/tmp/x")

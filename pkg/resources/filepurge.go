@@ -71,7 +71,7 @@ func (obj *FileRes) purgeKeep() (purgeKeep, error) {
 // ManagedPaths returns the path, with everything below it when the
 // directory's content is managed (recurse, or a source).
 func (obj *FileRes) ManagedPaths() []engine.ManagedPath {
-	tree := obj.isDir() && !obj.Symlink && (obj.Recurse || obj.Source != "")
+	tree := obj.isDir() && !obj.rare().Symlink && (obj.rare().Recurse || obj.rare().Source != "")
 	return []engine.ManagedPath{{Path: obj.cleanPath(), Tree: tree}}
 }
 
@@ -87,7 +87,7 @@ type purger struct {
 
 // checkPurge removes what nobody manages below the directory.
 func (obj *FileRes) checkPurge(c *fileCheck) error {
-	if !obj.Purge {
+	if !obj.rare().Purge {
 		return nil
 	}
 	keep, err := obj.purgeKeep()
@@ -104,8 +104,8 @@ func (obj *FileRes) checkPurge(c *fileCheck) error {
 		return &os.PathError{Op: "fstat", Path: c.path, Err: err}
 	}
 	p := &purger{c: c, keep: keep, dev: st.Dev}
-	if obj.Source != "" {
-		p.source = filepath.Clean(obj.Source)
+	if obj.rare().Source != "" {
+		p.source = filepath.Clean(obj.rare().Source)
 	}
 	err = p.dir(fd, "", 0)
 	if n := len(p.removed); n > 0 {

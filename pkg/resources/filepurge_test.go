@@ -66,11 +66,11 @@ func TestFilePurge(t *testing.T) {
 	others := []engine.Res{
 		&FileRes{Path: filepath.Join(d, "keep"), State: "exists"},
 		&FileRes{Path: filepath.Join(d, "a/b/leaf"), State: "exists"},
-		&FileRes{Path: filepath.Join(d, "managed-tree") + "/", State: "exists", Recurse: true},
+		&FileRes{Path: filepath.Join(d, "managed-tree") + "/", State: "exists", Rare: &FileRare{Recurse: true}},
 		&LineRes{File: filepath.Join(d, "conf"), State: "exists", Content: "x"},
 		&FileRes{Path: filepath.Join(d, "not-there-yet"), State: "exists"},
 	}
-	p := newFile(t, h, d+"/", &FileRes{State: "exists", Recurse: true, Purge: true})
+	p := newFile(t, h, d+"/", &FileRes{State: "exists", Rare: &FileRare{Recurse: true, Purge: true}})
 	h.graph = append(others, p)
 	before := tree(t, d)
 	checkApply(t, p, false, false)
@@ -105,7 +105,7 @@ func TestFilePurgeSource(t *testing.T) {
 	os.Mkdir(filepath.Join(d, "sub"), 0o755)
 	mustWrite(t, filepath.Join(d, "sub", "old"), "x")
 	mustWrite(t, filepath.Join(d, "old"), "x")
-	p := newFile(t, h, d+"/", &FileRes{State: "exists", Recurse: true, Purge: true, Source: src + "/"})
+	p := newFile(t, h, d+"/", &FileRes{State: "exists", Rare: &FileRare{Recurse: true, Purge: true, Source: src + "/"}})
 	h.graph = []engine.Res{p}
 	checkApply(t, p, true, false)
 	if got := tree(t, d); got != "b sub/ sub/a" {
@@ -119,7 +119,7 @@ func TestFilePurgeSource(t *testing.T) {
 func TestFilePurgeNeedsGraph(t *testing.T) {
 	d := t.TempDir()
 	mustWrite(t, filepath.Join(d, "f"), "x")
-	p := &FileRes{Path: d + "/", State: "exists", Recurse: true, Purge: true}
+	p := &FileRes{Path: d + "/", State: "exists", Rare: &FileRare{Recurse: true, Purge: true}}
 	p.SetName(p.Path)
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -133,15 +133,15 @@ func TestFilePurgeNeedsGraph(t *testing.T) {
 		t.Fatalf("purged without a graph: %v", err)
 	}
 	for _, bad := range []*FileRes{
-		{Path: "/d", State: "exists", Recurse: true, Purge: true},
-		{Path: "/d/", State: "exists", Purge: true},
+		{Path: "/d", State: "exists", Rare: &FileRare{Recurse: true, Purge: true}},
+		{Path: "/d/", State: "exists", Rare: &FileRare{Purge: true}},
 	} {
 		bad.SetName(bad.Path)
 		if bad.Validate() == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	rev := &FileRes{Path: "/d/", State: "exists", Recurse: true, Purge: true}
+	rev := &FileRes{Path: "/d/", State: "exists", Rare: &FileRare{Recurse: true, Purge: true}}
 	rev.SetName("/d/")
 	rev.SetMetaParams(&engine.MetaParams{Reverse: true})
 	if rev.Validate() == nil {

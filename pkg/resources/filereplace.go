@@ -7,7 +7,7 @@ import (
 
 // keepsContent reports whether replace is false: an entry already at the
 // path keeps its content.
-func (obj *FileRes) keepsContent() bool { return obj.Replace != nil && !*obj.Replace }
+func (obj *FileRes) keepsContent() bool { return obj.rare().Replace != nil && !*obj.rare().Replace }
 
 // validateReplace checks that replace false is set on a file that is
 // kept: a directory's or a link's content is not written once, and a
@@ -19,7 +19,7 @@ func (obj *FileRes) validateReplace() error {
 		return fmt.Errorf("replace false cannot be combined with state absent")
 	case obj.isDir():
 		return fmt.Errorf("replace false is for a file, not a directory (path ending in /)")
-	case obj.Symlink:
+	case obj.rare().Symlink:
 		return fmt.Errorf("replace false is for a file, not a symlink")
 	}
 	return nil
@@ -38,7 +38,7 @@ func (obj *FileRes) checkKept(c *fileCheck) error {
 		}
 		return obj.checkSELinux(c)
 	}
-	if obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.SELinux != nil {
+	if obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.rare().SELinux != nil {
 		what := "not a regular file"
 		switch {
 		case c.fi.IsDir():

@@ -18,7 +18,7 @@ func TestFileReplaceFalse(t *testing.T) {
 	h := newHarness(t)
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
-	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0640", Replace: boolp(false)})
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0640", Rare: &FileRare{Replace: boolp(false)}})
 	checkApply(t, f, false, false)
 	checkApply(t, f, true, false)
 	if got, perm := mustRead(t, p), permOf(t, p); got != "new\n" || perm != 0o640 {
@@ -46,9 +46,9 @@ func TestFileReplaceFalse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{link, sub} {
-		plain := newFile(t, h, q, &FileRes{State: "exists", Content: strp("new\n"), Force: true, Replace: boolp(false)})
+		plain := newFile(t, h, q, &FileRes{State: "exists", Content: strp("new\n"), Rare: &FileRare{Force: true, Replace: boolp(false)}})
 		checkApply(t, plain, true, true)
-		withMode := newFile(t, h, q, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0600", Replace: boolp(false)})
+		withMode := newFile(t, h, q, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0600", Rare: &FileRare{Replace: boolp(false)}})
 		if _, err := withMode.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "replace false leaves it") {
 			t.Errorf("%s: got %v, want a refusal to manage its mode", q, err)
 		}
@@ -69,10 +69,10 @@ func TestFileReplaceFalseValidate(t *testing.T) {
 		want string
 	}{
 		{"/a/", &FileRes{State: "exists"}, "not a directory"},
-		{"/a", &FileRes{State: "exists", Symlink: true, Source: "/b"}, "not a symlink"},
+		{"/a", &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "/b"}}, "not a symlink"},
 		{"/a", &FileRes{State: "absent"}, "state absent"},
 	} {
-		tc.f.Replace = boolp(false)
+		tc.f.setRare().Replace = boolp(false)
 		tc.f.SetName(tc.name)
 		if err := tc.f.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error about %q", tc.name, err, tc.want)
@@ -94,7 +94,7 @@ func TestFileSELParts(t *testing.T) {
 		{func() error { return errors.New("cannot tell") }, "seltype, selrange: cannot tell"},
 	} {
 		os.Remove(p)
-		f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x"), SELType: strp("etc_t"), SELRange: strp("s0"), x: &fileExtra{uid: -1, gid: -1, selinuxOn: tc.on}})
+		f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x"), Rare: &FileRare{SELType: strp("etc_t"), SELRange: strp("s0")}, x: &fileExtra{uid: -1, gid: -1, selinuxOn: tc.on}})
 		_, err := f.CheckApply(context.Background(), true)
 		switch {
 		case tc.want == "" && err != nil:

@@ -226,7 +226,10 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 			return nil, err
 		}
 	}
-	r := &FileRes{Path: obj.path(), ShowDiff: obj.ShowDiff}
+	r := &FileRes{Path: obj.path()}
+	if sd := obj.rare().ShowDiff; sd != nil {
+		r.setRare().ShowDiff = sd
+	}
 	r.SetKind(obj.Kind())
 	r.SetName(obj.Name())
 	meta := *obj.MetaParams()
@@ -241,11 +244,12 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 	}
 	r.State = FileStateExists
 	if o.Link != "" {
-		r.Symlink, r.Source = true, o.Link
+		rr := r.setRare()
+		rr.Symlink, rr.Source = true, o.Link
 		r.Owner, r.Group = strconv.Itoa(o.UID), strconv.Itoa(o.GID)
 		return r, nil
 	}
-	if obj.Symlink {
+	if obj.rare().Symlink {
 		return nil, nil // a replaced kind is not restored
 	}
 	r.Mode = "0" + strconv.FormatUint(uint64(o.Mode), 8)
@@ -256,7 +260,7 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Source = filepath.Join(d, contentFile)
+		r.setRare().Source = filepath.Join(d, contentFile)
 	}
 	return r, nil
 }
@@ -367,7 +371,7 @@ func (obj *FileRes) UIDs() []engine.ResUID {
 // and group resources named by owner and group.
 func (obj *FileRes) AutoEdges() (engine.AutoEdge, error) {
 	var extra []engine.ResUID
-	for _, f := range obj.Fragments {
+	for _, f := range obj.rare().Fragments {
 		extra = append(extra, newFileUID(f, false))
 	}
 	if obj.Owner != "" {

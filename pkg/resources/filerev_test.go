@@ -100,7 +100,7 @@ func TestFileReverseCreatedDirKeepsOthers(t *testing.T) {
 	mustWrite(t, filepath.Join(src, "a"), "a")
 	mustWrite(t, filepath.Join(src, "sub", "b"), "b")
 	h := newHarness(t)
-	f := &FileRes{State: "exists", Source: src + "/", Recurse: true}
+	f := &FileRes{State: "exists", Rare: &FileRare{Source: src + "/", Recurse: true}}
 	f.SetMetaParams(&engine.MetaParams{Reverse: true})
 	f = newFile(t, h, dst+"/", f)
 	checkApply(t, f, true, false)
@@ -172,7 +172,7 @@ func TestFileReverseRefusesWhatItCannotRestore(t *testing.T) {
 	mustWrite(t, filepath.Join(dst, "b"), "the user's b")
 	mustWrite(t, filepath.Join(dst, "c"), "the user's c")
 	h := newHarness(t)
-	f := &FileRes{State: "exists", Source: src + "/", Mode: "0755"}
+	f := &FileRes{State: "exists", Rare: &FileRare{Source: src + "/"}, Mode: "0755"}
 	f.SetMetaParams(&engine.MetaParams{Reverse: true})
 	f = newFile(t, h, dst+"/", f)
 	_, err := f.CheckApply(t.Context(), true)
@@ -204,8 +204,8 @@ func TestFileReverseRefusesWhatItCannotRestore(t *testing.T) {
 		f    *FileRes
 		want string
 	}{
-		{full + "/", &FileRes{State: "absent", Recurse: true}, "refusing to remove " + full + ", which holds 1 entries"},
-		{full, &FileRes{State: "exists", Force: true}, "refusing to replace the directory " + full},
+		{full + "/", &FileRes{State: "absent", Rare: &FileRare{Recurse: true}}, "refusing to remove " + full + ", which holds 1 entries"},
+		{full, &FileRes{State: "exists", Rare: &FileRare{Force: true}}, "refusing to replace the directory " + full},
 	} {
 		tc.f.SetMetaParams(&engine.MetaParams{Reverse: true})
 		g := newFile(t, newHarness(t), tc.path, tc.f)
@@ -229,7 +229,7 @@ func TestFileReverseNeverRemovesThroughALink(t *testing.T) {
 	os.Mkdir(victim, 0o755)
 	mustWrite(t, filepath.Join(victim, "b"), "precious")
 	h := newHarness(t)
-	f := &FileRes{State: "exists", Source: src + "/", Recurse: true}
+	f := &FileRes{State: "exists", Rare: &FileRare{Source: src + "/", Recurse: true}}
 	f.SetMetaParams(&engine.MetaParams{Reverse: true})
 	f = newFile(t, h, dst+"/", f)
 	checkApply(t, f, true, false)

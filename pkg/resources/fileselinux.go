@@ -52,7 +52,7 @@ func (obj *FileRes) checkSELParts() error {
 	for _, p := range []struct {
 		name string
 		v    *string
-	}{{"seluser", obj.SELUser}, {"selrole", obj.SELRole}, {"seltype", obj.SELType}, {"selrange", obj.SELRange}} {
+	}{{"seluser", obj.rare().SELUser}, {"selrole", obj.rare().SELRole}, {"seltype", obj.rare().SELType}, {"selrange", obj.rare().SELRange}} {
 		if p.v != nil {
 			set = append(set, p.name)
 		}
@@ -74,10 +74,10 @@ func (obj *FileRes) checkSELParts() error {
 // SELinux: setting a context elsewhere would store an attribute that
 // nothing enforces.
 func (obj *FileRes) validateSELinux() error {
-	if obj.SELinux == nil {
+	if obj.rare().SELinux == nil {
 		return nil
 	}
-	if s := *obj.SELinux; s != "" {
+	if s := *obj.rare().SELinux; s != "" {
 		parts := strings.SplitN(s, ":", 4)
 		if len(parts) < 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" || strings.ContainsAny(s, " \t\n\x00") {
 			return fmt.Errorf("selinux %q is not a context (user:role:type[:level])", s)
@@ -93,10 +93,10 @@ func (obj *FileRes) validateSELinux() error {
 // checkSELinux compares and sets the context of the entry (of a link
 // itself, never of what it points to); "" removes it.
 func (obj *FileRes) checkSELinux(c *fileCheck) error {
-	if obj.SELinux == nil || c.fi == nil {
+	if obj.rare().SELinux == nil || c.fi == nil {
 		return nil
 	}
-	want := *obj.SELinux
+	want := *obj.rare().SELinux
 	have, ok, err := getContext(c.path)
 	if err != nil {
 		return err

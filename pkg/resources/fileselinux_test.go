@@ -15,7 +15,7 @@ func TestFileSELinuxAbsent(t *testing.T) {
 	if selinuxPresent() == nil {
 		t.Skip("SELinux runs on this host")
 	}
-	f := &FileRes{Path: "/tmp/x", State: "exists", SELinux: strp("system_u:object_r:tmp_t:s0")}
+	f := &FileRes{Path: "/tmp/x", State: "exists", Rare: &FileRare{SELinux: strp("system_u:object_r:tmp_t:s0")}}
 	f.SetName(f.Path)
 	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "SELinux is not enabled on this host") {
 		t.Fatalf("got %v", err)
@@ -36,7 +36,7 @@ func TestFileSELinux(t *testing.T) {
 	}
 	h := newHarness(t)
 	const ctx = "system_u:object_r:etc_t:s0:c0,c1"
-	f := newFile(t, h, p, &FileRes{State: "exists", SELinux: strp(ctx), x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
+	f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{SELinux: strp(ctx)}, x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
 	checkApply(t, f, false, false)
 	checkApply(t, f, true, false)
 	if got, ok, err := getContext(p); err != nil || !ok || got != ctx {
@@ -47,7 +47,7 @@ func TestFileSELinux(t *testing.T) {
 	checkApply(t, f, true, false)
 
 	link := filepath.Join(dir, "l")
-	l := newFile(t, h, link, &FileRes{State: "exists", Symlink: true, Source: p, SELinux: strp("system_u:object_r:link_t:s0"), x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
+	l := newFile(t, h, link, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: p, SELinux: strp("system_u:object_r:link_t:s0")}, x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
 	checkApply(t, l, true, false)
 	if got, _, _ := getContext(link); got != "system_u:object_r:link_t:s0" {
 		t.Fatalf("link context %q", got)
@@ -56,7 +56,7 @@ func TestFileSELinux(t *testing.T) {
 		t.Fatalf("the target's context changed to %q", got)
 	}
 
-	rm := newFile(t, h, p, &FileRes{SELinux: strp(""), x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
+	rm := newFile(t, h, p, &FileRes{Rare: &FileRare{SELinux: strp("")}, x: &fileExtra{uid: -1, gid: -1, selinuxOn: on}})
 	checkApply(t, rm, true, false)
 	if _, ok, _ := getContext(p); ok {
 		t.Fatal("the context was not removed")
@@ -66,7 +66,7 @@ func TestFileSELinux(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"nocolons", "a:b", "a:b: c"} {
-		f := &FileRes{Path: p, State: "exists", SELinux: strp(bad)}
+		f := &FileRes{Path: p, State: "exists", Rare: &FileRare{SELinux: strp(bad)}}
 		f.SetName(p)
 		if f.Validate() == nil {
 			t.Errorf("context %q accepted", bad)

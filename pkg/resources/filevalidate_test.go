@@ -20,7 +20,7 @@ func TestFileValidateCmd(t *testing.T) {
 	// The check copies the file it gets and its mode, and accepts only
 	// a content starting with "good".
 	check := "stat -c %a @ > " + seen + ".mode && cp @ " + seen + " && grep -q ^good @"
-	bad := newFile(t, h, p, &FileRes{State: "exists", Content: strp("bad\n"), Mode: "0640", ValidateCmd: check, ValidateReplacement: "@"})
+	bad := newFile(t, h, p, &FileRes{State: "exists", Content: strp("bad\n"), Mode: "0640", Rare: &FileRare{ValidateCmd: check, ValidateReplacement: "@"}})
 	ok, err := bad.CheckApply(context.Background(), true)
 	if ok || err == nil || !strings.Contains(err.Error(), "refused the new content") {
 		t.Fatalf("a refused content: ok %v, err %v", ok, err)
@@ -37,14 +37,14 @@ func TestFileValidateCmd(t *testing.T) {
 	if tmp := tempFiles(t, dir); len(tmp) > 0 {
 		t.Fatalf("temporary files left: %v", tmp)
 	}
-	good := newFile(t, h, p, &FileRes{State: "exists", Content: strp("good\n"), ValidateCmd: "grep -q ^good %"})
+	good := newFile(t, h, p, &FileRes{State: "exists", Content: strp("good\n"), Rare: &FileRare{ValidateCmd: "grep -q ^good %"}})
 	checkApply(t, good, true, false)
 	checkApply(t, good, true, true)
 	if got := mustRead(t, p); got != "good\n" {
 		t.Fatalf("an accepted content was not written: %q", got)
 	}
 	created := filepath.Join(dir, "new")
-	refusedNew := newFile(t, h, created, &FileRes{State: "exists", Content: strp("bad\n"), ValidateCmd: "grep -q ^good %"})
+	refusedNew := newFile(t, h, created, &FileRes{State: "exists", Content: strp("bad\n"), Rare: &FileRare{ValidateCmd: "grep -q ^good %"}})
 	if _, err := refusedNew.CheckApply(context.Background(), true); err == nil || exists(created) {
 		t.Fatalf("a refused new file: err %v, created %v", err, exists(created))
 	}
@@ -53,15 +53,15 @@ func TestFileValidateCmd(t *testing.T) {
 // TestFileValidateCmdParams: validate_cmd needs a file with content.
 func TestFileValidateCmdParams(t *testing.T) {
 	for _, f := range []*FileRes{
-		{Path: "/d/", State: "exists", ValidateCmd: "true %"},
-		{Path: "/f", State: "absent", ValidateCmd: "true %"},
-		{Path: "/f", State: "exists", ValidateReplacement: "@"},
-		{Path: "/f", Backup: "relative/bucket"},
-		{Path: "/f", Backup: "/b", BackupDigest: "crc32"},
-		{Path: "/f", BackupDigest: "md5"},
-		{Path: "/f", Backup: "puppet", BackupDigest: "md5"},
-		{Path: "/f", Backup: "puppet", BackupPuppetConf: "puppet.conf"},
-		{Path: "/f", Backup: "/b", BackupPuppetConf: "/etc/puppet/puppet.conf"},
+		{Path: "/d/", State: "exists", Rare: &FileRare{ValidateCmd: "true %"}},
+		{Path: "/f", State: "absent", Rare: &FileRare{ValidateCmd: "true %"}},
+		{Path: "/f", State: "exists", Rare: &FileRare{ValidateReplacement: "@"}},
+		{Path: "/f", Rare: &FileRare{Backup: "relative/bucket"}},
+		{Path: "/f", Rare: &FileRare{Backup: "/b", BackupDigest: "crc32"}},
+		{Path: "/f", Rare: &FileRare{BackupDigest: "md5"}},
+		{Path: "/f", Rare: &FileRare{Backup: "puppet", BackupDigest: "md5"}},
+		{Path: "/f", Rare: &FileRare{Backup: "puppet", BackupPuppetConf: "puppet.conf"}},
+		{Path: "/f", Rare: &FileRare{Backup: "/b", BackupPuppetConf: "/etc/puppet/puppet.conf"}},
 	} {
 		f.SetKind("file")
 		f.SetName("/x")
@@ -83,7 +83,7 @@ func TestFileBackupBucketChecks(t *testing.T) {
 	os.Chmod(bucket, 0o777)
 	p := filepath.Join(dir, "f")
 	mustWrite(t, p, "old\n")
-	f := newFile(t, h, p, &FileRes{Content: strp("new\n"), Backup: bucket})
+	f := newFile(t, h, p, &FileRes{Content: strp("new\n"), Rare: &FileRare{Backup: bucket}})
 	if _, err := f.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "may be written by others") {
 		t.Fatalf("an open bucket: err %v", err)
 	}
@@ -92,7 +92,7 @@ func TestFileBackupBucketChecks(t *testing.T) {
 	}
 	// A missing bucket is made root-only.
 	missing := filepath.Join(dir, "new-bucket")
-	g := newFile(t, h, p, &FileRes{Content: strp("new\n"), Backup: missing, BackupDigest: "md5"})
+	g := newFile(t, h, p, &FileRes{Content: strp("new\n"), Rare: &FileRare{Backup: missing, BackupDigest: "md5"}})
 	checkApply(t, g, true, false)
 	if perm := permOf(t, missing); perm != 0o750 {
 		t.Fatalf("new bucket mode %04o, want 0750", perm)

@@ -6,15 +6,16 @@ import (
 )
 
 // TestFileResSize keeps the file resource, of which a graph holds one per
-// file, at 384 bytes on 64-bit platforms: a size class of Go's allocator,
-// so that a field more moves every file resource to the next class (416
-// bytes). What few files need (a resolved owner and group, a reversal's
-// state) is kept apart, in a fileExtra.
+// file, at 176 bytes on 64-bit platforms: a size class of Go's allocator,
+// so that a field more moves every file resource to the next class (192
+// bytes). What few files need is kept apart: the parameters few files
+// set in a FileRare, a resolved owner and group and a reversal's state
+// in a fileExtra.
 func TestFileResSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes are those of 64-bit platforms")
 	}
-	if got := unsafe.Sizeof(FileRes{}); got != 384 {
-		t.Errorf("FileRes is %d bytes, want 384", got)
+	if got := unsafe.Sizeof(FileRes{}); got != 176 {
+		t.Errorf("FileRes is %d bytes, want 176", got)
 	}
 }

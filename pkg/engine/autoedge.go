@@ -260,7 +260,10 @@ func (g *Graph) joinGroup(heads []*Vertex, w *Vertex) bool {
 		}
 		wg.SetGrouped(true)
 		w.grouped = true
-		head.Members = append(head.Members, w)
+		if head.members == nil {
+			head.members = new([]*Vertex)
+		}
+		*head.members = append(*head.members, w)
 		moveEdges(w, head)
 		return true
 	}

@@ -11,8 +11,11 @@ import (
 // A Vertex is one runnable vertex of a prepared graph: a resource and, when
 // autogrouping merged others into it, its members.
 type Vertex struct {
-	Res     Res
-	Members []*Vertex // resources grouped into this one
+	Res Res
+	// members are the resources grouped into this one (Members); nil
+	// for most vertices, which group none, at the cost of 8 bytes each
+	// rather than a slice's 24.
+	members *[]*Vertex
 
 	*adjacency              // its edges and document resource until Compact
 	src        *source      // where the document gave the resource
@@ -20,6 +23,14 @@ type Vertex struct {
 	params     paramsDigest // of the document's parameters, which Compact lets go of
 	grouped    bool         // merged into another vertex
 	changed    bool         // its CheckApply (or its group's) changed something (sched.markChanged)
+}
+
+// Members returns the resources grouped into v.
+func (v *Vertex) Members() []*Vertex {
+	if v.members == nil {
+		return nil
+	}
+	return *v.members
 }
 
 // An adjacency is the edges of a vertex, which the building of a graph

@@ -14,7 +14,7 @@ import (
 // keeping the parameters themselves (Graph.Compact lets go of them). It
 // keeps the first 128 bits of the SHA-256, as many as a UUID (two sets of
 // parameters that differ share them with a chance of 2^-128), so that a
-// Vertex, one per resource, is 96 bytes rather than 112.
+// Vertex, one per resource, is 80 bytes rather than 96.
 type paramsDigest struct {
 	sum [16]byte
 	ok  bool // false: some value is of a type digestParams does not know

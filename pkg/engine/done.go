@@ -116,7 +116,7 @@ func (s *sched) debugDone(vs *vstate, ok bool, err error, dur time.Duration, app
 // setOutcome records whether the last run of vs left a change pending
 // (found, not made) and whether it failed, for Status.
 func (s *sched) setOutcome(vs *vstate, pending, failing bool) {
-	n := 1 + len(vs.v.Members)
+	n := 1 + len(vs.v.Members())
 	if pending != vs.pending {
 		vs.pending = pending
 		if pending {
@@ -143,7 +143,7 @@ func (s *sched) result(vs *vstate, r Result) {
 	}
 	r.Time = time.Now()
 	r.Kind, r.Name, r.Pos = vs.v.kind(), vs.v.name(), vs.v.where()
-	for _, m := range vs.v.Members {
+	for _, m := range vs.v.Members() {
 		r.Members = append(r.Members, m.key)
 	}
 	s.e.cfg.Results(r)
@@ -239,7 +239,7 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports [
 	}
 	if !ok && apply {
 		s.markChanged(vs, vs.v)
-		for _, m := range vs.v.Members {
+		for _, m := range vs.v.Members() {
 			s.markChanged(vs, m)
 		}
 		for _, e := range vs.out {
@@ -321,11 +321,11 @@ func (s *sched) sendValues(vs *vstate) {
 }
 
 func groupNote(vs *vstate) string {
-	if len(vs.v.Members) == 0 {
+	if len(vs.v.Members()) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(vs.v.Members))
-	for _, m := range vs.v.Members {
+	names := make([]string, 0, len(vs.v.Members()))
+	for _, m := range vs.v.Members() {
 		names = append(names, m.key)
 	}
 	return " (with " + strings.Join(names, ", ") + ")"

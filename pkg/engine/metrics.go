@@ -86,7 +86,7 @@ func (m *Metrics) checkApply(vs *vstate, apply, ok bool, err error) {
 	if m == nil {
 		return
 	}
-	n := 1 + len(vs.v.Members)
+	n := 1 + len(vs.v.Members())
 	m.checkApplies.WithLabelValues(vs.v.kind(), strconv.FormatBool(!ok && err == nil),
 		strconv.FormatBool(err != nil), strconv.FormatBool(apply)).Add(float64(n))
 }
@@ -107,7 +107,7 @@ func (m *Metrics) graphLoaded(vss []*vstate) {
 	}
 	counts := map[string]int{}
 	for _, vs := range vss {
-		counts[vs.v.kind()] += 1 + len(vs.v.Members)
+		counts[vs.v.kind()] += 1 + len(vs.v.Members())
 	}
 	m.resources.Reset()
 	for k, n := range counts {

@@ -57,9 +57,9 @@ func (s *sched) swap(g *Graph) {
 	all := make([]Res, 0, len(next))
 	for _, vs := range next {
 		s.order = append(s.order, vs)
-		s.nres += 1 + len(vs.v.Members)
+		s.nres += 1 + len(vs.v.Members())
 		all = append(all, vs.v.Res)
-		for _, m := range vs.v.Members {
+		for _, m := range vs.v.Members() {
 			all = append(all, m.Res)
 		}
 	}
@@ -97,14 +97,14 @@ func sameVertex(vs *vstate, v *Vertex) bool {
 	if vs.watchErr && v.Res.MetaParams().Rewatch {
 		return false
 	}
-	if !metaEqual(vs.meta(), v.Res.MetaParams()) || len(vs.v.Members) != len(v.Members) {
+	if !metaEqual(vs.meta(), v.Res.MetaParams()) || len(vs.v.Members()) != len(v.Members()) {
 		return false
 	}
 	if !sameRes(vs.v, v) {
 		return false
 	}
-	for i, m := range v.Members {
-		if !sameRes(vs.v.Members[i], m) {
+	for i, m := range v.Members() {
+		if !sameRes(vs.v.Members()[i], m) {
 			return false
 		}
 	}
@@ -236,7 +236,7 @@ func (s *sched) launch(vs *vstate) {
 func (s *sched) stop(vs *vstate) {
 	vs.removed = true
 	s.changedGoes(vs.v)
-	for _, m := range vs.v.Members {
+	for _, m := range vs.v.Members() {
 		s.changedGoes(m)
 	}
 	s.update(vs)
@@ -266,7 +266,7 @@ func (s *sched) retire(vs *vstate) {
 			break
 		}
 	}
-	s.nres -= 1 + len(vs.v.Members)
+	s.nres -= 1 + len(vs.v.Members())
 	for _, e := range vs.in {
 		e.from.out = dropEdges(e.from.out, vs)
 	}

@@ -230,8 +230,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		st := e.publish()
 		e.smu.Unlock()
+		conv := convergedNow(&st)
+		if conv {
+			spare = e.trimInbox(spare)
+		}
 		if e.cfg.ConvergedTimeout >= 0 {
-			conv := convergedNow(&st)
 			switch {
 			case conv && convTimer == nil:
 				convTimer = time.NewTimer(e.cfg.ConvergedTimeout)
@@ -309,6 +312,27 @@ func reuse(msgs []msg) []msg {
 	}
 	clear(msgs) // drop the references to vertices, graphs and errors
 	return msgs[:0]
+}
+
+// idleInbox is the largest inbox buffer, in messages, that a converged
+// engine keeps.
+const idleInbox = 64
+
+// trimInbox lets go of the inbox's buffer, if it is empty, and of spare,
+// the next one, when they are larger than idleInbox, and returns what is
+// left of spare: the burst of messages of a graph's first run grew them
+// (to maxSpare messages of 56 bytes, 450 KiB, each), and a converged
+// graph posts few. A later burst grows them again.
+func (e *Engine) trimInbox(spare []msg) []msg {
+	e.mu.Lock()
+	if len(e.inbox) == 0 && cap(e.inbox) > idleInbox {
+		e.inbox = nil
+	}
+	e.mu.Unlock()
+	if cap(spare) > idleInbox {
+		return nil
+	}
+	return spare
 }
 
 // goTrack runs f in a goroutine the engine waits for at shutdown.

@@ -57,7 +57,7 @@ func (p *pool) work() {
 		p.mu.Lock()
 		if p.head == len(p.q) {
 			p.q, p.head = p.q[:0], 0
-			if cap(p.q) > 1024 {
+			if cap(p.q) > idleQueue {
 				p.q = nil // let go of the queue of a large graph's start
 			}
 			p.workers--

@@ -204,6 +204,10 @@ type fifo struct {
 	head int
 }
 
+// idleQueue is the largest array, in entries, that an emptied queue (a
+// fifo, the pool's) keeps.
+const idleQueue = 1024
+
 func (f *fifo) push(vs *vstate) { f.q = append(f.q, vs) }
 func (f *fifo) len() int        { return len(f.q) - f.head }
 
@@ -212,7 +216,12 @@ func (f *fifo) pop() *vstate {
 	f.q[f.head] = nil
 	f.head++
 	if f.head == len(f.q) {
+		// Emptied: a large array (the first run of a graph queues
+		// most of its vertices) is let go of rather than kept.
 		f.q, f.head = f.q[:0], 0
+		if cap(f.q) > idleQueue {
+			f.q = nil
+		}
 	}
 	return vs
 }

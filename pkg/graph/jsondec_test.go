@@ -210,3 +210,64 @@ type sized struct {
 }
 
 func (s *sized) Len() int { return s.n }
+
+// TestParamsMatchEncodingJSON: the parameters of a document's resources
+// are what encoding/json decodes, whatever the parser shares between
+// them: keys and values with escapes, one escape right after another,
+// values repeated from one resource to the next or whose first quote is
+// escaped, more unique short values than it shares, nested ones.
+func TestParamsMatchEncodingJSON(t *testing.T) {
+	values := []string{`"exists"`, `"0644"`, `"file\n"`, `"a\"b"`, `"\"quoted\""`, `"a\\"`, `"\\"`, `""`,
+		`"\u00e9t\u00e9"`, `"caf` + "\xc3\xa9" + `"`, `12`, `-1.5`, `true`, `null`, `["x\ty","exists",["\n"]]`,
+		`{"k\n":"v\n","exists":"0644"}`, `"` + strings.Repeat("long ", 20) + `"`}
+	keys := []string{`"state"`, `"mode"`, `"con\u0074ent"`, `"a\nb"`, `"exists"`}
+	var b strings.Builder
+	b.WriteString(`{"mgmt":"graph/v1","resources":[`)
+	n := maxSharedValues + 100
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"kind":"k","name":"r%d","params":{`, i)
+		for j, k := range keys {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			v := values[(i+j)%len(values)]
+			if j == len(keys)-1 {
+				v = fmt.Sprintf(`"u%d"`, i) // unique
+			}
+			b.WriteString(k + ":" + v)
+		}
+		b.WriteString(`}}`)
+	}
+	b.WriteString("]}\n")
+	doc, err := NewDecoder(strings.NewReader(b.String()), "in").Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Resources []struct {
+			Params map[string]any
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(b.String()))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Resources) != n || len(want.Resources) != n {
+		t.Fatalf("%d and %d resources, want %d", len(doc.Resources), len(want.Resources), n)
+	}
+	for i, r := range doc.Resources {
+		w := want.Resources[i].Params
+		for k, v := range w {
+			if v == nil {
+				delete(w, k) // null: undefined
+			}
+		}
+		if !reflect.DeepEqual(r.Params, w) {
+			t.Fatalf("resource %d: params %#v, want %#v", i, r.Params, w)
+		}
+	}
+}

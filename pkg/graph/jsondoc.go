@@ -65,7 +65,8 @@ func (p *jsonParser) param() any {
 	if end < 0 || end > 64 {
 		return p.str(strValue)
 	}
-	// A value shared is the text of its raw bytes, without escapes: it
+	// A value shared is the text of its raw bytes, without escapes (a
+	// string such as "a\\" ends at its first quote and has one): it
 	// matches only a string without them, whose first quote ends it.
 	raw := p.data[start+1 : start+1+end]
 	slot := &p.recentValues[recentSlot(raw)]
@@ -79,7 +80,7 @@ func (p *jsonParser) param() any {
 		return v
 	}
 	s := p.str(strValue)
-	if p.i == start+end+2 && len(p.values) < maxSharedValues { // no escapes: raw is s
+	if p.i == start+end+2 && len(p.values) < maxSharedValues && bytes.IndexByte(raw, '\\') < 0 { // raw is s
 		var v any = s
 		p.values[s] = v
 		slot.s, slot.v = s, v

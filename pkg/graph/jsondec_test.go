@@ -271,3 +271,34 @@ func TestParamsMatchEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParams checks the parameters of a document against encoding/json's
+// on any object, given to two resources in a row so that the second one
+// reads what the first one shared.
+func FuzzParams(f *testing.F) {
+	for _, v := range []string{`{"a":"x","b":"a\\","c":"a\"b"}`, `{"k\n":"v\n","k":"v"}`, `{"a":null,"b":[1,"\t",{"c":"d"}]}`} {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		want, err := stdValue(params)
+		m, isObject := want.(map[string]any)
+		if err != nil || !isObject || bytes.ContainsAny(params, "\n\r") {
+			return
+		}
+		for k, v := range m {
+			if v == nil {
+				delete(m, k)
+			}
+		}
+		data := fmt.Sprintf(`{"mgmt":"graph/v1","resources":[{"kind":"k","name":"a","params":%s},{"kind":"k","name":"b","params":%[1]s}]}`, params)
+		doc, err := NewDecoder(strings.NewReader(data), "in").Next()
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		for _, r := range doc.Resources {
+			if got := r.Params; !reflect.DeepEqual(got, m) && !(len(got) == 0 && len(m) == 0) {
+				t.Fatalf("%s: params %#v, want %#v", data, got, m)
+			}
+		}
+	})
+}

@@ -246,10 +246,13 @@ func (p *jsonParser) resource() *Resource {
 			}
 			r.Params = map[string]any{}
 			// The keys are interned (object), and a null value leaves
-			// its parameter out, undefined.
+			// its parameter out, undefined; of a key given twice, the
+			// last value holds, as in encoding/json.
 			p.object(func(k string, _ int) {
 				if v := p.param(); v != nil {
 					r.Params[k] = v
+				} else {
+					delete(r.Params, k)
 				}
 			})
 		case "meta":

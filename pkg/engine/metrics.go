@@ -5,81 +5,52 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/mgmtpipe/mgmt/internal/metrics"
 )
 
 // Metrics are the Prometheus metrics of an engine: the mgmt metrics of the
-// reference (resources, CheckApply calls, failures, graph start time) and
-// the Go collector. A nil *Metrics records nothing.
+// reference (resources, CheckApply calls, failures, graph start time), the
+// Go runtime's and the process's. A nil *Metrics records nothing.
 type Metrics struct {
-	Registry *prometheus.Registry
+	Registry *metrics.Registry
 
-	resources     *prometheus.GaugeVec
-	checkApplies  *prometheus.CounterVec
-	failuresTotal *prometheus.CounterVec
-	failures      *prometheus.GaugeVec
-	graphStart    prometheus.Gauge
-	rechecks      *prometheus.CounterVec
-	recheckDrift  *prometheus.CounterVec
-	converged     prometheus.Gauge
-	graphSeq      prometheus.Gauge
+	resources     *metrics.Vec
+	checkApplies  *metrics.Vec
+	failuresTotal *metrics.Vec
+	failures      *metrics.Vec
+	graphStart    *metrics.Series
+	rechecks      *metrics.Vec
+	recheckDrift  *metrics.Vec
+	converged     *metrics.Series
+	graphSeq      *metrics.Series
 }
 
 // NewMetrics returns the metrics, registered in a new registry along with
-// the Go and process collectors. Besides upstream's, mgmt_converged and
-// mgmt_graph_seq follow the engine's Status.
+// the Go runtime's and the process's. Besides upstream's, mgmt_converged
+// and mgmt_graph_seq follow the engine's Status.
 func NewMetrics() *Metrics {
+	r := metrics.NewRegistry()
 	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
-		resources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "mgmt_resources_total",
-			Help: "The number of resources that mgmt is managing",
-		}, []string{"kind"}),
-		checkApplies: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mgmt_checkapply_total",
-			Help: "The number of CheckApply's that mgmt has run",
-		}, []string{"kind", "eventful", "errorful", "apply"}),
-		failuresTotal: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mgmt_failures_total",
-			Help: "The number of resources that have failed",
-		}, []string{"kind"}),
-		failures: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "mgmt_failures",
-			Help: "The number of resources that have failed",
-		}, []string{"kind"}),
-		graphStart: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mgmt_graph_start_time_seconds",
-			Help: "Start time of the current graph since unix epoch in seconds",
-		}),
-		rechecks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mgmt_rechecks_total",
-			Help: "The number of periodic rechecks (check-only CheckApply calls) started",
-		}, []string{"kind"}),
-		recheckDrift: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mgmt_recheck_drift_total",
-			Help: "Drift found by a periodic recheck that no watch event had reported; anything but 0 is a missed event",
-		}, []string{"kind"}),
-		converged: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mgmt_converged",
-			Help: "1 while the graph is converged (no resource dirty, running or waiting for a retry), else 0",
-		}),
-		graphSeq: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mgmt_graph_seq",
-			Help: "The seq of the graph document running (-1 before the first)",
-		}),
+		Registry:      r,
+		resources:     r.NewGauge("mgmt_resources_total", "The number of resources that mgmt is managing", "kind"),
+		checkApplies:  r.NewCounter("mgmt_checkapply_total", "The number of CheckApply's that mgmt has run", "kind", "eventful", "errorful", "apply"),
+		failuresTotal: r.NewCounter("mgmt_failures_total", "The number of resources that have failed", "kind"),
+		failures:      r.NewGauge("mgmt_failures", "The number of resources that have failed", "kind"),
+		graphStart:    r.NewGauge("mgmt_graph_start_time_seconds", "Start time of the current graph since unix epoch in seconds").With(),
+		rechecks:      r.NewCounter("mgmt_rechecks_total", "The number of periodic rechecks (check-only CheckApply calls) started", "kind"),
+		recheckDrift:  r.NewCounter("mgmt_recheck_drift_total", "Drift found by a periodic recheck that no watch event had reported; anything but 0 is a missed event", "kind"),
+		converged:     r.NewGauge("mgmt_converged", "1 while the graph is converged (no resource dirty, running or waiting for a retry), else 0").With(),
+		graphSeq:      r.NewGauge("mgmt_graph_seq", "The seq of the graph document running (-1 before the first)").With(),
 	}
 	m.graphSeq.Set(-1)
-	m.Registry.MustRegister(m.resources, m.checkApplies, m.failuresTotal, m.failures, m.graphStart,
-		m.rechecks, m.recheckDrift, m.converged, m.graphSeq,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.RegisterGo()
+	r.RegisterProcess()
 	return m
 }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
+	return m.Registry.Handler()
 }
 
 func (m *Metrics) checkApply(vs *vstate, apply, ok bool, err error) {
@@ -87,7 +58,7 @@ func (m *Metrics) checkApply(vs *vstate, apply, ok bool, err error) {
 		return
 	}
 	n := 1 + len(vs.v.Members())
-	m.checkApplies.WithLabelValues(vs.v.kind(), strconv.FormatBool(!ok && err == nil),
+	m.checkApplies.With(vs.v.kind(), strconv.FormatBool(!ok && err == nil),
 		strconv.FormatBool(err != nil), strconv.FormatBool(apply)).Add(float64(n))
 }
 
@@ -96,9 +67,9 @@ func (m *Metrics) failure(vs *vstate, delta int) {
 		return
 	}
 	if delta > 0 {
-		m.failuresTotal.WithLabelValues(vs.v.kind()).Inc()
+		m.failuresTotal.With(vs.v.kind()).Inc()
 	}
-	m.failures.WithLabelValues(vs.v.kind()).Add(float64(delta))
+	m.failures.With(vs.v.kind()).Add(float64(delta))
 }
 
 func (m *Metrics) graphLoaded(vss []*vstate) {
@@ -111,25 +82,25 @@ func (m *Metrics) graphLoaded(vss []*vstate) {
 	}
 	m.resources.Reset()
 	for k, n := range counts {
-		m.resources.WithLabelValues(k).Set(float64(n))
+		m.resources.With(k).Set(float64(n))
 		// Shown at 0 from the start, so that rates and alerts see them.
-		m.recheckDrift.WithLabelValues(k) // as it should stay
-		m.rechecks.WithLabelValues(k)
-		m.failures.WithLabelValues(k)
-		m.failuresTotal.WithLabelValues(k)
+		m.recheckDrift.With(k) // as it should stay
+		m.rechecks.With(k)
+		m.failures.With(k)
+		m.failuresTotal.With(k)
 	}
 	m.graphStart.Set(float64(time.Now().UnixNano()) / 1e9)
 }
 
 func (m *Metrics) rechecked(vs *vstate) {
 	if m != nil {
-		m.rechecks.WithLabelValues(vs.v.kind()).Inc()
+		m.rechecks.With(vs.v.kind()).Inc()
 	}
 }
 
 func (m *Metrics) missedDrift(vs *vstate) {
 	if m != nil {
-		m.recheckDrift.WithLabelValues(vs.v.kind()).Inc()
+		m.recheckDrift.With(vs.v.kind()).Inc()
 	}
 }
 

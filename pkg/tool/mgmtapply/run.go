@@ -25,18 +25,12 @@
 package mgmtapply
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/statedir"
@@ -573,28 +567,38 @@ func keeping(r readResult, eng *engine.Engine) string {
 	return "no graph yet"
 }
 
+// etcdMetricsMax bounds the text of etcd's metrics that the world
+// client adds to the endpoint: about 60 KiB for its one member, a text
+// larger than this is left out.
+const etcdMetricsMax = 4 << 20
+
 // serveMetrics serves the engine's metrics, and etcd's while the world
-// client runs the private member of this tool's world.
+// client runs the private member of this tool's world. etcd's come as
+// text from the child, checked and bounded, and all under etcd_, a
+// prefix none of the engine's metrics has; when they fail (a child that
+// does not answer, or answers what is not the format), the rest is
+// served without them, and the failure logged once until they come back.
 func serveMetrics(addr string, m *engine.Metrics, wld *worldpipe.Client, lg *cli.Logger) (func(), error) {
-	etcd := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+	var mu sync.Mutex
+	var failing string
+	report := func(err error) {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if msg != "" && msg != failing {
+			lg.Warnf("prometheus: etcd's metrics left out: %s", msg)
+		}
+		failing = msg
+	}
+	m.Registry.AddText("etcd_", etcdMetricsMax, func() ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		text, err := wld.Metrics(ctx)
-		if err != nil || len(text) == 0 {
-			return nil, err
-		}
-		p := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
-		if err != nil {
-			return nil, fmt.Errorf("the world client's metrics: %v", err)
-		}
-		out := make([]*dto.MetricFamily, 0, len(fams))
-		for _, mf := range fams {
-			out = append(out, mf)
-		}
-		return out, nil
-	})
-	at, stop, err := cli.ServeMetrics(addr, prometheus.Gatherers{m.Registry, etcd})
+		return wld.Metrics(ctx)
+	}, report)
+	at, stop, err := cli.ServeMetrics(addr, m.Handler())
 	if err != nil {
 		return nil, err
 	}

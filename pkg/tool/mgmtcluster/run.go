@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/statedir"
@@ -260,7 +261,7 @@ func (r *runCmd) run(e *env) error {
 	if r.Prometheus {
 		// etcd registers its metrics in the default registry, beside
 		// the Go and process collectors.
-		at, stopMetrics, err := cli.ServeMetrics(r.PrometheusListen, prometheus.DefaultGatherer)
+		at, stopMetrics, err := cli.ServeMetrics(r.PrometheusListen, promhttp.HandlerFor(prometheus.DefaultGatherer, promhttp.HandlerOpts{}))
 		if err != nil {
 			return fmt.Errorf("prometheus: %w", err)
 		}

@@ -255,40 +255,54 @@ type checker struct {
 }
 
 func (c *checker) line(l string) error {
-	if strings.TrimSpace(l) == "" {
+	if blanks(l) == "" {
 		return nil
 	}
 	if rest, ok := strings.CutPrefix(l, "#"); ok {
-		f := strings.Fields(rest)
-		if len(f) < 2 || f[0] != "HELP" && f[0] != "TYPE" {
+		kw, rest := token(rest)
+		name, rest := token(rest)
+		if name == "" || kw != "HELP" && kw != "TYPE" {
 			return nil // a comment
 		}
-		if err := c.family(f[1]); err != nil {
+		if err := c.family(name); err != nil {
 			return err
 		}
-		if f[0] == "HELP" {
+		if kw == "HELP" {
 			if c.help {
-				return fmt.Errorf("a second HELP line for %s", f[1])
+				return fmt.Errorf("a second HELP line for %s", name)
 			}
 			c.help = true
-			_, text, _ := strings.Cut(strings.TrimLeft(rest, " \t"), f[1])
-			return checkHelp(text)
+			return checkHelp(blanks(rest))
 		}
 		if c.typ != "" || c.samples {
-			return fmt.Errorf("a TYPE line for %s after its type or samples", f[1])
+			return fmt.Errorf("a TYPE line for %s after its type or samples", name)
 		}
-		if len(f) != 3 {
-			return fmt.Errorf("a TYPE line for %s without one type", f[1])
+		typ, rest := token(rest)
+		if typ == "" || blanks(rest) != "" {
+			return fmt.Errorf("a TYPE line for %s without one type", name)
 		}
-		switch f[2] {
+		switch typ {
 		case "counter", "gauge", "histogram", "summary", "untyped":
 		default:
-			return fmt.Errorf("unknown type %q", f[2])
+			return fmt.Errorf("unknown type %q", typ)
 		}
-		c.typ = f[2]
+		c.typ = typ
 		return nil
 	}
 	return c.sample(l)
+}
+
+// blanks returns s without its leading blanks: the format's, spaces and
+// tabs.
+func blanks(s string) string { return strings.TrimLeft(s, " \t") }
+
+// token returns the first word of s, between blanks, and what follows it.
+func token(s string) (tok, rest string) {
+	s = blanks(s)
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
 }
 
 // family makes name the current family, unless it is already.
@@ -329,19 +343,20 @@ func (c *checker) sample(l string) error {
 			return fmt.Errorf("%s: %v", name, err)
 		}
 	}
-	f := strings.Fields(rest)
-	if len(f) == 0 || len(f) > 2 || !strings.ContainsAny(rest[:1], " \t") {
+	value, after := token(rest)
+	ts, after := token(after)
+	if value == "" || blanks(after) != "" || blanks(rest) == rest {
 		return fmt.Errorf("%s: want a value and an optional timestamp after the name and labels", name)
 	}
-	if strings.ContainsAny(f[0], "pPxX_") {
-		return fmt.Errorf("%s: invalid value %q", name, f[0])
+	if strings.ContainsAny(value, "pPxX_") {
+		return fmt.Errorf("%s: invalid value %q", name, value)
 	}
-	if _, err := strconv.ParseFloat(f[0], 64); err != nil {
-		return fmt.Errorf("%s: invalid value %q", name, f[0])
+	if _, err := strconv.ParseFloat(value, 64); err != nil {
+		return fmt.Errorf("%s: invalid value %q", name, value)
 	}
-	if len(f) == 2 {
-		if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
-			return fmt.Errorf("%s: invalid timestamp %q", name, f[1])
+	if ts != "" {
+		if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
+			return fmt.Errorf("%s: invalid timestamp %q", name, ts)
 		}
 	}
 	return nil
@@ -375,7 +390,7 @@ func (c *checker) ofCurrent(name string) bool {
 func checkLabels(s string) (string, error) {
 	names := map[string]bool{}
 	for {
-		s = strings.TrimLeft(s, " \t")
+		s = blanks(s)
 		if rest, ok := strings.CutPrefix(s, "}"); ok {
 			return rest, nil
 		}
@@ -383,12 +398,12 @@ func checkLabels(s string) (string, error) {
 		if i < 0 {
 			return "", fmt.Errorf("unterminated labels")
 		}
-		n := strings.TrimSpace(s[:i])
+		n := strings.TrimRight(s[:i], " \t")
 		if !validName(n, false) || names[n] {
 			return "", fmt.Errorf("invalid or repeated label name %q", n)
 		}
 		names[n] = true
-		s = strings.TrimLeft(s[i+1:], " \t")
+		s = blanks(s[i+1:])
 		if !strings.HasPrefix(s, `"`) {
 			return "", fmt.Errorf("label %s: value not quoted", n)
 		}
@@ -404,7 +419,7 @@ func checkLabels(s string) (string, error) {
 		if j == len(s) {
 			return "", fmt.Errorf("label %s: unterminated value", n)
 		}
-		s = strings.TrimLeft(s[j+1:], " \t")
+		s = blanks(s[j+1:])
 		if rest, ok := strings.CutPrefix(s, ","); ok {
 			s = rest
 		} else if !strings.HasPrefix(s, "}") {

@@ -243,7 +243,9 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 			g.Vertices = append(g.Vertices, v)
 		}
 	}
-	g.Edges = dedupeEdges(g.Vertices)
+	// graph.Validate leaves one edge without send/recv between two
+	// resources: only automatic edges and groups can make parallel ones
+	g.Edges = dedupeEdges(g.Vertices, !opts.NoAutoEdges || !opts.NoAutoGroups)
 	g.linked, g.walkStack = nil, nil
 	return g, nil
 }
@@ -400,15 +402,16 @@ func (g *Graph) nextWalk() uint32 {
 }
 
 // dedupeEdges collects the edges of vs, merging parallel edges without
-// send/recv into one (notify if any of them notifies).
-func dedupeEdges(vs []*Vertex) []*Edge {
+// send/recv into one (notify if any of them notifies) when merge is set,
+// which it need not be when no two such edges join the same vertices.
+func dedupeEdges(vs []*Vertex, merge bool) []*Edge {
 	n := 0
 	for _, v := range vs {
 		n += len(v.out)
 	}
 	out := make([]*Edge, 0, n)
 	for _, v := range vs {
-		if len(v.out) < 2 {
+		if !merge || len(v.out) < 2 {
 			out = append(out, v.out...) // nothing to merge
 			continue
 		}

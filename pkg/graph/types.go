@@ -25,6 +25,15 @@ type Document struct {
 	// document, each with its position (see KindSchema.Retired); never
 	// encoded.
 	Warnings []string `json:"-" yaml:"-"`
+
+	// EdgeEnds is where a producer that knows them put the ends of the
+	// edges: EdgeEnds[i] holds the indexes in Resources of Edges[i]'s
+	// from and to resources. Validate takes an entry only after seeing
+	// that those resources are the edge's ends, and looks up the ends of
+	// any other edge by their references, so an entry made wrong by a
+	// later change of the document costs time, never a wrong graph.
+	// Optional; never encoded.
+	EdgeEnds [][2]int32 `json:"-" yaml:"-"`
 }
 
 // IsError reports whether d carries an error instead of a graph.

@@ -56,7 +56,9 @@ func (doc *Document) Validate() error {
 // every error is the same.
 //
 // Nothing of a past validation is kept: a document's resources and edges
-// may change in place between two calls.
+// may change in place between two calls. doc.EdgeEnds, when its producer
+// set it, spares looking up the ends of the edges it names rightly; it is
+// let go of when the validation removes resources or edges.
 func (doc *Document) ValidatePairs(checked func(*Resource) bool) ([][2]int32, error) {
 	var errs ErrorList
 	docPos := doc.At.String()
@@ -70,8 +72,12 @@ func (doc *Document) ValidatePairs(checked func(*Resource) bool) ([][2]int32, er
 		}
 		return nil, errs.Err()
 	}
+	nRes, nEdges := len(doc.Resources), len(doc.Edges)
 	ids := doc.dedupResources(checked, &errs)
 	pairs := doc.dedupEdges(ids, &errs)
+	if len(doc.Resources) != nRes || len(doc.Edges) != nEdges {
+		doc.EdgeEnds = nil // its indexes are those of the lists before
+	}
 	if len(errs) == 0 && hasCycle(len(doc.Resources), pairs) {
 		errs = append(errs, cycleErrors(doc)...)
 	}
@@ -93,11 +99,19 @@ func cycleErrors(doc *Document) ErrorList {
 
 // dedupResources checks every resource (but those checked reports, see
 // ValidatePairs) and removes identical duplicates. It returns the index
-// of every resource by ref.
-func (doc *Document) dedupResources(checked func(*Resource) bool, errs *ErrorList) *refMap[int32] {
-	ids := newRefMapSize[int32](len(doc.Resources))
+// of the resources by ref.
+//
+// While the resources come in canonical order (strictly increasing refs,
+// as encoders write them and producers sort them) a duplicate can only
+// be the resource just before, and no map is made: the index is then the
+// sorted list itself, and a map only if an edge needs a lookup (see
+// resIndex). The first resource out of order starts the map with those
+// before it.
+func (doc *Document) dedupResources(checked func(*Resource) bool, errs *ErrorList) *resIndex {
+	x := &resIndex{}
 	out := doc.Resources[:0]
 	kinds := map[string]*KindSchema{}
+	sorted := true
 	for i, r := range doc.Resources {
 		if r == nil {
 			errs.Add(doc.At.String(), "resources[%d] is null", i)
@@ -112,7 +126,27 @@ func (doc *Document) dedupResources(checked func(*Resource) bool, errs *ErrorLis
 			checkResource(r, s, errs)
 		}
 		ref := r.Ref()
-		if first, dup := ids.get(ref); dup {
+		first, dup := int32(0), false
+		if sorted {
+			c := 1
+			if len(out) > 0 {
+				c = ref.Compare(out[len(out)-1].Ref())
+			}
+			switch {
+			case c == 0:
+				first, dup = int32(len(out)-1), true
+			case c < 0:
+				sorted = false
+				x.ids = newRefMapSize[int32](len(doc.Resources))
+				for k, o := range out {
+					x.ids.set(o.Ref(), int32(k))
+				}
+			}
+		}
+		if !sorted {
+			first, dup = x.ids.get(ref)
+		}
+		if dup {
 			if m, ok := MergeDuplicate(out[first], r); ok {
 				out[first] = m
 			} else {
@@ -120,12 +154,49 @@ func (doc *Document) dedupResources(checked func(*Resource) bool, errs *ErrorLis
 			}
 			continue
 		}
-		ids.set(ref, int32(len(out)))
+		if !sorted {
+			x.ids.set(ref, int32(len(out)))
+		}
 		out = append(out, r)
 	}
 	clear(doc.Resources[len(out):])
 	doc.Resources = out
-	return ids
+	x.res = out
+	return x
+}
+
+// A resIndex finds the index of a resource of a validated document, whose
+// refs are unique, by its ref. Its map is made at the first lookup when
+// dedupResources did not need one.
+type resIndex struct {
+	res []*Resource
+	ids *refMap[int32]
+}
+
+// get returns the index of r.
+func (x *resIndex) get(r Ref) (int32, bool) {
+	if x.ids == nil {
+		x.ids = newRefMapSize[int32](len(x.res))
+		for i, o := range x.res {
+			x.ids.set(o.Ref(), int32(i))
+		}
+	}
+	return x.ids.get(r)
+}
+
+// ends returns the indexes of e's from and to resources, taking hint
+// when it names them (see Document.EdgeEnds).
+func (x *resIndex) ends(e *Edge, hint *[2]int32) (from, to int32, okFrom, okTo bool) {
+	if hint != nil {
+		f, t := hint[0], hint[1]
+		n := int32(len(x.res))
+		if f >= 0 && f < n && t >= 0 && t < n && x.res[f].Ref() == e.From && x.res[t].Ref() == e.To {
+			return f, t, true, true
+		}
+	}
+	from, okFrom = x.get(e.From)
+	to, okTo = x.get(e.To)
+	return from, to, okFrom, okTo
 }
 
 func orUnknown(pos string) string {
@@ -137,7 +208,7 @@ func orUnknown(pos string) string {
 
 // dedupEdges checks every edge and removes repeated ones (see
 // dedupPairs). It returns the (from, to) ids of the kept edges.
-func (doc *Document) dedupEdges(ids *refMap[int32], errs *ErrorList) [][2]int32 {
+func (doc *Document) dedupEdges(x *resIndex, errs *ErrorList) [][2]int32 {
 	pairs := make([][2]int32, 0, len(doc.Edges))
 	out := doc.Edges[:0]
 	for i, e := range doc.Edges {
@@ -145,11 +216,14 @@ func (doc *Document) dedupEdges(ids *refMap[int32], errs *ErrorList) [][2]int32 
 			errs.Add(doc.At.String(), "edges[%d] is null", i)
 			continue
 		}
-		from, okFrom := ids.get(e.From)
-		to, okTo := ids.get(e.To)
+		var hint *[2]int32
+		if i < len(doc.EdgeEnds) {
+			hint = &doc.EdgeEnds[i]
+		}
+		from, to, okFrom, okTo := x.ends(e, hint)
 		if !okFrom || !okTo {
 			for _, end := range []Ref{e.From, e.To} {
-				if _, ok := ids.get(end); !ok {
+				if _, ok := x.get(end); !ok {
 					errs.Add(e.At.String(), "edge %s -> %s: no resource %s", e.From, e.To, end)
 				}
 			}
@@ -166,8 +240,26 @@ func (doc *Document) dedupEdges(ids *refMap[int32], errs *ErrorList) [][2]int32 
 		pairs = append(pairs, [2]int32{from, to})
 	}
 	clear(doc.Edges[len(out):])
+	if ascending(pairs) {
+		// in canonical order, without two edges between the same two
+		// resources: nothing to merge
+		doc.Edges = out
+		return pairs
+	}
 	doc.Edges, pairs = dedupPairs(len(doc.Resources), out, pairs)
 	return pairs
+}
+
+// ascending reports whether pairs are in strictly increasing order, by
+// their first index, then their second.
+func ascending(pairs [][2]int32) bool {
+	for i := 1; i < len(pairs); i++ {
+		p, q := pairs[i-1], pairs[i]
+		if p[0] > q[0] || p[0] == q[0] && p[1] >= q[1] {
+			return false
+		}
+	}
+	return true
 }
 
 // dedupPairs removes repeated edges from edges, where edge i goes from

@@ -186,15 +186,16 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 		rank[i] = int32(k)
 		doc.Resources[k] = res[i]
 	}
-	doc.Edges = translateEdges(g, rank, doc.Resources)
+	doc.Edges, doc.EdgeEnds = translateEdges(g, rank, doc.Resources)
 	return doc, st, nil
 }
 
 // translateEdges returns the graph edges of g's relationship edges and of
 // its refresh pairs (refreshPairs), in canonical order: by the ranks of
 // their ends (rank holds each vertex's, sorted its resources), one edge
-// per pair of resources, notifying when one of its pairs does.
-func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) []*graph.Edge {
+// per pair of resources, notifying when one of its pairs does. It also
+// returns the ranks of each edge's ends (see graph.Document.EdgeEnds).
+func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) ([]*graph.Edge, [][2]int32) {
 	pairs := refreshPairs(g)
 	// a key is the rank of the source, of the target, and the notify bit
 	keys := make([]uint64, 0, len(g.Edges)+len(pairs))
@@ -219,15 +220,18 @@ func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) []*grap
 	}
 	keys = keys[:uniq]
 	if len(keys) == 0 {
-		return nil
+		return nil, nil
 	}
 	block := make([]graph.Edge, len(keys))
 	out := make([]*graph.Edge, len(keys))
+	ends := make([][2]int32, len(keys))
 	for i, k := range keys {
-		block[i] = graph.Edge{From: sorted[k>>33].Ref(), To: sorted[k>>1&(1<<32-1)].Ref(), Notify: k&1 == 1}
+		from, to := int32(k>>33), int32(k>>1&(1<<32-1))
+		block[i] = graph.Edge{From: sorted[from].Ref(), To: sorted[to].Ref(), Notify: k&1 == 1}
 		out[i] = &block[i]
+		ends[i] = [2]int32{from, to}
 	}
-	return out
+	return out, ends
 }
 
 // refreshPairs returns the pairs of resources (whits excluded) between

@@ -102,32 +102,48 @@ func BuildRelGraph(c *catalog.Catalog) (*RelGraph, error) {
 // newBuilder makes the vertices of c's resources and the edges of their
 // relationship metaparameters.
 func newBuilder(c *catalog.Catalog) (*builder, error) {
-	n := len(c.Resources)
-	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, n)}, byRef: make(map[string]*Vertex, n),
-		byAlias: make(map[[2]string]*Vertex, n), pairs: map[uint64]bool{}}
+	b := newVertices(c)
+	if err := b.link(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// newVertices returns a builder with the vertices of c's resources.
+func newVertices(c *catalog.Catalog) *builder {
+	b := &builder{cat: c, g: &RelGraph{Vertices: make([]*Vertex, 0, len(c.Resources))}}
 	lower := map[string]string{} // type -> its lower case, made once
 	for _, r := range c.Resources {
-		ref := r.Ref()
 		typ := lower[r.Type]
 		if typ == "" {
 			typ = strings.ToLower(r.Type)
 			lower[r.Type] = typ
 		}
+		ref := ralRef(r)
 		v := &Vertex{Ref: ref, Type: typ, Name: namevarValue(r, typ), Res: r, id: len(b.g.Vertices)}
-		if r.Type == "Class" {
-			v.Ref = ralRef(r)
-		}
 		b.g.Vertices = append(b.g.Vertices, v)
-		b.byRef[ref] = v
+	}
+	return b
+}
+
+// link indexes the vertices by reference and by alias, and adds the
+// edges of the relationship metaparameters.
+func (b *builder) link() error {
+	n := len(b.g.Vertices)
+	b.byRef, b.byAlias, b.pairs = make(map[string]*Vertex, n), make(map[[2]string]*Vertex, n), map[uint64]bool{}
+	for _, v := range b.g.Vertices {
+		r := v.Res
+		if r.Type == "Class" {
+			b.byRef[r.Ref()] = v
+		} else {
+			b.byRef[v.Ref] = v // the catalog's reference (ralRef)
+		}
 		b.byAlias[[2]string{v.Type, v.Name}] = v
 		if r.Type == "Class" {
 			b.byRef["Class["+strings.ToLower(r.Title)+"]"] = v
 		}
 	}
-	if err := b.manual(); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return b.manual()
 }
 
 // finish adds the automatic requirements and replaces the containers by

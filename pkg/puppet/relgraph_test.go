@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -91,5 +92,27 @@ func sameSet(t *testing.T, what string, got, want []string) {
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%s differ:\ngot:\n  %s\nwant:\n  %s", what, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestTranslateMissingRelationship: a catalog whose relationship names a
+// missing resource is refused, and nothing is logged about the resources
+// before it, which are translated meanwhile (one goes to pippet).
+func TestTranslateMissingRelationship(t *testing.T) {
+	var res []*catalog.Resource
+	for i := range 300 {
+		res = append(res, &catalog.Resource{Type: "Unknownthing", Title: fmt.Sprint("u", i), Kind: catalog.KindCompilable, Params: map[string]any{}})
+	}
+	res = append(res, &catalog.Resource{Type: "File", Title: "/f", Kind: catalog.KindCompilable, File: "site.pp", Line: 3,
+		Params: map[string]any{"ensure": "file", "require": "File[/missing]"}})
+	c := &catalog.Catalog{Name: "n", Resources: res}
+	var log strings.Builder
+	_, _, err := Translate(c, Options{Log: func(l string) { log.WriteString(l + "\n") }})
+	want := "site.pp:3: could not find resource 'File[/missing]' for relationship from 'File[/f]'"
+	if err == nil || err.Error() != want {
+		t.Errorf("got error %v, want %s", err, want)
+	}
+	if log.Len() > 0 {
+		t.Errorf("logged before the error:\n%s", log.String())
 	}
 }

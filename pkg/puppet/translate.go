@@ -98,19 +98,28 @@ func (s *Stats) note(opts Options, v *Vertex, why string) {
 // every resource Puppet would refresh after it changes. The document is in
 // canonical order.
 //
-// The relationship graph's automatic requirements and containers are
+// The relationship graph's edges (those of the relationship
+// metaparameters, the automatic requirements and the containers) are
 // worked out on another core while the resources are translated (none
-// depends on the other); then the whits are translated and the edges.
-// The translation of each resource is drafted on another core too, ahead
-// of its check, counts and messages, which follow the resources' order.
+// depends on the other: finish changes no resource and no vertex of a
+// resource); then the whits are translated and the edges. The
+// translation of each resource is drafted on another core too, ahead of
+// its check, counts and messages, which follow the resources' order and
+// wait for the relationship metaparameters to be found valid: a catalog
+// refused for a relationship is refused with no message about its
+// resources, as drafts log nothing.
 func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error) {
-	b, err := newBuilder(c)
-	if err != nil {
-		return nil, nil, err
-	}
+	b := newVertices(c)
 	kept := b.kept()
+	linked := make(chan error, 1)
 	var wg sync.WaitGroup
-	wg.Go(b.finish)
+	wg.Go(func() {
+		err := b.link()
+		linked <- err
+		if err == nil {
+			b.finish()
+		}
+	})
 	defer wg.Wait()
 	if opts.Schema == nil {
 		opts.Schema = graph.LookupKind
@@ -150,6 +159,9 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 		}
 	})
 	defer func() { close(stop); dwg.Wait() }()
+	if err := <-linked; err != nil {
+		return nil, nil, err
+	}
 	made := 0
 	for i, v := range kept {
 		for made <= i {

@@ -112,12 +112,14 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	b := newVertices(c)
 	kept := b.kept()
 	linked := make(chan error, 1)
+	var refresh [][2]*Vertex // refreshPairs of the finished graph
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		err := b.link()
 		linked <- err
 		if err == nil {
 			b.finish()
+			refresh = refreshPairs(b.g)
 		}
 	})
 	defer wg.Wait()
@@ -185,11 +187,7 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	// resources are put in canonical order once, and an edge is known by
 	// the ranks of its two ends in that order, so that the edges sort and
 	// merge as integers
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return res[a].Ref().Compare(res[b].Ref()) })
+	order := sortedOrder(res)
 	rank := make([]int32, n)
 	if n > 0 {
 		doc.Resources = make([]*graph.Resource, n)
@@ -198,17 +196,56 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 		rank[i] = int32(k)
 		doc.Resources[k] = res[i]
 	}
-	doc.Edges, doc.EdgeEnds = translateEdges(g, rank, doc.Resources)
+	doc.Edges, doc.EdgeEnds = translateEdges(g, refresh, rank, doc.Resources)
 	return doc, st, nil
 }
 
+// parallelMin is the least number of items a sort or a loop of Translate
+// splits between two cores.
+const parallelMin = 1 << 14
+
+// sortedOrder returns the indexes of res in the canonical order of their
+// references, which are unique.
+func sortedOrder(res []*graph.Resource) []int32 {
+	order := make([]int32, len(res))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	cmp := func(a, b int32) int { return res[a].Ref().Compare(res[b].Ref()) }
+	return sortTwoCores(order, func(s []int32) { slices.SortFunc(s, cmp) }, func(a, b int32) bool { return cmp(a, b) < 0 })
+}
+
+// sortTwoCores sorts s with sort, a large s in two halves, one on another
+// core, then merged by less into a new slice, which it returns. Equal
+// items are in no particular order, as sort leaves them.
+func sortTwoCores[T any](s []T, sort func([]T), less func(a, b T) bool) []T {
+	if len(s) < parallelMin {
+		sort(s)
+		return s
+	}
+	lo, hi := s[:len(s)/2], s[len(s)/2:]
+	var wg sync.WaitGroup
+	wg.Go(func() { sort(hi) })
+	sort(lo)
+	wg.Wait()
+	out := make([]T, 0, len(s))
+	for len(lo) > 0 && len(hi) > 0 {
+		if less(hi[0], lo[0]) {
+			out, hi = append(out, hi[0]), hi[1:]
+		} else {
+			out, lo = append(out, lo[0]), lo[1:]
+		}
+	}
+	out = append(out, lo...)
+	return append(out, hi...)
+}
+
 // translateEdges returns the graph edges of g's relationship edges and of
-// its refresh pairs (refreshPairs), in canonical order: by the ranks of
+// its refresh pairs (pairs, see refreshPairs), in canonical order: by the ranks of
 // their ends (rank holds each vertex's, sorted its resources), one edge
 // per pair of resources, notifying when one of its pairs does. It also
 // returns the ranks of each edge's ends (see graph.Document.EdgeEnds).
-func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) ([]*graph.Edge, [][2]int32) {
-	pairs := refreshPairs(g)
+func translateEdges(g *RelGraph, pairs [][2]*Vertex, rank []int32, sorted []*graph.Resource) ([]*graph.Edge, [][2]int32) {
 	// a key is the rank of the source, of the target, and the notify bit
 	keys := make([]uint64, 0, len(g.Edges)+len(pairs))
 	key := func(from, to *Vertex, notify uint64) uint64 {
@@ -220,7 +257,7 @@ func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) ([]*gra
 	for _, rp := range pairs {
 		keys = append(keys, key(rp[0], rp[1], 1))
 	}
-	slices.Sort(keys)
+	keys = sortTwoCores(keys, slices.Sort[[]uint64], func(a, b uint64) bool { return a < b })
 	// a pair's keys are together, the one that notifies last
 	uniq := 0
 	for i, k := range keys {
@@ -237,12 +274,23 @@ func translateEdges(g *RelGraph, rank []int32, sorted []*graph.Resource) ([]*gra
 	block := make([]graph.Edge, len(keys))
 	out := make([]*graph.Edge, len(keys))
 	ends := make([][2]int32, len(keys))
-	for i, k := range keys {
-		from, to := int32(k>>33), int32(k>>1&(1<<32-1))
-		block[i] = graph.Edge{From: sorted[from].Ref(), To: sorted[to].Ref(), Notify: k&1 == 1}
-		out[i] = &block[i]
-		ends[i] = [2]int32{from, to}
+	fill := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			k := keys[i]
+			from, to := int32(k>>33), int32(k>>1&(1<<32-1))
+			block[i] = graph.Edge{From: sorted[from].Ref(), To: sorted[to].Ref(), Notify: k&1 == 1}
+			out[i] = &block[i]
+			ends[i] = [2]int32{from, to}
+		}
 	}
+	if len(keys) < parallelMin {
+		fill(0, len(keys))
+		return out, ends
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { fill(len(keys)/2, len(keys)) })
+	fill(0, len(keys)/2)
+	wg.Wait()
 	return out, ends
 }
 

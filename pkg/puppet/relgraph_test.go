@@ -116,3 +116,20 @@ func TestTranslateMissingRelationship(t *testing.T) {
 		t.Errorf("logged before the error:\n%s", log.String())
 	}
 }
+
+// TestTranslateSameRef: two vertices that translate to the same
+// reference (here an anchor and the whit of a class) are refused, naming
+// both.
+func TestTranslateSameRef(t *testing.T) {
+	res := []*catalog.Resource{{Type: "Class", Title: "main", Kind: catalog.KindCompilable, Params: map[string]any{}},
+		{Type: "Anchor", Title: "completed_Class[Main]", Kind: catalog.KindCompilable, File: "site.pp", Line: 1, Params: map[string]any{}}}
+	for i := range 50 {
+		res = append(res, &catalog.Resource{Type: "Package", Title: fmt.Sprint("p", i), Kind: catalog.KindCompilable,
+			File: "site.pp", Line: 2 + i, Params: map[string]any{"ensure": "installed"}})
+	}
+	_, _, err := Translate(&catalog.Catalog{Name: "n", Resources: res}, Options{})
+	want := "Whit[Completed_class[Main]] and site.pp:1 both translate to noop[completed_Class[Main]]"
+	if err == nil || err.Error() != want {
+		t.Errorf("got error %v, want %s", err, want)
+	}
+}

@@ -130,13 +130,13 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	st := &Stats{Reasons: map[string]int{}}
 	comp := findCompanions(&RelGraph{Vertices: kept})
 	doc := &graph.Document{Mgmt: graph.Version, Graph: c.Name}
-	seen := make(map[graph.Ref]*graph.Resource, len(c.Resources))
+	seen := newRefSet(len(c.Resources))
 	res := make([]*graph.Resource, 0, len(c.Resources))
 	add := func(v *Vertex, r *graph.Resource) error {
-		if old := seen[r.Ref()]; old != nil {
+		if !seen.add(r.Ref()) {
+			old := res[slices.IndexFunc(res, func(o *graph.Resource) bool { return o.Ref() == r.Ref() })]
 			return &Error{Pos: r.Pos, Msg: fmt.Sprintf("%s and %s both translate to %s", v.Ref, old.Pos, r.Ref())}
 		}
-		seen[r.Ref()] = r
 		res = append(res, r)
 		return nil
 	}
@@ -198,6 +198,37 @@ func Translate(c *catalog.Catalog, opts Options) (*graph.Document, *Stats, error
 	}
 	doc.Edges, doc.EdgeEnds = translateEdges(g, refresh, rank, doc.Resources)
 	return doc, st, nil
+}
+
+// A refSet is a set of references: a map of names per kind, as a
+// translation has few kinds and Go hashes a string key faster than a
+// pair of them.
+type refSet struct {
+	kinds map[string]map[string]struct{}
+	hint  int // the size of the first kind's map
+
+	lastKind string // the kind of the last reference added, and its names
+	last     map[string]struct{}
+}
+
+// newRefSet returns a set for about n references, most of one kind.
+func newRefSet(n int) *refSet {
+	return &refSet{kinds: map[string]map[string]struct{}{}, hint: n}
+}
+
+// add adds ref to the set, and reports whether it was not in it yet.
+func (s *refSet) add(ref graph.Ref) bool {
+	if s.last == nil || ref.Kind != s.lastKind {
+		s.lastKind, s.last = ref.Kind, s.kinds[ref.Kind]
+		if s.last == nil {
+			s.last = make(map[string]struct{}, s.hint)
+			s.hint = 0
+			s.kinds[ref.Kind] = s.last
+		}
+	}
+	n := len(s.last)
+	s.last[ref.Name] = struct{}{}
+	return len(s.last) > n
 }
 
 // parallelMin is the least number of items a sort or a loop of Translate

@@ -52,7 +52,7 @@ type textWorld struct{ worldapi.World }
 
 func (textWorld) Metrics() ([]byte, error) {
 	if os.Getenv("METRICS_TEXT") == "huge" {
-		return []byte(strings.Repeat("etcd_x{a=\"1234567890123456789012345678901234567890\"} 1\n", etcdMetricsMax/50)), nil
+		return []byte(strings.Repeat("etcd_x{a=\"1234567890123456789012345678901234567890\"} 1\n", worldpipe.MaxMetrics/50)), nil
 	}
 	return []byte(childTexts[os.Getenv("METRICS_TEXT")]), nil
 }
@@ -102,6 +102,9 @@ func TestMetricsOfTheChild(t *testing.T) {
 			warnings := strings.Count(log.String(), "etcd's metrics left out")
 			if text == "good" && warnings != 0 || text != "good" && warnings != 1 {
 				t.Fatalf("%d warnings in the log:\n%s", warnings, log)
+			}
+			if text == "huge" && !strings.Contains(log.String(), "over the limit of 4194304") {
+				t.Fatalf("the log does not say why:\n%s", log)
 			}
 		})
 	}

@@ -567,17 +567,13 @@ func keeping(r readResult, eng *engine.Engine) string {
 	return "no graph yet"
 }
 
-// etcdMetricsMax bounds the text of etcd's metrics that the world
-// client adds to the endpoint: about 60 KiB for its one member, a text
-// larger than this is left out.
-const etcdMetricsMax = 4 << 20
-
 // serveMetrics serves the engine's metrics, and etcd's while the world
 // client runs the private member of this tool's world. etcd's come as
-// text from the child, checked and bounded, and all under etcd_, a
-// prefix none of the engine's metrics has; when they fail (a child that
-// does not answer, or answers what is not the format), the rest is
-// served without them, and the failure logged once until they come back.
+// text from the child, checked and bounded (worldpipe.MaxMetrics), all
+// under etcd_, a prefix none of the engine's metrics has; when they fail
+// (a child that does not answer, or answers what is not the format),
+// the rest is served without them, and the failure logged once until
+// they come back.
 func serveMetrics(addr string, m *engine.Metrics, wld *worldpipe.Client, lg *cli.Logger) (func(), error) {
 	var mu sync.Mutex
 	var failing string
@@ -593,7 +589,7 @@ func serveMetrics(addr string, m *engine.Metrics, wld *worldpipe.Client, lg *cli
 		}
 		failing = msg
 	}
-	m.Registry.AddText("etcd_", etcdMetricsMax, func() ([]byte, error) {
+	m.Registry.AddText("etcd_", worldpipe.MaxMetrics, func() ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return wld.Metrics(ctx)

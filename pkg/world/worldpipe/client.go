@@ -232,6 +232,12 @@ func (c *Client) do(ctx context.Context, r request) (reply, error) {
 	return p.call(ctx, r)
 }
 
+// MaxMetrics bounds the metrics text of one answer: the child answers an
+// error rather than a longer text, which a parent would not serve (about
+// 60 KiB is usual for one member), so that a scrape does not move
+// megabytes through the pipe.
+const MaxMetrics = 4 << 20
+
 // Metrics returns the metrics of the member the child runs (the private
 // world), in Prometheus's text format; nothing when no child runs.
 func (c *Client) Metrics(ctx context.Context) ([]byte, error) {

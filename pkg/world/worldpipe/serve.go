@@ -245,6 +245,10 @@ func (s *server) callMore(ctx context.Context, r request) (reply, error) {
 	case opMetrics:
 		var b []byte
 		b, err = w.Metrics()
+		if err == nil && len(b) > MaxMetrics {
+			err = fmt.Errorf("world client: %d bytes of metrics, over the limit of %d", len(b), MaxMetrics)
+			b = nil
+		}
 		rep.Text = string(b)
 	default:
 		err = fmt.Errorf("world client: unknown operation %q", r.Op)

@@ -3,10 +3,10 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/benchcpu"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
@@ -59,11 +59,11 @@ func BenchmarkEngine(b *testing.B) {
 					case <-time.After(time.Minute):
 						b.Fatal("not converged")
 					}
-					t0, c0 := time.Now(), cpuTime()
+					t0, c0 := time.Now(), benchcpu.Time()
 					cancel()
 					<-done
 					stop += time.Since(t0)
-					stopCPU += cpuTime() - c0
+					stopCPU += benchcpu.Time() - c0
 					if got := len(changed()); got < n {
 						b.Fatalf("%d resources changed, want %d", got, n)
 					}
@@ -73,13 +73,6 @@ func BenchmarkEngine(b *testing.B) {
 			})
 		}
 	}
-}
-
-// cpuTime returns the CPU time (user and system) used by the process.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkBuild measures graph preparation alone (decode, validate,

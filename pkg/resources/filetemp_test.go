@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
+	"github.com/mgmtpipe/mgmt/internal/benchcpu"
 	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"golang.org/x/sys/unix"
 )
@@ -188,7 +188,7 @@ func BenchmarkAtomicWrite(b *testing.B) {
 				defer noTmpfile.Delete(dir + "/")
 			}
 			data := []byte("file 1\n")
-			c0 := cpuTime()
+			c0 := benchcpu.Time()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if err := writeAtomic(b.Context(), filepath.Join(dir, "f"+strconv.Itoa(i%1000)), data, 0o644, -1, -1); err != nil {
@@ -196,21 +196,12 @@ func BenchmarkAtomicWrite(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(float64((cpuTime()-c0).Microseconds())/float64(b.N), "cpu-us/op")
+			b.ReportMetric(float64((benchcpu.Time()-c0).Microseconds())/float64(b.N), "cpu-us/op")
 			if _, refused := noTmpfile.Load(dir + "/"); refused && !named {
 				b.Logf("the file system of %s refuses O_TMPFILE: both write with a named file", dir)
 			}
 		})
 	}
-}
-
-// cpuTime returns the user and system CPU time the process used so far.
-func cpuTime() time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestUnnamedStatAndMountCache checks that the status of an unnamed

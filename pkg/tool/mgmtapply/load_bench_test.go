@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/benchcpu"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
@@ -46,7 +45,7 @@ func BenchmarkLoadFiles(b *testing.B) {
 			data := filesDoc(n)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			start := cpuTime()
+			start := benchcpu.Time()
 			base := liveHeap()
 			var o outcome
 			for b.Loop() {
@@ -61,7 +60,7 @@ func BenchmarkLoadFiles(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start)
+			benchcpu.Report(b, start)
 			// What the last graph holds, as a running mgmt-apply does (its
 			// document too, whose resources it exports).
 			b.ReportMetric(float64(liveHeap()-base)/float64(n), "live-B/file")
@@ -77,7 +76,7 @@ func BenchmarkDecodeFiles(b *testing.B) {
 			data := filesDoc(n)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer benchcpu.Report(b, benchcpu.Time())
 			for b.Loop() {
 				if _, err := graph.NewDecoder(bytes.NewReader(data), "in").Next(); err != nil {
 					b.Fatal(err)
@@ -93,20 +92,4 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
-}
-
-// cpuTime returns the CPU time (user and system) the process used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU adds the CPU time per operation to a benchmark's results (the
-// collector's included): on a machine shared with other jobs it varies
-// less than the wall time.
-func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }

@@ -143,13 +143,18 @@ func concatCompanions(out companions, byType map[string][]*Vertex) {
 // (bare: only their presence matters), so that Puppet neither generates
 // nor purges what other resources manage.
 func fileCompanions(out companions, files []*Vertex) {
+	var recursing []*Vertex
+	for _, v := range files {
+		if r := v.Res.Params["recurse"]; r != nil && r != false && r != "false" {
+			recursing = append(recursing, v)
+		}
+	}
+	if len(recursing) == 0 {
+		return // the files need not be sorted
+	}
 	sorted := append([]*Vertex(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	for _, v := range files {
-		r := v.Res.Params["recurse"]
-		if r == nil || r == false || r == "false" {
-			continue
-		}
+	for _, v := range recursing {
 		prefix := strings.TrimSuffix(v.Name, "/") + "/"
 		i := sort.Search(len(sorted), func(i int) bool { return sorted[i].Name >= prefix })
 		for ; i < len(sorted) && strings.HasPrefix(sorted[i].Name, prefix); i++ {

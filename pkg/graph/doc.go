@@ -27,12 +27,16 @@
 //
 // # Checking
 //
-// Document.Validate gives every resource an integer id (refMap keys maps by
-// kind, then name), drops identical duplicates, and checks kinds, names,
-// metaparameters and, for kinds with a registered KindSchema, parameter
-// values against their mcl types (mcltype.go). Edges are resolved to id
-// pairs; repeats are found by bucketing the pairs by source and stamping
-// targets, without hashing. Kahn's algorithm tells whether there is a cycle;
+// Document.Validate gives every resource an integer id, its index, drops
+// identical duplicates, and checks kinds, names, metaparameters and, for
+// kinds with a registered KindSchema, parameter values against their mcl
+// types (mcltype.go). Resources in canonical order need no map: a
+// duplicate is the resource before; otherwise, and for an edge whose ends
+// its producer did not give (Document.EdgeEnds, checked against the
+// edge), a refMap (maps keyed by kind, then name) finds them. Edges are
+// resolved to id pairs; pairs in strictly increasing order have no
+// repeats, and otherwise repeats are found by bucketing the pairs by
+// source and stamping targets, without hashing. Kahn's algorithm tells whether there is a cycle;
 // only then does Index.Cycles run Tarjan's algorithm and report, for every
 // strongly connected component, the shortest cycle through its smallest
 // resource, in order.

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -35,6 +36,49 @@ func FuzzDecodeParams(f *testing.F) {
 		}
 		if _, err := engine.EncodeParams(r); err != nil {
 			t.Fatalf("encode after decode: %v", err)
+		}
+	})
+}
+
+// FuzzDecodeInline decodes arbitrary JSON objects into a struct with
+// inline fields and into one that declares the same parameters itself:
+// both must give the same error, or encode back to the same parameters.
+func FuzzDecodeInline(f *testing.F) {
+	for _, s := range []string{
+		`{"path":"/a","mode":"0644","last":3}`,
+		`{"src":"/s","deep":true,"selinux":""}`,
+		`{"fragments":["a"],"tags":{"x":1},"inner":{"a":2}}`,
+		`{"mode":3}`,
+		`{"sourc":"x","fragments":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if dec.Decode(&m) != nil {
+			return
+		}
+		var flat flatParams
+		var in inlineParams
+		errF, errI := engine.DecodeParams(&flat, m), engine.DecodeParams(&in, m)
+		if msg(errF) != msg(errI) {
+			t.Fatalf("errors %q (flat) and %q (inline)", msg(errF), msg(errI))
+		}
+		if errF != nil {
+			return
+		}
+		ef, err := engine.EncodeParams(&flat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ei, err := engine.EncodeParams(&in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ef, ei) {
+			t.Fatalf("encoded %v (flat) and %v (inline)", ef, ei)
 		}
 	})
 }

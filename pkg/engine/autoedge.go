@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -12,9 +13,13 @@ import (
 // buggy AutoEdge cannot hang graph preparation.
 const maxAutoEdgeRounds = 4096
 
+// A uidEntry is a UID of a vertex in the index of autoEdges: the entries
+// of one key are chained by next, the index of the following entry (-1
+// ends the chain), in the order of the graph's vertices.
 type uidEntry struct {
-	v   *Vertex
-	uid ResUID
+	v    *Vertex
+	uid  ResUID
+	next int32
 }
 
 // uidIndexKey is the index key of a UID (uidKey).
@@ -30,28 +35,63 @@ func uidKey(kind, name string) uidIndexKey {
 	return uidIndexKey{kind, name}
 }
 
+// A uidIndex finds the UIDs of the graph's resources by their key: the
+// map gives the first entry of a key's chain, so that a key, mostly
+// the UID of one resource, costs no slice of its own.
+type uidIndex struct {
+	first   map[uidIndexKey]int32
+	entries []uidEntry
+}
+
+// newUIDIndex indexes the UIDs of the Edgeable resources of vs.
+func newUIDIndex(vs []*Vertex) *uidIndex {
+	x := &uidIndex{first: make(map[uidIndexKey]int32, len(vs)), entries: make([]uidEntry, 0, len(vs))}
+	// Backwards, each entry put first in its chain: a chain then holds
+	// its entries in the order of vs, and of each resource's UIDs.
+	for i := len(vs) - 1; i >= 0; i-- {
+		ev, ok := vs[i].Res.(Edgeable)
+		if !ok {
+			continue
+		}
+		uids := ev.UIDs()
+		for j := len(uids) - 1; j >= 0; j-- {
+			u := uids[j]
+			k := uidKey(u.GetKind(), u.GetName())
+			next, ok := x.first[k]
+			if !ok {
+				next = -1
+			}
+			x.first[k] = int32(len(x.entries))
+			x.entries = append(x.entries, uidEntry{v: vs[i], uid: u, next: next})
+		}
+	}
+	return x
+}
+
+// head returns the index of the first entry of the UIDs of u's key, or -1.
+func (x *uidIndex) head(u ResUID) int32 {
+	if i, ok := x.first[uidKey(u.GetKind(), u.GetName())]; ok {
+		return i
+	}
+	return -1
+}
+
 // autoEdges adds the automatic edges: for every Edgeable resource whose
 // autoedge metaparameter is on, the UIDs its AutoEdge asks for are matched
 // (by IFF) against the UIDs of the other resources, and an edge is added
 // from each match to the resource (or the reverse when the UID says so). An
 // edge that would close a cycle is skipped.
 func (g *Graph) autoEdges() error {
-	index := make(map[uidIndexKey][]uidEntry, len(g.all))
-	for _, v := range g.all {
-		ev, ok := v.Res.(Edgeable)
-		if !ok {
-			continue
-		}
-		for _, u := range ev.UIDs() {
-			k := uidKey(u.GetKind(), u.GetName())
-			index[k] = append(index[k], uidEntry{v, u})
-		}
+	if len(g.all) >= math.MaxInt32 {
+		return graph.Errorf("", "", "autoedges: too many resources (%d)", len(g.all))
 	}
-	if len(index) == 0 {
+	index := newUIDIndex(g.all)
+	if len(index.entries) == 0 {
 		return nil
 	}
-	order := topoIndex(g.all)
+	g.topoOrder()
 	defer func() { g.linked = nil }()
+	var found []bool
 	for _, v := range g.all {
 		ev, ok := v.Res.(Edgeable)
 		if !ok || !boolOr(v.Res.MetaParams().AutoEdge, true) {
@@ -69,9 +109,11 @@ func (g *Graph) autoEdges() error {
 			if len(uids) == 0 {
 				break
 			}
-			found := make([]bool, len(uids))
+			found = slices.Grow(found[:0], len(uids))[:len(uids)]
+			clear(found)
 			for i, u := range uids {
-				for _, c := range index[uidKey(u.GetKind(), u.GetName())] {
+				for j := index.head(u); j >= 0; j = index.entries[j].next {
+					c := &index.entries[j]
 					if c.v == v || !u.IFF(c.uid) {
 						continue
 					}
@@ -79,7 +121,7 @@ func (g *Graph) autoEdges() error {
 					if u.IsReversed() {
 						from, to = v, c.v
 					}
-					if g.addAutoEdge(from, to, order) {
+					if g.addAutoEdge(from, to) {
 						found[i] = true
 					}
 				}
@@ -92,11 +134,22 @@ func (g *Graph) autoEdges() error {
 	return nil
 }
 
-// addAutoEdge adds from -> to unless it exists or would close a cycle. It
-// reports whether the two resources are now connected by an edge. ord is
-// a topological order of the graph, kept one as edges are added.
-func (g *Graph) addAutoEdge(from, to *Vertex, ord map[*Vertex]int) bool {
+// maxEdgeScan is the number of edges of a vertex that linked scans for an
+// edge before it asks the map of every pair joined by an edge instead.
+const maxEdgeScan = 32
+
+// isLinked reports whether an edge joins from to to. It scans the shorter of
+// from's outgoing and to's incoming edges, which is mostly short (a file
+// has one edge in, from its directory), and otherwise asks g.linked, made
+// the first time it is needed and kept up to date by addAutoEdge after.
+func (g *Graph) isLinked(from, to *Vertex) bool {
 	if g.linked == nil {
+		if len(from.out) <= maxEdgeScan {
+			return hasEdgeTo(from.out, to)
+		}
+		if len(to.in) <= maxEdgeScan {
+			return hasEdgeFrom(to.in, from)
+		}
 		n := 0
 		for _, v := range g.all {
 			n += len(v.out)
@@ -108,13 +161,41 @@ func (g *Graph) addAutoEdge(from, to *Vertex, ord map[*Vertex]int) bool {
 			}
 		}
 	}
-	if g.linked[[2]*Vertex{from, to}] {
+	return g.linked[[2]*Vertex{from, to}]
+}
+
+func hasEdgeTo(es []*Edge, to *Vertex) bool {
+	for _, e := range es {
+		if e.To == to {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEdgeFrom(es []*Edge, from *Vertex) bool {
+	for _, e := range es {
+		if e.From == from {
+			return true
+		}
+	}
+	return false
+}
+
+// addAutoEdge adds from -> to unless it exists or would close a cycle. It
+// reports whether the two resources are now connected by an edge. The
+// vertices' ord is a topological order of the graph, kept one as edges
+// are added.
+func (g *Graph) addAutoEdge(from, to *Vertex) bool {
+	if g.isLinked(from, to) {
 		return true
 	}
-	if ord[from] > ord[to] && !g.reorder(from, to, ord) {
+	if from.ord > to.ord && !g.reorder(from, to) {
 		return false
 	}
-	g.linked[[2]*Vertex{from, to}] = true
+	if g.linked != nil {
+		g.linked[[2]*Vertex{from, to}] = true
+	}
 	e := &Edge{From: from, To: to, Auto: true}
 	from.out = append(from.out, e)
 	to.in = append(to.in, e)
@@ -122,17 +203,17 @@ func (g *Graph) addAutoEdge(from, to *Vertex, ord map[*Vertex]int) bool {
 	return true
 }
 
-// reorder makes the topological order ord one for the graph with the edge
-// from -> to added, where ord puts from after to; it reports false, and
-// changes nothing, when to reaches from (the edge would close a cycle).
-// Only the vertices between the two move (Pearce and Kelly's dynamic
-// topological order): those to reaches without passing from's position,
-// and those that reach from without passing to's, which go first, each
-// group keeping its own order, in the positions the two groups held. A
-// path from to to from stays within those positions, so the forward walk
-// finds it when there is one.
-func (g *Graph) reorder(from, to *Vertex, ord map[*Vertex]int) bool {
-	lo, hi := ord[to], ord[from]
+// reorder makes the topological order of the vertices' ord one for the
+// graph with the edge from -> to added, where ord puts from after to; it
+// reports false, and changes nothing, when to reaches from (the edge would
+// close a cycle). Only the vertices between the two move (Pearce and
+// Kelly's dynamic topological order): those to reaches without passing
+// from's position, and those that reach from without passing to's, which
+// go first, each group keeping its own order, in the positions the two
+// groups held. A path from to to from stays within those positions, so the
+// forward walk finds it when there is one.
+func (g *Graph) reorder(from, to *Vertex) bool {
+	lo, hi := to.ord, from.ord
 	gen := g.nextWalk()
 	fwd := append(g.walkStack[:0], to)
 	to.walkMark = gen
@@ -143,7 +224,7 @@ func (g *Graph) reorder(from, to *Vertex, ord map[*Vertex]int) bool {
 				g.walkStack = fwd[:0]
 				return false
 			}
-			if w.walkMark != gen && ord[w] < hi {
+			if w.walkMark != gen && w.ord < hi {
 				w.walkMark = gen
 				fwd = append(fwd, w)
 			}
@@ -153,54 +234,68 @@ func (g *Graph) reorder(from, to *Vertex, ord map[*Vertex]int) bool {
 	from.walkMark = gen
 	for i := 0; i < len(bwd); i++ {
 		for _, e := range bwd[i].in {
-			if w := e.From; w.walkMark != gen && ord[w] > lo {
+			if w := e.From; w.walkMark != gen && w.ord > lo {
 				w.walkMark = gen
 				bwd = append(bwd, w)
 			}
 		}
 	}
-	byOrd := func(a, b *Vertex) int { return cmp.Compare(ord[a], ord[b]) }
+	byOrd := func(a, b *Vertex) int { return cmp.Compare(a.ord, b.ord) }
 	slices.SortFunc(fwd, byOrd)
 	slices.SortFunc(bwd, byOrd)
 	moved := append(bwd, fwd...)
-	slots := make([]int, len(moved))
+	slots := make([]int32, len(moved))
 	for i, v := range moved {
-		slots[i] = ord[v]
+		slots[i] = v.ord
 	}
 	slices.Sort(slots)
 	for i, v := range moved {
-		ord[v] = slots[i]
+		v.ord = slots[i]
 	}
 	g.walkStack = fwd[:0]
 	return true
 }
 
-// topoIndex returns the position of each vertex in a topological order.
-func topoIndex(vs []*Vertex) map[*Vertex]int {
-	indeg := make(map[*Vertex]int, len(vs))
-	for _, v := range vs {
+// topoOrder sets the ord of each vertex of the graph to its position in a
+// topological order (Kahn's), counting each vertex's incoming edges in
+// its ord first. A vertex no order reaches, on a cycle, which a valid
+// graph has none of, is put at 0.
+func (g *Graph) topoOrder() {
+	for _, v := range g.all {
+		v.ord = 0
+	}
+	for _, v := range g.all {
 		for _, e := range v.out {
-			indeg[e.To]++
+			e.To.ord++
 		}
 	}
-	queue := make([]*Vertex, 0, len(vs))
-	for _, v := range vs {
-		if indeg[v] == 0 {
+	gen := g.nextWalk()
+	queue := make([]*Vertex, 0, len(g.all))
+	for _, v := range g.all {
+		if v.ord == 0 {
+			v.walkMark = gen
 			queue = append(queue, v)
 		}
 	}
-	out := make(map[*Vertex]int, len(vs))
 	for i := 0; i < len(queue); i++ {
 		v := queue[i]
-		out[v] = i
+		v.ord = int32(i)
 		for _, e := range v.out {
-			indeg[e.To]--
-			if indeg[e.To] == 0 {
-				queue = append(queue, e.To)
+			if w := e.To; w.walkMark != gen {
+				if w.ord--; w.ord == 0 {
+					w.walkMark = gen
+					queue = append(queue, w)
+				}
 			}
 		}
 	}
-	return out
+	if len(queue) < len(g.all) {
+		for _, v := range g.all {
+			if v.walkMark != gen {
+				v.ord = 0
+			}
+		}
+	}
 }
 
 // maxGroupTries bounds how many group heads a resource is compared with,

@@ -23,6 +23,11 @@ type Vertex struct {
 	params     paramsDigest // of the document's parameters, which Compact lets go of
 	grouped    bool         // merged into another vertex
 	changed    bool         // its CheckApply (or its group's) changed something (sched.markChanged)
+	// kindLen is the length of the kind at the start of key, 0 when it
+	// does not fit (kind then looks for the '['): the sort of a graph's
+	// vertices compares kinds and names millions of times. It takes
+	// bytes the alignment of the struct leaves unused.
+	kindLen uint16
 }
 
 // Members returns the resources grouped into v.
@@ -40,6 +45,7 @@ type adjacency struct {
 	in, out  []*Edge
 	doc      *graph.Resource
 	walkMark uint32 // the generation of the last walk of reaches that visited it
+	ord      int32  // its position in a topological order, while adding autoedges
 }
 
 // A source is what a vertex keeps of its resource's place in the document
@@ -86,10 +92,28 @@ func (s *source) at() graph.Position {
 }
 
 // kind returns the kind of v's resource, the start of its key.
-func (v *Vertex) kind() string { return v.key[:strings.IndexByte(v.key, '[')] }
+func (v *Vertex) kind() string { return v.key[:v.kindEnd()] }
 
 // name returns the name of v's resource, from its key.
-func (v *Vertex) name() string { return v.key[strings.IndexByte(v.key, '[')+1 : len(v.key)-1] }
+func (v *Vertex) name() string { return v.key[v.kindEnd()+1 : len(v.key)-1] }
+
+// kindEnd returns the index of the '[' that ends the kind in v's key.
+func (v *Vertex) kindEnd() int {
+	if v.kindLen > 0 {
+		return int(v.kindLen)
+	}
+	return strings.IndexByte(v.key, '[')
+}
+
+// compareVertices orders vertices by kind, then name, as graph.Ref.Compare
+// orders their references.
+func compareVertices(a, b *Vertex) int {
+	ka, kb := a.kindEnd(), b.kindEnd()
+	if c := strings.Compare(a.key[:ka], b.key[:kb]); c != 0 {
+		return c
+	}
+	return strings.Compare(a.key[ka+1:len(a.key)-1], b.key[kb+1:len(b.key)-1])
+}
 
 // ref returns the reference to v's resource.
 func (v *Vertex) ref() graph.Ref { return graph.Ref{Kind: v.kind(), Name: v.name()} }
@@ -228,7 +252,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	slices.SortFunc(g.all, func(a, b *Vertex) int { return a.ref().Compare(b.ref()) })
+	slices.SortFunc(g.all, compareVertices)
 	g.linkDocEdges(doc.Edges, pairs, byIndex)
 	if !opts.NoAutoEdges {
 		if err := g.autoEdges(); err != nil {
@@ -290,6 +314,9 @@ func newVertex(rr *graph.Resource, src *source, opts BuildOptions, dg *digester)
 		res.SetName(rr.Name)
 	}
 	v := &Vertex{Res: res, adjacency: &adjacency{doc: rr}, src: src, key: key}
+	if len(rr.Kind) <= math.MaxUint16 {
+		v.kindLen = uint16(len(rr.Kind))
+	}
 	if !opts.NoDigests {
 		v.params = dg.params(rr.Params)
 	}

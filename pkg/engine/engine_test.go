@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -400,6 +402,50 @@ func TestAutoEdgeSkipsCycles(t *testing.T) {
 	}
 	if n := len(g.Document().Edges); n != 1 {
 		t.Fatalf("%d edges, want 1 (the autoedge would close a cycle)", n)
+	}
+}
+
+// TestAutoEdgesBetweenBusyResources checks the automatic edges between
+// resources with many edges each, whose existing edges Build looks up in
+// a map rather than in their lists: an edge the document already has is
+// not added again, a UID asked twice adds one edge, and an edge that would
+// close a cycle is skipped.
+func TestAutoEdgesBetweenBusyResources(t *testing.T) {
+	register()
+	const n = 40
+	var res, edges, want []string
+	for i := range n {
+		a := fmt.Sprintf("a%02d", i)
+		res = append(res, a+" after=[h]")
+		edges = append(edges, a+" -> z", a+" -> y")
+		want = append(want, "tval[h]->tval["+a+"]", "tval["+a+"]->tval[y]", "tval["+a+"]->tval[z]")
+	}
+	// h -> y is in the document; z, with 40 edges in, asks twice for h,
+	// which has 41 edges out when z's turn comes
+	res = append(res, "h", "y", "z after=[h,h]")
+	edges = append(edges, "h -> y")
+	want = append(want, "tval[h]->tval[y]", "tval[h]->tval[z]")
+	g, err := engine.Build(doc(1, res, edges...), engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range g.Document().Edges {
+		got = append(got, e.From.String()+"->"+e.To.String())
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("edges\n%v\nwant\n%v", got, want)
+	}
+	// two resources that ask for each other
+	res = append(res[:0], "h after=[a00]", "a00 after=[h]")
+	g, err = engine.Build(doc(1, res), engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.Document().Edges); n != 1 {
+		t.Fatalf("%d edges, want 1 (the second autoedge would close a cycle)", n)
 	}
 }
 

@@ -456,19 +456,19 @@ func CheckResource(r *Resource) error {
 }
 
 // checkResource checks one resource, against its kind's schema s if the
-// kind has one (s may be nil).
+// kind has one (s may be nil). The position of a resource without pos is
+// made into a string only for an error.
 func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
-	pos := r.Where()
 	if !ValidKind(r.Kind) {
-		errs.Add(pos, "bad resource kind %q: want lower case letters, digits and '_', starting with a letter, with ':' between segments", r.Kind)
+		errs.Add(r.Where(), "bad resource kind %q: want lower case letters, digits and '_', starting with a letter, with ':' between segments", r.Kind)
 	}
 	if r.Name == "" {
-		errs.Add(pos, "%s resource with an empty name", r.Kind)
+		errs.Add(r.Where(), "%s resource with an empty name", r.Kind)
 	} else if !utf8.ValidString(r.Name) {
-		errs.Add(pos, "%s resource name %q is not valid UTF-8", r.Kind, r.Name)
+		errs.Add(r.Where(), "%s resource name %q is not valid UTF-8", r.Kind, r.Name)
 	}
 	if strings.HasPrefix(r.Name, "$") && (r.Meta == nil || !r.Meta.Dollar) {
-		errs.Add(pos, "%s: the resource name starts with a $ (set Meta:dollar to allow it)", r.Ref())
+		errs.Add(r.Where(), "%s: the resource name starts with a $ (set Meta:dollar to allow it)", r.Ref())
 	}
 	if r.Meta != nil {
 		checkMeta(r, errs)
@@ -492,11 +492,11 @@ func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
 		v := r.Params[k]
 		typ, known := s.Params[k]
 		if !known {
-			errs.Add(pos, "%s: unknown parameter %q%s", r.Ref(), k, Suggest(k, keysOf(s.Params)))
+			errs.Add(r.Where(), "%s: unknown parameter %q%s", r.Ref(), k, Suggest(k, keysOf(s.Params)))
 			continue
 		}
 		t, _ := parseMclType(typ)
-		errs.Add(pos, "%s: parameter %q: got %s, want %s", r.Ref(), k, valueType(v), t)
+		errs.Add(r.Where(), "%s: parameter %q: got %s, want %s", r.Ref(), k, valueType(v), t)
 	}
 }
 

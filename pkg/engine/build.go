@@ -269,7 +269,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	}
 	// graph.Validate leaves one edge without send/recv between two
 	// resources: only automatic edges and groups can make parallel ones
-	g.Edges = dedupeEdges(g.Vertices, !opts.NoAutoEdges || !opts.NoAutoGroups)
+	g.Edges = g.dedupeEdges(!opts.NoAutoEdges || !opts.NoAutoGroups)
 	g.linked, g.walkStack = nil, nil
 	return g, nil
 }
@@ -428,10 +428,15 @@ func (g *Graph) nextWalk() uint32 {
 	return g.walkGen
 }
 
-// dedupeEdges collects the edges of vs, merging parallel edges without
-// send/recv into one (notify if any of them notifies) when merge is set,
-// which it need not be when no two such edges join the same vertices.
-func dedupeEdges(vs []*Vertex, merge bool) []*Edge {
+// dedupeEdges collects the edges of the runnable vertices, merging
+// parallel edges without send/recv into one (notify if any of them
+// notifies) when merge is set, which it need not be when no two such
+// edges join the same vertices. The first edge of a vertex to each other
+// one is found by marking the other with a walk's generation and its
+// position among the edges kept in its ord, which autoedges no longer
+// needs.
+func (g *Graph) dedupeEdges(merge bool) []*Edge {
+	vs := g.Vertices
 	n := 0
 	for _, v := range vs {
 		n += len(v.out)
@@ -442,18 +447,21 @@ func dedupeEdges(vs []*Vertex, merge bool) []*Edge {
 			out = append(out, v.out...) // nothing to merge
 			continue
 		}
-		seen := map[*Vertex]*Edge{}
-		var keep []*Edge
+		gen := g.nextWalk()
+		keep := v.out[:0]
 		for _, e := range v.out {
 			if e.Send == "" {
-				if prev, ok := seen[e.To]; ok {
+				w := e.To
+				if w.walkMark == gen {
+					prev := keep[w.ord]
 					prev.Notify = prev.Notify || e.Notify
 					continue
 				}
-				seen[e.To] = e
+				w.walkMark, w.ord = gen, int32(len(keep))
 			}
 			keep = append(keep, e)
 		}
+		clear(v.out[len(keep):])
 		v.out = keep
 		out = append(out, keep...)
 	}

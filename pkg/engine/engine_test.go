@@ -449,6 +449,25 @@ func TestAutoEdgesBetweenBusyResources(t *testing.T) {
 	}
 }
 
+// TestGroupMergesParallelEdges checks that the edges grouping makes
+// parallel become one, which notifies if any of them did, and that the
+// other edges of the vertices stay, in their order.
+func TestGroupMergesParallelEdges(t *testing.T) {
+	register()
+	g, err := engine.Build(doc(1, []string{"a", "b", "g1 want=x group=true", "g2 want=x group=true", "g3 want=x group=true"},
+		"a -> g1", "a -> b", "a ~> g2", "a -> g3", "g2 -> b"), engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range g.Edges {
+		got = append(got, fmt.Sprintf("%s->%s %v", e.From.Res.Name(), e.To.Res.Name(), e.Notify))
+	}
+	if want := []string{"a->g1 true", "a->b false", "g1->b false"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("edges %v, want %v", got, want)
+	}
+}
+
 func TestBuildErrors(t *testing.T) {
 	register()
 	for _, tc := range []struct {

@@ -351,18 +351,33 @@ func (u *FileUID) IFF(uid engine.ResUID) bool {
 }
 
 func newFileUID(path string, reversed bool) *FileUID {
+	u := &FileUID{}
+	u.set(path, reversed)
+	return u
+}
+
+// set makes u the UID of path.
+func (u *FileUID) set(path string, reversed bool) {
 	p := filepath.Clean(path)
-	u := &FileUID{BaseUID: engine.BaseUID{Kind: "file", Name: p}, Path: p}
+	*u = FileUID{BaseUID: engine.BaseUID{Kind: "file", Name: p}, Path: p}
 	if reversed {
 		t := true
 		u.Reversed = &t
 	}
-	return u
+}
+
+// fileUIDs is a file's list of UIDs and its one UID, made at once.
+type fileUIDs struct {
+	list [1]engine.ResUID
+	uid  FileUID
 }
 
 // UIDs returns the path's UID.
 func (obj *FileRes) UIDs() []engine.ResUID {
-	return []engine.ResUID{newFileUID(obj.path(), false)}
+	u := &fileUIDs{}
+	u.uid.set(obj.path(), false)
+	u.list[0] = &u.uid
+	return u.list[:]
 }
 
 // AutoEdges looks for the file resources of the fragments (a fragment
@@ -386,11 +401,14 @@ func (obj *FileRes) AutoEdges() (engine.AutoEdge, error) {
 // parentAutoEdge proposes the extra UIDs together with the first parent
 // directory of an absolute path, then each further parent up to "/" until
 // one is found. Each parent is computed when its turn comes: the first
-// is found most often.
+// is found most often, and its UID and the list that proposes it alone
+// are made with the parentAutoEdge.
 type parentAutoEdge struct {
 	extra   []engine.ResUID
 	dir     string // the parent to propose next; "" once past "/"
 	started bool   // the extra UIDs were proposed
+	first   FileUID
+	list    [1]engine.ResUID
 }
 
 func newParentAutoEdge(extra []engine.ResUID, path string) *parentAutoEdge {
@@ -403,6 +421,11 @@ func newParentAutoEdge(extra []engine.ResUID, path string) *parentAutoEdge {
 
 // Next returns the next UIDs to look for.
 func (a *parentAutoEdge) Next() []engine.ResUID {
+	if !a.started && len(a.extra) == 0 && a.dir != "" {
+		a.first.set(a.dir, false)
+		a.list[0] = &a.first
+		return a.list[:]
+	}
 	var out []engine.ResUID
 	if !a.started {
 		out = append(out, a.extra...)

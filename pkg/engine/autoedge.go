@@ -199,7 +199,7 @@ func (g *Graph) addAutoEdge(from, to *Vertex) bool {
 	e := &Edge{From: from, To: to, Auto: true}
 	from.out = append(from.out, e)
 	to.in = append(to.in, e)
-	g.docEdges = append(g.docEdges, &graph.Edge{From: from.ref(), To: to.ref()})
+	g.autoPairs = append(g.autoPairs, [2]*Vertex{from, to})
 	return true
 }
 

@@ -160,7 +160,10 @@ type Graph struct {
 	Edges    []*Edge   // edges between runnable vertices
 
 	all      []*Vertex     // every resource, grouped or not, sorted
-	docEdges []*graph.Edge // explicit and automatic edges between resources
+	docEdges []*graph.Edge // explicit edges between resources
+	// the automatic edges between resources, in the order they were
+	// added, which Document makes into the document's edges
+	autoPairs [][2]*Vertex
 
 	linked map[[2]*Vertex]bool // pairs joined by an edge, while adding autoedges
 	// the walks of reaches: the generation of the last one, and its stack
@@ -290,7 +293,7 @@ func (g *Graph) Compact() {
 		// lists served the building.
 		v.adjacency = nil
 	}
-	g.docEdges = nil
+	g.docEdges, g.autoPairs = nil, nil
 }
 
 // newVertex makes the vertex of rr, which Validate checked, at src: its
@@ -482,13 +485,18 @@ func (g *Graph) Document() *graph.Document {
 	for _, v := range g.all {
 		d.Resources = append(d.Resources, v.resource())
 	}
-	seen := make(map[graph.EdgeKey]bool, len(g.docEdges))
-	for _, e := range g.docEdges {
-		if seen[e.Key()] {
-			continue
+	seen := make(map[graph.EdgeKey]bool, len(g.docEdges)+len(g.autoPairs))
+	add := func(e *graph.Edge) {
+		if !seen[e.Key()] {
+			seen[e.Key()] = true
+			d.Edges = append(d.Edges, e)
 		}
-		seen[e.Key()] = true
-		d.Edges = append(d.Edges, e)
+	}
+	for _, e := range g.docEdges {
+		add(e)
+	}
+	for _, p := range g.autoPairs {
+		add(&graph.Edge{From: p[0].ref(), To: p[1].ref()})
 	}
 	graph.SortEdges(d.Edges)
 	return d

@@ -28,6 +28,26 @@ type KindSchema struct {
 	// pollint and state): the YAML decoder leaves them out of the document
 	// with a warning, where any other unknown parameter is an error.
 	Retired map[string]string
+
+	// types are the parsed types of Params (nil for one that does not
+	// parse), made when the schema is registered, so that checking a
+	// resource does not parse its parameters' types again.
+	types map[string]*mclType
+}
+
+// paramType returns the parsed type of parameter k and whether the kind
+// has the parameter; the type is nil when it does not parse.
+func (s *KindSchema) paramType(k string) (*mclType, bool) {
+	if s.types != nil {
+		t, ok := s.types[k]
+		return t, ok
+	}
+	typ, ok := s.Params[k]
+	if !ok {
+		return nil, false
+	}
+	t, _ := parseMclType(typ)
+	return t, true
 }
 
 var (
@@ -36,12 +56,19 @@ var (
 )
 
 // RegisterKind adds the schema of a resource kind. pkg/engine calls it for
-// every registered resource; registering a kind twice panics.
+// every registered resource; registering a kind twice panics. The schema
+// must not change once registered.
 func RegisterKind(s *KindSchema) {
 	schemaMu.Lock()
 	defer schemaMu.Unlock()
 	if _, dup := schemas[s.Kind]; dup {
 		panic(fmt.Sprintf("graph: kind %q registered twice", s.Kind))
+	}
+	if len(s.Params) > 0 {
+		s.types = make(map[string]*mclType, len(s.Params))
+		for k, typ := range s.Params {
+			s.types[k], _ = parseMclType(typ)
+		}
 	}
 	schemas[s.Kind] = s
 }

@@ -478,12 +478,7 @@ func checkResource(r *Resource, s *KindSchema, errs *ErrorList) {
 	}
 	var bad []string
 	for k, v := range r.Params {
-		typ, known := s.Params[k]
-		if !known {
-			bad = append(bad, k)
-			continue
-		}
-		if t, err := parseMclType(typ); err == nil && !t.accepts(v) {
+		if t, known := s.paramType(k); !known || t != nil && !t.accepts(v) {
 			bad = append(bad, k)
 		}
 	}

@@ -30,7 +30,7 @@ func (w *Watcher) resyncLocked() {
 		}
 	}
 	for _, s := range w.all {
-		if s.key != s.path || s.contents || s.anchor == "" {
+		if int(s.keyLen) != len(s.path) || s.contents || s.anchor == "" {
 			w.reanchorLocked(s)
 		} else {
 			s.made.Store(false)
@@ -58,7 +58,7 @@ func (w *Watcher) dispatchLocked(ev event) {
 		todo = w.forgetUnderLocked(name)
 	}
 	for s := w.byKey[name]; s != nil; s = s.keyNext {
-		if s.made.Load() && s.made.Swap(false) && ev.mask&^unix.IN_ISDIR == unix.IN_CREATE && s.key == s.path {
+		if s.made.Load() && s.made.Swap(false) && ev.mask&^unix.IN_ISDIR == unix.IN_CREATE && int(s.keyLen) == len(s.path) {
 			continue // the subscriber's own creation (Made)
 		}
 		todo = append(todo, s)
@@ -67,7 +67,7 @@ func (w *Watcher) dispatchLocked(ev event) {
 		todo = append(todo, s)
 	}
 	for _, s := range todo {
-		if s.key != s.path || s.contents || s.anchor == "" {
+		if int(s.keyLen) != len(s.path) || s.contents || s.anchor == "" {
 			w.reanchorLocked(s)
 		} else {
 			s.signal()

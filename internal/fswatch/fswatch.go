@@ -114,14 +114,18 @@ type Sub struct {
 	w    *Watcher
 	path string
 
-	key     string          // path whose events concern us (P, or the awaited component)
 	anchor  string          // directory watched for key
 	owned   map[string]bool // extra watched directories (Contents/Recursive)
 	err     error           // a watch that could not be set up (a kernel limit)
 	notify  func(error)     // Options.Notify
 	keyNext *Sub            // the next subscription waiting on key
+	keyPrev *Sub            // the one before it, nil for the first
 
 	allAt, dirAt int32 // its places in the lists of Watcher.all and byDir[anchor]
+	// keyLen is the length of key, the path whose events concern us (the
+	// path, or the awaited component: a directory above it, so a prefix
+	// of the clean absolute path); 0 when it waits on none
+	keyLen int32
 
 	made atomic.Bool // the subscriber made the path (Made); cleared by the next event about it
 
@@ -308,6 +312,10 @@ func (s *Sub) Made() { s.made.Store(true) }
 
 // Path returns the followed path.
 func (s *Sub) Path() string { return s.path }
+
+// key returns the path whose events concern s: its path, or the awaited
+// component above it; "" when it waits on none.
+func (s *Sub) key() string { return s.path[:s.keyLen] }
 
 // Err returns, once the followed path moved somewhere a kernel limit kept
 // the watcher from watching, that *LimitError; nil otherwise. The

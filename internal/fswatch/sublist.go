@@ -7,7 +7,10 @@ package fswatch
 // rather than an entry of a map of its own: the lists of all and byDir are
 // slices in which each subscription keeps its place (allAt, dirAt), so
 // that it leaves them in constant time, and the subscriptions waiting on
-// one path (usually one) are chained through keyNext from byKey's entry.
+// one path (usually one, but every file under a missing directory waits
+// on the same component) are chained both ways through keyNext and
+// keyPrev from byKey's entry, so that one leaves them in constant time
+// too. A subscription's key is a prefix of its path, kept as a length.
 
 // place gives the index of a subscription in one list.
 type place func(s *Sub) *int32
@@ -51,29 +54,33 @@ func (w *Watcher) dirDel(dir string, s *Sub) {
 	w.byDir[dir] = l
 }
 
-// keyAdd adds s to the subscriptions waiting on key.
+// keyAdd adds s to the subscriptions waiting on key, first.
 func (w *Watcher) keyAdd(key string, s *Sub) {
-	s.keyNext = w.byKey[key]
+	next := w.byKey[key]
+	s.keyNext, s.keyPrev = next, nil
+	if next != nil {
+		next.keyPrev = s
+	}
 	w.byKey[key] = s
 }
 
-// keyDel removes s from the subscriptions waiting on key.
+// keyDel removes s from the subscriptions waiting on key, in constant
+// time however many wait on it (every file under a missing directory
+// waits on the same component).
 func (w *Watcher) keyDel(key string, s *Sub) {
-	head := w.byKey[key]
-	if head == s {
-		if s.keyNext == nil {
-			delete(w.byKey, key)
-		} else {
-			w.byKey[key] = s.keyNext
-		}
-		s.keyNext = nil
-		return
+	next, prev := s.keyNext, s.keyPrev
+	switch {
+	case prev != nil:
+		prev.keyNext = next
+	case w.byKey[key] != s:
+		return // not waiting on key
+	case next == nil:
+		delete(w.byKey, key)
+	default:
+		w.byKey[key] = next
 	}
-	for p := head; p != nil; p = p.keyNext {
-		if p.keyNext == s {
-			p.keyNext = s.keyNext
-			s.keyNext = nil
-			return
-		}
+	if next != nil {
+		next.keyPrev = prev
 	}
+	s.keyNext, s.keyPrev = nil, nil
 }

@@ -16,9 +16,9 @@ func (w *Watcher) dropLocked(s *Sub) {
 	}
 	s.closed = true
 	w.all = listDel(w.all, s, allAt)
-	if s.key != "" {
-		w.keyDel(s.key, s)
-		s.key = ""
+	if s.keyLen != 0 {
+		w.keyDel(s.key(), s)
+		s.keyLen = 0
 	}
 	if s.anchor != "" {
 		w.dirDel(s.anchor, s)
@@ -82,11 +82,11 @@ func (w *Watcher) placeLocked(s *Sub) (string, error) {
 		}
 		key, anchor = anchor, filepath.Dir(anchor)
 	}
-	if s.key != key {
-		if s.key != "" {
-			w.keyDel(s.key, s)
+	if s.key() != key {
+		if s.keyLen != 0 {
+			w.keyDel(s.key(), s)
 		}
-		s.key = key
+		s.keyLen = int32(len(key))
 		w.keyAdd(key, s)
 	}
 	return key, nil
@@ -393,7 +393,7 @@ func (w *Watcher) checkLocked(p string) {
 		todo = w.forgetUnderLocked(p)
 	}
 	for s := w.byKey[p]; s != nil; s = s.keyNext {
-		if s.key != s.path {
+		if int(s.keyLen) != len(s.path) {
 			todo = append(todo, s)
 		}
 	}

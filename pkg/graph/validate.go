@@ -137,10 +137,7 @@ func (doc *Document) dedupResources(checked func(*Resource) bool, errs *ErrorLis
 				first, dup = int32(len(out)-1), true
 			case c < 0:
 				sorted = false
-				x.ids = newRefMapSize[int32](len(doc.Resources))
-				for k, o := range out {
-					x.ids.set(o.Ref(), int32(k))
-				}
+				x.ids = indexRefs(out, len(doc.Resources))
 			}
 		}
 		if !sorted {
@@ -176,12 +173,19 @@ type resIndex struct {
 // get returns the index of r.
 func (x *resIndex) get(r Ref) (int32, bool) {
 	if x.ids == nil {
-		x.ids = newRefMapSize[int32](len(x.res))
-		for i, o := range x.res {
-			x.ids.set(o.Ref(), int32(i))
-		}
+		x.ids = indexRefs(x.res, len(x.res))
 	}
 	return x.ids.get(r)
+}
+
+// indexRefs returns the index in res of each of its resources by ref, in
+// a map made for about n.
+func indexRefs(res []*Resource, n int) *refMap[int32] {
+	ids := newRefMapSize[int32](n)
+	for i, r := range res {
+		ids.set(r.Ref(), int32(i))
+	}
+	return ids
 }
 
 // ends returns the indexes of e's from and to resources, taking hint

@@ -6,25 +6,10 @@ import (
 	"io"
 	"math/rand"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mgmtpipe/mgmt/internal/benchcpu"
 )
-
-// cpuTime returns the CPU time (user and system) the process used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU adds the CPU time per operation to a benchmark's results: on a
-// machine shared with other jobs it varies less than the wall time.
-func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
-}
 
 // bigGraph returns the JSON line of a graph of n resources and m edges.
 // Edges go from lower to higher numbers, so the graph is acyclic. Resources
@@ -84,7 +69,7 @@ func BenchmarkDecodeValidateMerge(b *testing.B) {
 	b.SetBytes(int64(len(ga) + len(gb)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	defer reportCPU(b, cpuTime())
+	defer benchcpu.Report(b, benchcpu.Time())
 	for b.Loop() {
 		var da, db *Document
 		var wg sync.WaitGroup
@@ -105,7 +90,7 @@ func BenchmarkDecode(b *testing.B) {
 	ga := bigGraph(b, "a", 100_000, 200_000, 1)
 	b.SetBytes(int64(len(ga)))
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer benchcpu.Report(b, benchcpu.Time())
 	for b.Loop() {
 		if _, err := NewDecoder(bytes.NewReader(ga), "a").Next(); err != nil {
 			b.Fatal(err)
@@ -117,7 +102,7 @@ func BenchmarkValidate(b *testing.B) {
 	ga := bigGraph(b, "a", 100_000, 200_000, 1)
 	d, _ := NewDecoder(bytes.NewReader(ga), "a").Next()
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer benchcpu.Report(b, benchcpu.Time())
 	for b.Loop() {
 		// Validate is idempotent: a valid document stays as it is.
 		if err := d.Validate(); err != nil {
@@ -131,7 +116,7 @@ func BenchmarkEncode(b *testing.B) {
 	d, _ := NewDecoder(bytes.NewReader(ga), "a").Next()
 	b.SetBytes(int64(len(ga)))
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer benchcpu.Report(b, benchcpu.Time())
 	for b.Loop() {
 		if err := Encode(io.Discard, d, JSON); err != nil {
 			b.Fatal(err)
@@ -143,7 +128,7 @@ func BenchmarkMerge(b *testing.B) {
 	da := decodeValidate(b, bigGraph(b, "a", 100_000, 200_000, 1), "a")
 	db := decodeValidate(b, bigGraph(b, "b", 100_000, 200_000, 2), "b")
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer benchcpu.Report(b, benchcpu.Time())
 	for b.Loop() {
 		if _, _, err := Merge(MergeOptions{}, Input{"a", da}, Input{"b", db}); err != nil {
 			b.Fatal(err)

@@ -301,8 +301,42 @@ func pathParts(p string) (dir, base string) {
 // isDir reports whether a directory is managed.
 func (obj *FileRes) isDir() bool { return strings.HasSuffix(obj.path(), "/") }
 
-// cleanPath returns the managed path without its trailing slash.
-func (obj *FileRes) cleanPath() string { return filepath.Clean(obj.path()) }
+// cleanPath returns the managed path without its trailing slash. Every
+// CheckApply asks for it (twice), and Validate makes the path clean but
+// for that slash: the path is then returned as it is, without the
+// byte-by-byte rewriting of filepath.Clean, which only runs for a path
+// that is not (a resource never validated).
+func (obj *FileRes) cleanPath() string {
+	p := obj.path()
+	if q := strings.TrimSuffix(p, "/"); isCleanAbs(q) {
+		return q
+	}
+	return filepath.Clean(p)
+}
+
+// isCleanAbs reports whether q is an absolute path that filepath.Clean
+// returns unchanged, "/" aside: no empty, "." or ".." part, and no slash
+// at the end.
+func isCleanAbs(q string) bool {
+	if len(q) < 2 || q[0] != '/' {
+		return false
+	}
+	rest := q[1:]
+	for {
+		i := strings.IndexByte(rest, '/')
+		part := rest
+		if i >= 0 {
+			part = rest[:i]
+		}
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+1:]
+	}
+}
 
 // Validate checks the parameters.
 func (obj *FileRes) Validate() error {

@@ -60,3 +60,24 @@ func TestFileDirnameBasenameRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanPathIsClean compares the managed path a file resource checks
+// with filepath.Clean of its path, for every path of up to 8 bytes made of
+// "/", "." and "a": whether its path is clean or not, the same one.
+func TestCleanPathIsClean(t *testing.T) {
+	const alphabet = "/.a"
+	var walk func(p string)
+	walk = func(p string) {
+		obj := &FileRes{Path: p}
+		if got, want := obj.cleanPath(), filepath.Clean(p); got != want {
+			t.Errorf("cleanPath of %q = %q, filepath.Clean: %q", p, got, want)
+		}
+		if len(p) == 8 {
+			return
+		}
+		for i := range alphabet {
+			walk(p + alphabet[i:i+1])
+		}
+	}
+	walk("")
+}

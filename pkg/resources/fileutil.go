@@ -36,21 +36,32 @@ var cleanedDirs sync.Map
 
 // sweepStaleTemps removes, once per directory and process, the temporary
 // files of atomic writes that a killed process left in dir. It costs one
-// directory read; errors are ignored (the sweep is only tidying).
+// directory read of the names alone (neither sorted nor made into
+// DirEntry values: a directory of many managed files is read at the start
+// of every run, and hardly any of its names is a temporary file's), and
+// an lstat of each name that is one; errors are ignored (the sweep is
+// only tidying).
 func sweepStaleTemps(dir string, now time.Time) {
 	if _, done := cleanedDirs.LoadOrStore(dir, true); done {
 		return
 	}
-	ents, err := os.ReadDir(dir)
+	f, err := os.Open(dir)
 	if err != nil {
 		return
 	}
-	for _, e := range ents {
-		n := e.Name()
-		if !strings.HasPrefix(n, ".") || !strings.Contains(n, tmpMarker) || !e.Type().IsRegular() {
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") || !strings.Contains(n, tmpMarker) {
 			continue
 		}
-		removeIfStale(filepath.Join(dir, n), now)
+		p := filepath.Join(dir, n)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			removeIfStale(p, now)
+		}
 	}
 }
 

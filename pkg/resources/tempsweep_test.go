@@ -94,3 +94,29 @@ func TestTempLockedToRename(t *testing.T) {
 		t.Fatalf("the directory holds %v", ents)
 	}
 }
+
+// TestSweepTempsOnlyFiles: an entry named as a temporary file that is no
+// regular file (a directory, a symbolic link, a FIFO, which opening could
+// block on) is neither opened nor removed by the sweep.
+func TestSweepTempsOnlyFiles(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, ".d"+tmpMarker+"1")
+	link := filepath.Join(dir, ".l"+tmpMarker+"2")
+	fifo := filepath.Join(dir, ".p"+tmpMarker+"3")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sweepAgain(dir)
+	sweepStaleTemps(dir, time.Now().Add(2*staleTempAge))
+	for _, p := range []string{sub, link, fifo} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -419,16 +418,6 @@ func TestWorldResourceOnPrivateWorld(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stderr, "kv[greeting]: changed") {
 		t.Fatalf("exit %d:\n%s", r.Code, r.Stderr)
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func TestClusterConvergedTimeout(t *testing.T) {

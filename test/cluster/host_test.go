@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -38,25 +37,14 @@ type host struct {
 	grew  chan struct{} // closed and replaced whenever a line arrives
 }
 
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // newHost prepares a host with fresh ports and a data directory.
 func newHost(t testing.TB, name, scheme string, args ...string) *host {
 	return &host{
 		t:      t,
 		name:   name,
 		dir:    t.TempDir() + "/" + name,
-		client: fmt.Sprintf("%s://127.0.0.1:%d", scheme, freePort(t)),
-		peer:   fmt.Sprintf("%s://127.0.0.1:%d", scheme, freePort(t)),
+		client: fmt.Sprintf("%s://127.0.0.1:%d", scheme, testutil.FreePort(t)),
+		peer:   fmt.Sprintf("%s://127.0.0.1:%d", scheme, testutil.FreePort(t)),
 		args:   args,
 	}
 }

@@ -112,7 +112,7 @@ func newManyWorld(t testing.TB, n int) *manyWorld {
 	}
 	var urls []string
 	for i := 1; i <= 3; i++ {
-		at := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		at := fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))
 		m := newHost(t, fmt.Sprintf("m%d", i), "http", "--ideal-cluster-size", "3", "--prometheus", "--prometheus-listen", at)
 		w.metrics = append(w.metrics, "http://"+at+"/metrics")
 		if i == 1 {

@@ -140,7 +140,7 @@ func siteManifest(t *testing.T) string {
 func TestAgentServerDown(t *testing.T) {
 	testneed.Puppet(t)
 	dir := t.TempDir()
-	port := freePort(t)
+	port := testutil.FreePort(t)
 	conf := agentConf(t, dir, port, "certificate_revocation = false\n")
 	writeCerts(t, filepath.Join(dir, "ssl"), node)
 	res := testutil.Run(t, "", "puppet-graph", "--agent", "--puppet-conf", conf)

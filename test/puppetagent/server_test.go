@@ -3,7 +3,6 @@ package puppetagent
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
+	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
 // Where Debian's puppetserver package puts its program and configuration.
@@ -45,17 +45,6 @@ func (s *server) envDir() string { return filepath.Join(s.dir, "code", "environm
 // caCert is the CA certificate the server made at its first start.
 func (s *server) caCert() string { return filepath.Join(s.dir, "etc", "ssl", "certs", "ca.pem") }
 
-// freePort asks the kernel for a free TCP port on the loopback.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // writeFiles writes files (path relative to dir -> content).
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
@@ -79,7 +68,7 @@ func newServer(t *testing.T, modules []string, autosign ...string) *server {
 	t.Helper()
 	testneed.Path(t, serverJar, "puppetserver")
 	testneed.Command(t, "java", "puppetserver")
-	s := &server{dir: t.TempDir(), port: freePort(t)}
+	s := &server{dir: t.TempDir(), port: testutil.FreePort(t)}
 	s.log = filepath.Join(s.dir, "log", "server.log")
 	d := s.dir
 	hocon := func(v any) string { b, _ := json.Marshal(v); return string(b) }

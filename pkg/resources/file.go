@@ -472,6 +472,7 @@ type fileCheck struct {
 	path    string
 	fi      os.FileInfo // nil when the path does not exist
 	changes []engine.Change
+	st      statInfo // the first lstat of path: fi, unless replaced
 	// the content was written with the wanted mode and owner: fi
 	// describes the file it replaced
 	attrsSet bool
@@ -529,8 +530,11 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	if err := obj.checkSELParts(); err != nil {
 		return err
 	}
-	fi, err := os.Lstat(c.path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var fi os.FileInfo
+	err := lstatInto(c.path, &c.st)
+	if err == nil {
+		fi = &c.st
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	c.fi = fi

@@ -1,0 +1,73 @@
+package resources
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+)
+
+// TestStatInfoAsLstat compares what lstatInto says of a regular file, a
+// file with the setuid, setgid and sticky bits, a directory, a symbolic
+// link, a FIFO, a socket, a character device and a missing path with what
+// os.Lstat says.
+func TestStatInfoAsLstat(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "reg")
+	odd := filepath.Join(dir, "odd")
+	for _, p := range []string{reg, odd} {
+		if err := os.WriteFile(p, []byte("some content\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(odd, 0o755|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(reg, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{reg, odd, "/", sub, link, fifo, sock, "/dev/null", filepath.Join(dir, "missing"), filepath.Join(reg, "below")} {
+		want, werr := os.Lstat(p)
+		var si statInfo
+		err := lstatInto(p, &si)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%s: error %v, os.Lstat's %v", p, err, werr)
+		}
+		if err != nil {
+			var pe, wpe *fs.PathError
+			if !errors.As(err, &pe) || !errors.As(werr, &wpe) || *pe != *wpe {
+				t.Errorf("%s: error %#v, os.Lstat's %#v", p, err, werr)
+			}
+			continue
+		}
+		var got os.FileInfo = &si
+		if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() ||
+			!got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() ||
+			!reflect.DeepEqual(got.Sys(), want.Sys()) {
+			t.Errorf("%s: %s %d %v %v %v, os.Lstat: %s %d %v %v %v", p,
+				got.Name(), got.Size(), got.Mode(), got.ModTime(), got.IsDir(),
+				want.Name(), want.Size(), want.Mode(), want.ModTime(), want.IsDir())
+		}
+	}
+}

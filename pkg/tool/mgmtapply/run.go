@@ -369,11 +369,26 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, s
 	// Runs before the engine and the exporter stop: from then on the
 	// reader touches neither.
 	defer gate.close()
-	go readGraphs(in, inName, gate, eng, exp, lg, f.Graphviz, readDone)
+	// SIGHUP is handled from before the first read: a service manager may
+	// reload as soon as the first graph makes the tool ready, and a SIGHUP
+	// that came before the handler would end the tool. A reload waits for
+	// the first read to end, so that it never loads the file's old
+	// graphs after its new ones, and gives up when the tool stops.
+	firstRead, stopping := make(chan struct{}), make(chan struct{})
 	stopReload := reloadOnHangup(f.File, func(in *os.File) {
+		select {
+		case <-firstRead:
+		case <-stopping:
+			return
+		}
 		readGraphs(in, in.Name(), gate, eng, exp, lg, f.Graphviz, make(chan readResult, 1))
 	}, lg)
 	defer stopReload()
+	defer close(stopping) // before stopReload, which waits for a reload in progress
+	go func() {
+		defer close(firstRead)
+		readGraphs(in, inName, gate, eng, exp, lg, f.Graphviz, readDone)
+	}()
 	code := waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
 	sum = summarize(f, eng.Status(), code, lg)
 	return code

@@ -24,10 +24,8 @@ func FuzzDecodeParams(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		if dec.Decode(&m) != nil {
+		m, ok := jsonObject(data)
+		if !ok {
 			return
 		}
 		r := &tval{}
@@ -54,31 +52,51 @@ func FuzzDecodeInline(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		if dec.Decode(&m) != nil {
+		m, ok := jsonObject(data)
+		if !ok {
 			return
 		}
-		var flat flatParams
-		var in inlineParams
-		errF, errI := engine.DecodeParams(&flat, m), engine.DecodeParams(&in, m)
-		if msg(errF) != msg(errI) {
-			t.Fatalf("errors %q (flat) and %q (inline)", msg(errF), msg(errI))
+		d := decodeBoth(t, m)
+		if d.errF != d.errI {
+			t.Fatalf("errors %q (flat) and %q (inline)", d.errF, d.errI)
 		}
-		if errF != nil {
-			return
-		}
-		ef, err := engine.EncodeParams(&flat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ei, err := engine.EncodeParams(&in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(ef, ei) {
-			t.Fatalf("encoded %v (flat) and %v (inline)", ef, ei)
+		if d.errF == "" && !reflect.DeepEqual(d.encF, d.encI) {
+			t.Fatalf("encoded %v (flat) and %v (inline)", d.encF, d.encI)
 		}
 	})
+}
+
+// jsonObject decodes data as a JSON object, numbers kept as json.Number
+// as the graph decoder keeps them; ok is false when data is not one.
+func jsonObject(data []byte) (m map[string]any, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return m, dec.Decode(&m) == nil
+}
+
+// bothDecoded is what the parameters m decode into as a flatParams and as
+// an inlineParams: the messages of the two errors and, when neither
+// failed, the parameters each encodes back to.
+type bothDecoded struct {
+	flat       flatParams
+	in         inlineParams
+	errF, errI string
+	encF, encI map[string]any
+}
+
+func decodeBoth(t *testing.T, m map[string]any) bothDecoded {
+	t.Helper()
+	var d bothDecoded
+	d.errF, d.errI = msg(engine.DecodeParams(&d.flat, m)), msg(engine.DecodeParams(&d.in, m))
+	if d.errF != "" || d.errI != "" {
+		return d
+	}
+	var err error
+	if d.encF, err = engine.EncodeParams(&d.flat); err != nil {
+		t.Fatal(err)
+	}
+	if d.encI, err = engine.EncodeParams(&d.in); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

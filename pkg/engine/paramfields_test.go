@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,33 +119,22 @@ func TestDecodeInline(t *testing.T) {
 		{`{"fragments":[1]}`, `parameter "fragments": element 0: got int, want str`},
 		{`{"sourc":"x"}`, `unknown parameter "sourc" (did you mean "source"?)`},
 	} {
-		var m map[string]any
-		dec := json.NewDecoder(strings.NewReader(tc.params))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
+		m, ok := jsonObject([]byte(tc.params))
+		if !ok {
+			t.Fatalf("%s: not a JSON object", tc.params)
 		}
-		var flat flatParams
-		var in inlineParams
-		errF, errI := engine.DecodeParams(&flat, m), engine.DecodeParams(&in, m)
-		if msg(errF) != tc.err || msg(errI) != tc.err {
-			t.Errorf("%s: errors %q and %q, want %q", tc.params, msg(errF), msg(errI), tc.err)
+		d := decodeBoth(t, m)
+		if d.errF != tc.err || d.errI != tc.err {
+			t.Errorf("%s: errors %q and %q, want %q", tc.params, d.errF, d.errI, tc.err)
 			continue
 		}
 		if tc.err != "" {
 			continue
 		}
-		ef, err := engine.EncodeParams(&flat)
-		if err != nil {
-			t.Fatal(err)
+		if !reflect.DeepEqual(d.encF, d.encI) {
+			t.Errorf("%s: encoded %v, want %v", tc.params, d.encI, d.encF)
 		}
-		ei, err := engine.EncodeParams(&in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(ef, ei) {
-			t.Errorf("%s: encoded %v, want %v", tc.params, ei, ef)
-		}
+		flat, in := d.flat, d.in
 		rareSet := flat.Mode != "" || flat.Src != "" || flat.Deep || flat.Sel != nil
 		if (in.Rare != nil) != rareSet {
 			t.Errorf("%s: rare struct made: %v, want %v", tc.params, in.Rare != nil, rareSet)

@@ -509,15 +509,9 @@ func pos(v *Vertex) string {
 	return v.Res.Pos()
 }
 
-// realParams returns the parameters a translator must handle: all but the
-// relationship metaparameters (they became edges) and the ones without
-// meaning for us.
-func realParams(r *catalog.Resource) map[string]any {
-	out := make(map[string]any, len(r.Params))
-	fillRealParams(out, r)
-	return out
-}
-
+// fillRealParams puts into out the parameters a translator must handle:
+// all but the relationship metaparameters (they became edges) and the
+// ones without meaning for us.
 func fillRealParams(out map[string]any, r *catalog.Resource) {
 	for k, v := range r.Params {
 		if !notTranslated(k) {

@@ -57,6 +57,9 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	if cfg.State == nil {
 		cfg.State = func(string) {}
 	}
+	if cfg.Server.Logf == nil {
+		cfg.Server.Logf = cfg.Logf
+	}
 	if err := cfg.Server.Validate(); err != nil {
 		return nil, err
 	}

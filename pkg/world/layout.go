@@ -82,17 +82,36 @@ func (l Layout) CheckOldData() error {
 // it asks every peer for a client certificate signed by a CA made for this
 // run alone, whose certificate and key only the owner of Dir can read.
 // Nobody else gets through, and no peer ever needs to.
+//
+// The port is free when picked, not reserved: another process may take it
+// before etcd listens on it. A member started with ServerConfig.PeerPicked
+// then tries again on another port.
 func (l Layout) PrivatePeer() (string, *TLSFiles, error) {
 	t, err := writePeerTLS(l.Dir)
 	if err != nil {
 		return "", nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	peer, err := pickPeerURL()
 	if err != nil {
 		return "", nil, err
 	}
+	return peer, t, nil
+}
+
+// pickPeerURL returns an https URL on a loopback port the kernel found
+// free, from its range of ephemeral ports. A port below that range could
+// not be taken by the local end of an outgoing connection, but it may be
+// the fixed port of a service that starts later and would then fail: a
+// port of the ephemeral range is already exposed to that race, and the
+// kernel leaves out of it the ports reserved by the administrator
+// (ip_local_reserved_ports).
+func pickPeerURL() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
 	defer ln.Close()
-	return "https://" + ln.Addr().String(), t, nil
+	return "https://" + ln.Addr().String(), nil
 }
 
 // checkPrivateDir reports a dir that is not a directory, is owned by

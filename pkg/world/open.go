@@ -31,6 +31,9 @@ type OpenConfig struct {
 	Prefix string
 	// Log receives the private member's own log; nil discards it.
 	Log io.Writer
+	// Logf receives the lines of the private member's start that are not
+	// errors (see ServerConfig.Logf); nil discards them.
+	Logf func(format string, v ...any)
 }
 
 // A Lazy is the world of a tool that may or may not need one: nothing is
@@ -167,7 +170,7 @@ func (l *Lazy) private(ctx context.Context) (*Client, error) {
 		return nil, err
 	}
 	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: lay.DataDir, ClientURLs: []string{lay.ClientURL},
-		PeerURLs: []string{peer}, PeerTLS: peerTLS, Log: l.cfg.Log, ForceNewCluster: true})
+		PeerURLs: []string{peer}, PeerTLS: peerTLS, PeerPicked: true, Log: l.cfg.Log, Logf: l.cfg.Logf, ForceNewCluster: true})
 	if err != nil {
 		lock.Close()
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -43,13 +44,23 @@ type ServerConfig struct {
 	// PeerTLS, when set, secures the peer traffic instead of TLS: the
 	// throw-away identity of a member alone in its cluster (see
 	// Layout.PrivatePeer).
-	PeerTLS  *TLSFiles
-	Insecure bool      // allow plain http (on loopback: for a member)
-	Log      io.Writer // etcd's own log; nil discards it
+	PeerTLS *TLSFiles
+	// PeerPicked says that PeerURLs is the one loopback URL of
+	// Layout.PrivatePeer, on a port that was free a moment before, not a
+	// URL the user gave: when another process takes that port before etcd
+	// listens on it, StartServer tries again on another port, five ports
+	// in all (a member joining through seeds, whose peer URL the cluster
+	// already lists, does not).
+	PeerPicked bool
+	Insecure   bool      // allow plain http (on loopback: for a member)
+	Log        io.Writer // etcd's own log; nil discards it
 	// Logger, when set, receives etcd's own log instead of Log, as
 	// records in the format of the tool's log.
 	Logger *slog.Logger
-	Debug  bool // log etcd at info level instead of fatal errors only
+	// Logf receives a line for each picked peer port found taken (see
+	// PeerPicked); nil discards them.
+	Logf  func(format string, v ...any)
+	Debug bool // log etcd at info level instead of fatal errors only
 	// ForceNewCluster restarts a member from its data as the only member
 	// of its cluster, whatever the URLs it had: for private worlds, whose
 	// ports change from run to run.
@@ -103,6 +114,14 @@ func (c *ServerConfig) Validate() error {
 	for _, u := range c.PeerURLs {
 		if strings.HasPrefix(u, "unix:") {
 			return fmt.Errorf("peer URL %q: etcd takes a unix socket for peers only relative to the working directory; use https", u)
+		}
+	}
+	if c.PeerPicked {
+		if len(c.PeerURLs) != 1 {
+			return fmt.Errorf("a picked peer URL is a single URL, got %d", len(c.PeerURLs))
+		}
+		if u, err := url.Parse(c.PeerURLs[0]); err != nil || !isLoopback(u.Hostname()) {
+			return fmt.Errorf("picked peer URL %q: want a loopback address", c.PeerURLs[0])
 		}
 	}
 	return nil
@@ -253,12 +272,12 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	default:
 		ec.ClusterState = embed.ClusterStateFlagNew
 	}
-	e, err := embed.StartEtcd(ec)
+	e, err := cfg.startEtcd(ec, added == 0)
 	if err != nil {
 		if added != 0 {
 			cfg.abandon(added)
 		}
-		return nil, fmt.Errorf("starting etcd member %s: %v", ec.Name, err)
+		return nil, fmt.Errorf("starting etcd member %s: %w", ec.Name, err)
 	}
 	s := &Server{cfg: cfg, etcd: e, auth: auth}
 	if err := s.waitReady(ctx, restart && len(cfg.Seeds) > 0); err != nil {
@@ -281,6 +300,55 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// pickedPeerPorts bounds the ports a member with a picked peer URL tries
+// (see ServerConfig.PeerPicked): each is free when picked, and another
+// process taking five of them in a row in the moment before etcd listens
+// is no race but a host out of ports.
+const pickedPeerPorts = 5
+
+// beforeEtcdStart, when set (by tests), is called with the peer URLs
+// each time etcd is about to listen on them.
+var beforeEtcdStart func(peerURLs []string)
+
+// startEtcd starts etcd with ec. When the peer URL was picked and repick
+// allows it, a peer port another process took meanwhile is replaced by a
+// fresh one, in ec and in c, with a line to Logf; any other error is
+// returned as it is.
+func (c *ServerConfig) startEtcd(ec *embed.Config, repick bool) (*embed.Etcd, error) {
+	for n := 1; ; n++ {
+		if beforeEtcdStart != nil {
+			beforeEtcdStart(c.PeerURLs)
+		}
+		e, err := embed.StartEtcd(ec)
+		if err == nil || !c.PeerPicked || !repick || !listenTaken(err, c.PeerURLs[0]) {
+			return e, err
+		}
+		if n == pickedPeerPorts {
+			return nil, fmt.Errorf("%w (each of the %d free ports picked for peers was taken before etcd listened on it)", err, n)
+		}
+		peer, perr := pickPeerURL()
+		if perr != nil {
+			return nil, err
+		}
+		if c.Logf != nil {
+			c.Logf("etcd member %s: peer URL %s was taken by another process before etcd listened on it; trying %s", c.Name, c.PeerURLs[0], peer)
+		}
+		c.PeerURLs = []string{peer}
+		if err := c.setPeerURLs(ec); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// listenTaken reports whether err is etcd failing to listen on the
+// address of URL u because another socket holds it.
+func listenTaken(err error, u string) bool {
+	_, addr, perr := netAddr(u)
+	var op *net.OpError
+	return perr == nil && errors.Is(err, syscall.EADDRINUSE) && errors.As(err, &op) &&
+		op.Op == "listen" && op.Addr != nil && op.Addr.String() == addr
 }
 
 // ErrRemoved is returned by StartServer when the member restarting from
@@ -346,16 +414,12 @@ func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	if ec.ListenClientUrls, err = parseURLs(c.ClientURLs); err != nil {
 		return nil, err
 	}
-	if ec.ListenPeerUrls, err = parseURLs(c.PeerURLs); err != nil {
-		return nil, err
-	}
 	if ec.AdvertiseClientUrls, err = parseURLs(c.advClient()); err != nil {
 		return nil, err
 	}
-	if ec.AdvertisePeerUrls, err = parseURLs(c.advPeer()); err != nil {
+	if err := c.setPeerURLs(ec); err != nil {
 		return nil, err
 	}
-	ec.InitialCluster = c.Name + "=" + strings.Join(c.advPeer(), ","+c.Name+"=")
 	ec.InitialClusterToken = "mgmt"
 	// The JSON gateway would be a second door to the same keys; the tools
 	// speak gRPC only.
@@ -392,6 +456,20 @@ func (c *ServerConfig) embedConfig() (*embed.Config, error) {
 	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	ec.Logger = "zap"
 	return ec, nil
+}
+
+// setPeerURLs sets the peer URLs of ec, and the initial cluster of this
+// member alone.
+func (c *ServerConfig) setPeerURLs(ec *embed.Config) error {
+	var err error
+	if ec.ListenPeerUrls, err = parseURLs(c.PeerURLs); err != nil {
+		return err
+	}
+	if ec.AdvertisePeerUrls, err = parseURLs(c.advPeer()); err != nil {
+		return err
+	}
+	ec.InitialCluster = c.Name + "=" + strings.Join(c.advPeer(), ","+c.Name+"=")
+	return nil
 }
 
 func parseURLs(us []string) ([]url.URL, error) {

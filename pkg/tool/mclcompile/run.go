@@ -128,7 +128,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var wld worldapi.Handle
 	if len(seeds) > 0 || f.Prefix != "" {
 		w, err := world.Open(world.OpenConfig{Seeds: seeds, Hostname: host, Prefix: f.Prefix,
-			TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA)})
+			TLS: world.NewTLSFiles(f.TLSCert, f.TLSKey, f.TLSCA), Logf: lg.Warnf})
 		if err != nil {
 			lg.Errorf("world: %v", err)
 			return cli.ExitFail

@@ -175,7 +175,7 @@ type runCmd struct {
 	Prometheus       bool     `help:"Serve Prometheus metrics: etcd's own (etcd_*), Go's and the process's."`
 	PrometheusListen string   `name:"prometheus-listen" help:"Address of the Prometheus endpoint." default:"127.0.0.1:9234" placeholder:"ADDR"`
 
-	peerTLS *world.TLSFiles // the throw-away peer identity of a member without TLS
+	peerTLS *world.TLSFiles // the throw-away peer identity of a member without TLS, on a port picked free
 }
 
 // defaults fills the data directory and URLs left out: without TLS the
@@ -246,8 +246,10 @@ func (r *runCmd) run(e *env) error {
 			TLS:                 e.conn.tls(),
 			Namespace:           e.conn.Namespace,
 			PeerTLS:             r.peerTLS,
+			PeerPicked:          r.peerTLS != nil,
 			Insecure:            e.conn.Insecure,
 			Logger:              e.lg.Logger,
+			Logf:                e.lg.Warnf,
 			Debug:               e.debug,
 		},
 		IdealSize: r.IdealClusterSize,

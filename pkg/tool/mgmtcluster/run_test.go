@@ -3,6 +3,7 @@ package mgmtcluster
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +171,22 @@ func TestCerts(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(filepath.Join(dir, "ca.crt")); !bytes.Equal(ca, again) {
 		t.Fatal("the CA was made again")
+	}
+}
+
+// TestServerURLInUse: a member told to serve peers on a port another
+// process holds fails with the address and its cause; it does not move to
+// another port (only the one it picks itself is replaced).
+func TestServerURLInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	r := run(t, "", "run", "--prefix", t.TempDir(), "--name", "m1", "--insecure", "--server-urls", "http://"+addr)
+	if r.code != 1 || !strings.Contains(r.stderr, "starting etcd member m1: listen tcp "+addr+": bind: address already in use") ||
+		strings.Contains(r.stderr, "trying") {
+		t.Fatalf("exit %d, stderr %q; want %s in use", r.code, r.stderr, addr)
 	}
 }

@@ -28,7 +28,7 @@ func (worldClientCmd) run(e *env) error {
 	return worldpipe.Serve(e.stdin, protocolOut(e.stdout), worldpipe.ServeConfig{
 		Open: func(c worldpipe.Config) (worldpipe.Backend, error) {
 			l, err := world.Open(world.OpenConfig{Seeds: c.Seeds, Namespace: c.Namespace, Hostname: c.Hostname,
-				Prefix: c.Prefix, TLS: world.NewTLSFiles(c.TLSCert, c.TLSKey, c.TLSCA)})
+				Prefix: c.Prefix, TLS: world.NewTLSFiles(c.TLSCert, c.TLSKey, c.TLSCA), Logf: e.lg.Warnf})
 			if err != nil {
 				return nil, err
 			}

@@ -110,7 +110,12 @@
 // loopback port that demands a client certificate of a CA made for that
 // run, kept in the private directory (Layout.PrivatePeer). So only the
 // owner reaches the private world. mgmt-cluster run without TLS keeps
-// its member the same way.
+// its member the same way. The port is one the kernel found free, in its
+// ephemeral range; another process may take it before etcd listens on it
+// (an outgoing connection takes its local port from that range), and the
+// member then starts on another one, with a line in the log, five ports
+// in all (ServerConfig.PeerPicked). A peer URL the user gave is never
+// replaced: a busy one fails the start.
 //
 // # Threat model
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -13,9 +14,10 @@ import (
 )
 
 // A portThief takes the peer port of the first n starts of etcd (all of
-// them when n is negative) with a listener of its own, between the moment
-// the port is picked and the moment etcd listens on it: what any other
-// process may do, an outgoing connection taking its local port included.
+// them when n is negative) between the moment the port is picked and the
+// moment etcd listens on it, as any other process may: in turn with a
+// listener, and with the local end of an outgoing connection, which the
+// kernel takes from the same range of ports.
 type portThief struct {
 	t     *testing.T
 	n     int
@@ -43,12 +45,35 @@ func (p *portThief) before(peerURLs []string) {
 		p.t.Errorf("peer URL %s: %v", peerURLs[0], err)
 		return
 	}
-	ln, err := net.Listen("tcp", addr)
+	var c io.Closer
+	if len(p.peers)%2 == 1 {
+		c, err = net.Listen("tcp", addr)
+	} else {
+		c, err = p.connectFrom(addr)
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return // taken already, by someone else
+	}
 	if err != nil {
 		p.t.Errorf("taking the peer port %s: %v", addr, err)
 		return
 	}
+	p.t.Cleanup(func() { c.Close() })
+}
+
+// connectFrom opens a connection from addr to a listener of its own.
+func (p *portThief) connectFrom(addr string) (io.Closer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
 	p.t.Cleanup(func() { ln.Close() })
+	local, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{LocalAddr: local, Timeout: 10 * time.Second}
+	return d.Dial("tcp", ln.Addr().String())
 }
 
 func (p *portThief) logf(format string, v ...any) {

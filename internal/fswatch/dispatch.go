@@ -64,6 +64,12 @@ func (w *Watcher) dispatchLocked(ev event) {
 		todo = append(todo, s)
 	}
 	for s := range w.byOwn[filepath.Dir(name)] {
+		if s.entry != nil {
+			// An entry of a directory followed without what is below
+			// it: the subscriber is told which.
+			s.entry(filepath.Base(name), ev.mask&^unix.IN_ISDIR == unix.IN_CREATE)
+			continue
+		}
 		todo = append(todo, s)
 	}
 	for _, s := range todo {

@@ -114,12 +114,13 @@ type Sub struct {
 	w    *Watcher
 	path string
 
-	anchor  string          // directory watched for key
-	owned   map[string]bool // extra watched directories (Contents/Recursive)
-	err     error           // a watch that could not be set up (a kernel limit)
-	notify  func(error)     // Options.Notify
-	keyNext *Sub            // the next subscription waiting on key
-	keyPrev *Sub            // the one before it, nil for the first
+	anchor  string             // directory watched for key
+	owned   map[string]bool    // extra watched directories (Contents/Recursive)
+	err     error              // a watch that could not be set up (a kernel limit)
+	notify  func(error)        // Options.Notify
+	entry   func(string, bool) // Options.Entry, with Contents and not Recursive
+	keyNext *Sub               // the next subscription waiting on key
+	keyPrev *Sub               // the one before it, nil for the first
 
 	allAt, dirAt int32 // its places in the lists of Watcher.all and byDir[anchor]
 	// keyLen is the length of key, the path whose events concern us (the
@@ -148,6 +149,16 @@ type Options struct {
 	// or from Subscribe itself: it must return at once and must not use
 	// the watcher (Close the subscription from another goroutine).
 	Notify func(err error)
+	// Entry, when set with Contents (and without Recursive), is called
+	// instead of Notify (or a send on C) for an event about an entry of
+	// the directory at the path, with the entry's name and whether the
+	// event is its creation (one that Sub.Made would mark). Everything
+	// else (the directory itself made, changed, moved or removed, a
+	// lost event) still goes to Notify or C, which then stands for every
+	// entry. So one subscription can tell many subscribers, each
+	// following one entry, which of them an event concerns. It is called
+	// as Notify is: with the watcher locked, and it must return at once.
+	Entry func(name string, created bool)
 }
 
 // A LimitError reports a kernel limit that keeps a watch from being set up.
@@ -269,6 +280,9 @@ func (w *Watcher) Subscribe(path string, opts Options) (*Sub, error) {
 		contents:  opts.Contents || opts.Recursive,
 		recursive: opts.Recursive,
 		notify:    opts.Notify,
+	}
+	if opts.Contents && !opts.Recursive {
+		s.entry = opts.Entry
 	}
 	if s.notify == nil {
 		s.c = make(chan struct{}, 1)

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
-	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
 // A follow is one path a file resource's watch follows.
@@ -92,31 +91,66 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 // fail once a moved path met a kernel limit. A link's target is followed
 // from the first CheckApply that finds the path a link (followLink),
 // before that CheckApply looks at the target: the path costs no lstat
-// here on top of CheckApply's own.
+// here on top of CheckApply's own. A resource that follows its path
+// alone (most files) joins the one subscription of its directory
+// (dirGroup) instead of making its own.
 func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
-	fw := &fileSubs{init: obj.init, fail: fail}
-	fw.notify = fw.event
-	subs, err := subscribeAll(obj.followsOwn(), fw.notify)
-	if err != nil {
+	fw := &fileSubs{res: obj, fail: fail}
+	list := obj.followsOwn()
+	if len(list) == 1 && !list[0].opts.Contents && !list[0].opts.Recursive {
+		if err := joinDir(fw, list[0].path); err != nil {
+			return nil, err
+		}
+	} else if err := fw.subscribe(list); err != nil {
 		return nil, err
 	}
-	fw.subs = subs
 	obj.subs.Store(fw)
 	return fw.close, nil
 }
 
-// fileSubs are the subscriptions of a file resource's Subscribe. (A
-// graph holds one per file: notify is the method value of event, which
-// holds fw alone, rather than a closure over the resource, fw and fail.)
+// fileSubs are the subscriptions of a file resource's Subscribe: its
+// place in the group of its directory, or subscriptions of its own (a
+// directory followed with its contents, a source, fragments), and those
+// of a link's target. A graph holds one per file, so what most files do
+// not need is behind own.
 type fileSubs struct {
 	mu     sync.Mutex
-	subs   []*fswatch.Sub
-	linked bool // a link's target is followed
+	flags  atomic.Uint32 // subFailed, subMade
 	closed bool
-	failed atomic.Bool
-	notify func(error) // fw.event, given to each subscription
-	init   *engine.Init
+	own    *ownSubs
+	res    *FileRes
 	fail   func(error)
+
+	// in a dirGroup: the group, and the next member of the same name
+	// (the same resource in the graph running and in the one replacing
+	// it)
+	group *dirGroup
+	next  *fileSubs
+}
+
+const (
+	subFailed = 1 << iota // fail was called
+	subMade               // in a dirGroup: the resource made the path (madeByLink)
+)
+
+// ownSubs are the subscriptions a file resource holds itself.
+type ownSubs struct {
+	subs   []*fswatch.Sub
+	notify func(error) // the method value of event, given to each
+	linked bool        // a link's target is followed
+}
+
+// subscribe adds subscriptions to the paths of list to fw's own. The
+// caller holds fw.mu, or has not published fw yet.
+func (fw *fileSubs) subscribe(list []follow) error {
+	if fw.own == nil {
+		fw.own = &ownSubs{notify: fw.event}
+	}
+	subs, err := subscribeAll(list, fw.own.notify)
+	if err == nil {
+		fw.own.subs = append(fw.own.subs, subs...)
+	}
+	return err
 }
 
 // event is the notification of the subscriptions: an event of the
@@ -124,8 +158,8 @@ type fileSubs struct {
 func (fw *fileSubs) event(err error) {
 	switch {
 	case err == nil:
-		fw.init.Event()
-	case !fw.failed.Swap(true):
+		fw.res.init.Event()
+	case fw.flags.Or(subFailed)&subFailed == 0:
 		fw.fail(err)
 	}
 }
@@ -134,8 +168,154 @@ func (fw *fileSubs) close() {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
 	fw.closed = true
-	closeAll(fw.subs)
-	fw.subs = nil
+	if fw.own != nil {
+		closeAll(fw.own.subs)
+		fw.own.subs = nil
+	}
+	if fw.group != nil {
+		fw.group.leave(fw)
+		fw.group = nil
+	}
+}
+
+// name returns fw's name in its group.
+func (fw *fileSubs) name() string { return filepath.Base(fw.res.cleanPath()) }
+
+// A dirGroup is the one subscription that every file resource following
+// an entry of a directory alone shares: the directory is followed with
+// its contents, and an event about an entry goes to the resources of that
+// name, while anything else (the directory made, moved, removed or
+// changed, a lost event, a kernel limit) goes to all of them. A graph of
+// 100,000 files in 100 directories holds 100 subscriptions rather than
+// 100,000, and each file costs an entry of its group's map.
+type dirGroup struct {
+	dir  string
+	sub  *fswatch.Sub
+	refs int // members, and Subscribe until it has returned; guarded by dirGroups.mu
+
+	mu      sync.Mutex           // guards members; taken by the watcher's dispatcher
+	members map[string]*fileSubs // by name, chained through next
+}
+
+var dirGroups struct {
+	mu sync.Mutex
+	m  map[string]*dirGroup
+}
+
+// joinDir makes fw a member of the group of path's directory, made when
+// it has none. Once it returns, every event about path reaches fw.
+func joinDir(fw *fileSubs, path string) error {
+	dir, name := filepath.Split(path)
+	dir = filepath.Clean(dir)
+	if name == "" || dir == "/" {
+		// The root and its entries are few: each keeps its own.
+		return fw.subscribe([]follow{{path, fswatch.Options{}}})
+	}
+	dirGroups.mu.Lock()
+	defer dirGroups.mu.Unlock()
+	g := dirGroups.m[dir]
+	if g != nil && g.sub.Err() != nil {
+		g = nil // failed: it goes once its members have left (retire)
+	}
+	if g == nil {
+		w, err := fswatch.Default()
+		if err != nil {
+			return err
+		}
+		g = &dirGroup{dir: dir, members: map[string]*fileSubs{}}
+		// The watcher may call the group's functions before Subscribe
+		// returns: they take g.mu, never dirGroups.mu.
+		sub, err := w.Subscribe(dir, fswatch.Options{Contents: true, Notify: g.all, Entry: g.entry})
+		if err != nil {
+			return err
+		}
+		g.sub = sub
+		if dirGroups.m == nil {
+			dirGroups.m = map[string]*dirGroup{}
+		}
+		dirGroups.m[dir] = g
+	}
+	g.refs++
+	fw.group = g
+	g.mu.Lock()
+	fw.next = g.members[name]
+	g.members[name] = fw
+	g.mu.Unlock()
+	return nil
+}
+
+// leave removes fw from the group, and closes the group with its last
+// member.
+func (g *dirGroup) leave(fw *fileSubs) {
+	dirGroups.mu.Lock()
+	defer dirGroups.mu.Unlock()
+	name := fw.name()
+	g.mu.Lock()
+	var prev *fileSubs
+	for m := g.members[name]; m != nil; prev, m = m, m.next {
+		if m != fw {
+			continue
+		}
+		switch {
+		case prev != nil:
+			prev.next = fw.next
+		case fw.next != nil:
+			g.members[name] = fw.next
+		default:
+			delete(g.members, name)
+		}
+		break
+	}
+	g.mu.Unlock()
+	fw.next = nil
+	if g.refs--; g.refs > 0 {
+		return
+	}
+	if dirGroups.m[g.dir] == g {
+		delete(dirGroups.m, g.dir)
+	}
+	g.sub.Close()
+}
+
+// entry passes an event about the entry name to its members: their own
+// creation (madeByLink) is not an event of theirs, and any other event
+// clears that mark.
+func (g *dirGroup) entry(name string, created bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for fw := g.members[name]; fw != nil; fw = fw.next {
+		if fw.flags.And(^uint32(subMade))&subMade != 0 && created {
+			continue
+		}
+		fw.event(nil)
+	}
+}
+
+// all passes an event about the directory, or the subscription's
+// failure, to every member. A failed group takes no new members: the next
+// resource of the directory makes a new one.
+func (g *dirGroup) all(err error) {
+	if err != nil {
+		go g.retire()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, fw := range g.members {
+		for ; fw != nil; fw = fw.next {
+			fw.flags.And(^uint32(subMade))
+			fw.event(err)
+		}
+	}
+}
+
+// retire takes a failed group out of the directory's place, for later
+// members; its own go on until they leave.
+func (g *dirGroup) retire() {
+	dirGroups.mu.Lock()
+	defer dirGroups.mu.Unlock()
+	if dirGroups.m[g.dir] == g {
+		delete(dirGroups.m, g.dir)
+	}
 }
 
 // followLink follows the target of the path, a link, in the subscriptions
@@ -147,22 +327,22 @@ func (obj *FileRes) followLink() {
 		return
 	}
 	fw.mu.Lock()
-	if fw.linked || fw.closed {
+	if fw.closed || fw.own != nil && fw.own.linked {
 		fw.mu.Unlock()
 		return
 	}
-	fw.linked = true
+	if fw.own == nil {
+		fw.own = &ownSubs{notify: fw.event}
+	}
+	fw.own.linked = true
 	target, err := filepath.EvalSymlinks(obj.cleanPath())
 	if err != nil {
 		fw.mu.Unlock()
 		return
 	}
-	subs, err := subscribeAll([]follow{{target, obj.followsOwn()[0].opts}}, fw.notify)
-	if err == nil {
-		fw.subs = append(fw.subs, subs...)
-	}
+	err = fw.subscribe([]follow{{target, obj.followsOwn()[0].opts}})
 	fw.mu.Unlock()
-	if err != nil && !fw.failed.Swap(true) {
+	if err != nil && fw.flags.Or(subFailed)&subFailed == 0 {
 		fw.fail(err)
 	}
 }
@@ -179,8 +359,12 @@ func (obj *FileRes) madeByLink() {
 		return
 	}
 	fw.mu.Lock()
-	if !fw.closed && len(fw.subs) > 0 && fw.subs[0].Path() == obj.cleanPath() {
-		fw.subs[0].Made()
+	switch {
+	case fw.closed:
+	case fw.group != nil:
+		fw.flags.Or(subMade)
+	case fw.own != nil && len(fw.own.subs) > 0 && fw.own.subs[0].Path() == obj.cleanPath():
+		fw.own.subs[0].Made()
 	}
 	fw.mu.Unlock()
 }

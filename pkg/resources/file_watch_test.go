@@ -110,3 +110,89 @@ func TestFileMadeByLinkStillWatched(t *testing.T) {
 		t.Fatalf("content %q after the repair", got)
 	}
 }
+
+// TestFileDirGroup: file resources that follow entries of one directory
+// share one subscription (dirGroup). A change of one entry is an event of
+// its resource alone; a change of the directory is an event of all; the
+// same path subscribed twice (a graph and the one replacing it) is told
+// to both; the last stop closes the group.
+func TestFileDirGroup(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a", "b", "c"}
+	hs := make([]*harness, len(names))
+	var stops []func()
+	for i, n := range names {
+		hs[i] = newHarness(t)
+		f := newFile(t, hs[i], filepath.Join(dir, n), &FileRes{State: "exists", Content: strp(n + "\n")})
+		stop, err := f.Subscribe(func(err error) { t.Errorf("subscription failed: %v", err) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops = append(stops, stop)
+		checkApply(t, f, true, false)
+	}
+	dirGroups.mu.Lock()
+	g := dirGroups.m[dir]
+	refs := 0
+	if g != nil {
+		refs = g.refs
+	}
+	dirGroups.mu.Unlock()
+	if g == nil || refs != len(names) {
+		t.Fatalf("group of %s: %v with %d members, want one with %d", dir, g, refs, len(names))
+	}
+	quiet := func(what string, hs ...*harness) {
+		t.Helper()
+		for _, h := range hs {
+			select {
+			case <-h.events:
+				t.Fatalf("%s: an event of another resource", what)
+			default:
+			}
+		}
+	}
+	// The watcher delivers in order: once c's event is in, what was made
+	// before was delivered too (a creation may be told before the
+	// resource marks it as its own: a spurious event).
+	expectEvent(t, hs[2], "c overwritten first", func() { mustWrite(t, filepath.Join(dir, "c"), "fence\n") })
+	for _, h := range hs {
+		for len(h.events) > 0 {
+			<-h.events
+		}
+	}
+	expectEvent(t, hs[1], "b overwritten", func() { mustWrite(t, filepath.Join(dir, "b"), "drift\n") })
+	expectEvent(t, hs[2], "c overwritten", func() { mustWrite(t, filepath.Join(dir, "c"), "drift\n") })
+	quiet("b and c overwritten", hs[0])
+	for i, h := range hs {
+		expectEvent(t, h, "directory changed "+names[i], func() {
+			if err := os.Chmod(dir, 0o750+os.FileMode(i)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// a second resource of a's path
+	h2 := newHarness(t)
+	a2 := newFile(t, h2, filepath.Join(dir, "a"), &FileRes{State: "exists"})
+	stop2, err := a2.Subscribe(func(err error) { t.Errorf("subscription failed: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectEvent(t, hs[0], "a overwritten", func() { mustWrite(t, filepath.Join(dir, "a"), "drift\n") })
+	expectEvent(t, h2, "a overwritten again", func() { mustWrite(t, filepath.Join(dir, "a"), "drift again\n") })
+	stops[0]()
+	for len(hs[0].events) > 0 {
+		<-hs[0].events
+	}
+	expectEvent(t, h2, "a overwritten after the first stopped", func() { mustWrite(t, filepath.Join(dir, "a"), "more\n") })
+	quiet("a overwritten after the first stopped", hs[0])
+	stop2()
+	for _, stop := range stops[1:] {
+		stop()
+	}
+	dirGroups.mu.Lock()
+	left := dirGroups.m[dir]
+	dirGroups.mu.Unlock()
+	if left != nil {
+		t.Fatalf("group of %s still there after the last stop", dir)
+	}
+}

@@ -360,21 +360,30 @@ func (w *Watcher) rescanLocked(d string) {
 	if w.kref[d] == 0 {
 		return
 	}
-	ents, err := os.ReadDir(d)
+	// Unsorted, unlike os.ReadDir, and each entry's path is looked up
+	// from one buffer: a directory of 10,000 files is read as the first
+	// of its files is followed.
+	f, err := os.Open(d)
 	if err != nil {
 		return // gone again: its removal is reported
 	}
+	ents, _ := f.ReadDir(-1)
+	f.Close()
 	var again []*Sub
+	buf := make([]byte, 0, len(d)+64)
 	for _, e := range ents {
-		p := filepath.Join(d, e.Name())
-		if w.kref[p] > 0 || w.byKey[p] != nil {
-			w.check = append(w.check, p)
+		buf = append(append(append(buf[:0], d...), '/'), e.Name()...)
+		if d == "/" {
+			buf = buf[1:]
+		}
+		if w.kref[string(buf)] > 0 || w.byKey[string(buf)] != nil {
+			w.check = append(w.check, string(buf))
 		}
 		if !e.IsDir() {
 			continue
 		}
 		for s := range w.byOwn[d] {
-			if s.recursive && !s.owned[p] {
+			if s.recursive && !s.owned[string(buf)] {
 				again = append(again, s)
 			}
 		}

@@ -14,10 +14,8 @@ func sprintf(format string, v ...any) string { return fmt.Sprintf(format, v...) 
 // failure on error, and on success the pokes, refreshes and send/recv
 // values that flow to the successors.
 func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
-	vs.notesMu.Lock()
-	reports := vs.reports
-	vs.reports, vs.capture = nil, false
-	vs.notesMu.Unlock()
+	run := vs.takeRun()
+	reports := run.reports
 	check := vs.checkRun
 	if err != nil && !check && vs.upPendingNow && (s.e.cfg.Noop || vs.meta().Noop) {
 		reports, ok, err = uncheckedNoop(reports, err), false, nil
@@ -36,9 +34,8 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 		s.checking--
 	}
 	s.release(vs)
-	if vs.cancelRun != nil {
-		vs.cancelRun()
-		vs.cancelRun = nil
+	if run.cancel != nil {
+		run.cancel()
 	}
 	apply := !(s.e.cfg.Noop || vs.meta().Noop)
 	s.e.cfg.Metrics.checkApply(vs, apply && !check, ok, err)
@@ -48,7 +45,7 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 		return
 	}
 	s.debugDone(vs, ok, err, dur, apply && !check)
-	res := Result{Op: "checkapply", Noop: !apply, Recheck: check, Reason: vs.reasonNow,
+	res := Result{Op: "checkapply", Noop: !apply, Recheck: check, Reason: run.reason,
 		Changed: !ok && err == nil, Err: err, Duration: dur, Changes: reports}
 	switch {
 	case check:
@@ -72,6 +69,20 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	if apply && !check && err == nil && !ok {
 		s.forwardExit(vs)
 	}
+}
+
+// takeRun ends the capture of what the CheckApply of vs reports, and
+// returns the state of that CheckApply, which vs lets go of.
+func (vs *vstate) takeRun() *vrun {
+	vs.notesMu.Lock()
+	vs.capture = false
+	run := vs.run
+	vs.run = nil
+	vs.notesMu.Unlock()
+	if run == nil {
+		run = &vrun{}
+	}
+	return run
 }
 
 // forwardExit passes the exit a resource asked for in the CheckApply

@@ -17,7 +17,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 	if vs.meta().Timeout > 0 {
 		ctx, cancel = context.WithTimeout(e.runCtx, time.Duration(vs.meta().Timeout)*time.Millisecond)
 	}
-	vs.cancelRun = cancel
+	vs.run.cancel = cancel
 	res := vs.v.Res
 	e.applyWG.Add(1)
 	e.run(&e.applies, func() {

@@ -51,7 +51,12 @@ func (vs *vstate) Send(st any) error {
 	return sr.Send(st)
 }
 
-func (vs *vstate) Recv() map[string]*Send { return vs.recvNow }
+func (vs *vstate) Recv() map[string]*Send {
+	if run := vs.run; run != nil {
+		return run.recv
+	}
+	return nil
+}
 
 func (vs *vstate) VarDir(p string) (string, error) { return vs.e.varDir(vs, p) }
 
@@ -59,7 +64,7 @@ func (vs *vstate) Logf(format string, v ...any) {
 	line := fmt.Sprintf(format, v...)
 	vs.notesMu.Lock()
 	if vs.capture {
-		vs.reports = append(vs.reports, Reported{What: line})
+		vs.run.reports = append(vs.run.reports, Reported{What: line})
 		vs.notesMu.Unlock()
 		return
 	}

@@ -204,7 +204,7 @@ func (e *Engine) report(vs *vstate, c Change) {
 	vs.notesMu.Lock()
 	defer vs.notesMu.Unlock()
 	if vs.capture {
-		vs.reports = append(vs.reports, r)
+		vs.run.reports = append(vs.run.reports, r)
 		return
 	}
 	e.logf("%s: %s", vs.v.key, r.String())

@@ -55,27 +55,22 @@ type vstate struct {
 	// vstate per vertex.)
 
 	// what the resource logs or reports during a CheckApply joins the
-	// engine's line
+	// engine's line: capture is set while it runs, and what it says goes
+	// to run.reports
 	notesMu   sync.Mutex
 	evPending atomic.Bool
 	capture   bool
 	initOK    bool // set by the watch before it ends (watch.go)
-	reports   []Reported
 
 	// its watch (watch.go), guarded by wmu
 	wmu      sync.Mutex
-	wstop    bool               // the watch is cancelled
-	wended   bool               // the watch is over
-	subState uint8              // its subscription: subNone, subStarting, subParked
-	wretries int16              // retries left to the Watch its subscription stands for
-	wdone    chan struct{}      // closed once the watch is over, made by a waiter
-	wcancel  context.CancelFunc // cancels the context of its running Watch
-	subStop  func()             // stops its parked subscription
-	subEarly error              // a failure reported before Subscribe returned
-
-	// set by the loop before a CheckApply starts, read by it (the two
-	// bools are in the loop-owned words below)
-	recvNow map[string]*Send
+	wstop    bool          // the watch is cancelled
+	wended   bool          // the watch is over
+	subState uint8         // its subscription: subNone, subStarting, subParked
+	wretries int16         // retries left to the Watch its subscription stands for
+	wdone    chan struct{} // closed once the watch is over, made by a waiter
+	wx       *wextra       // what a Watch running in a goroutine, or a failing Subscribe, needs
+	subStop  func()        // stops its parked subscription
 
 	// loop-owned
 	refreshNow bool // set before a CheckApply, read by it
@@ -107,19 +102,38 @@ type vstate struct {
 	checkRun bool // the running CheckApply is a recheck
 	drift    bool // a recheck found drift: waiting for a late event
 	// how its last run ended
-	pending   bool  // its last check found a change it did not make
-	failing   bool  // its last CheckApply, Init or Watch failed
-	secret    bool  // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
-	why       why   // reasons of the pending CheckApply
-	retries   int16 // left before it fails for good
-	scan      int32 // where tryStart resumes checking the dependencies
-	in, out   []*redge
-	failed    error
-	cancelRun context.CancelFunc
-	x         *vextra // what few vertices need, made when one does
+	pending bool  // its last check found a change it did not make
+	failing bool  // its last CheckApply, Init or Watch failed
+	secret  bool  // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
+	why     why   // reasons of the pending CheckApply
+	retries int16 // left before it fails for good
+	scan    int32 // where tryStart resumes checking the dependencies
+	in, out []*redge
+	failed  error
+	x       *vextra // what few vertices need, made when one does
 
-	whyFrom   [3]*vstate // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
-	reasonNow string     // reasons of the running CheckApply
+	whyFrom [3]*vstate // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
+	// what its running CheckApply needs, from its start until it is
+	// done: set by the loop before the CheckApply starts
+	run *vrun
+}
+
+// A vrun is what one CheckApply of a vertex needs while it runs. It is
+// made when the CheckApply starts and let go of when it is done, so a
+// graph whose vertices are idle holds none.
+type vrun struct {
+	reason  string             // its reasons
+	recv    map[string]*Send   // what Init.Recv returns
+	cancel  context.CancelFunc // cancels its context
+	reports []Reported         // what it reported and logged, guarded by notesMu while capture is set
+}
+
+// A wextra is the part of the watch of a vertex that a graph of files
+// does without (guarded by vstate.wmu): made for a Watch that runs in a
+// goroutine, or a Subscribe that fails before it returns.
+type wextra struct {
+	cancel context.CancelFunc // cancels the context of its running Watch
+	early  error              // a failure reported before Subscribe returned
 }
 
 // A vextra holds the state that few vertices need: a graph of 100,000
@@ -524,13 +538,14 @@ func (s *sched) start(vs *vstate) {
 		sem.used++
 	}
 	vs.refreshNow = false
+	vs.run = &vrun{}
 	if vs.checkRun {
 		s.checking++
-		vs.reasonNow = "recheck"
+		vs.run.reason = "recheck"
 	} else {
 		vs.refreshNow = vs.refresh
 		vs.refresh = false
-		vs.reasonNow = vs.reason()
+		vs.run.reason = vs.reason()
 	}
 	recvErr := s.receive(vs)
 	s.update(vs)
@@ -553,7 +568,7 @@ func (s *sched) start(vs *vstate) {
 		if !apply {
 			mode = "check only"
 		}
-		s.e.debugf("%s: CheckApply (%s) for: %s", vs.v.key, mode, vs.reasonNow)
+		s.e.debugf("%s: CheckApply (%s) for: %s", vs.v.key, mode, vs.run.reason)
 	}
 	s.fx.checkApply(vs, apply, recvErr)
 }
@@ -593,7 +608,7 @@ func (s *sched) receive(vs *vstate) error {
 		}
 		recv[e.recv()] = &Send{Res: e.from.v.Res, Key: e.send(), Changed: c}
 	}
-	vs.recvNow = recv
+	vs.run.recv = recv
 	if rr, ok := vs.v.Res.(Recvable); ok && recv != nil {
 		rr.SetRecv(recv)
 	}

@@ -140,15 +140,36 @@ func (vs *vstate) watchContext() (context.Context, func()) {
 	if vs.wstop {
 		cancel()
 	} else {
-		vs.wcancel = cancel
+		vs.watchExtra().cancel = cancel
 	}
 	vs.wmu.Unlock()
 	return ctx, func() {
 		vs.wmu.Lock()
-		vs.wcancel = nil
+		if vs.wx != nil {
+			vs.wx.cancel = nil
+		}
 		vs.wmu.Unlock()
 		cancel()
 	}
+}
+
+// watchExtra returns the wextra of vs, made on first use; vs.wmu is held.
+func (vs *vstate) watchExtra() *wextra {
+	if vs.wx == nil {
+		vs.wx = &wextra{}
+	}
+	return vs.wx
+}
+
+// takeEarlyLocked returns the failure reported before Subscribe returned,
+// if any, and forgets it; vs.wmu is held.
+func (vs *vstate) takeEarlyLocked() error {
+	if vs.wx == nil {
+		return nil
+	}
+	err := vs.wx.early
+	vs.wx.early = nil
+	return err
 }
 
 // subscribe starts the watch of vs through Subscribe when vs is a
@@ -167,7 +188,8 @@ func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 		vs.endWatch()
 		return true, nil
 	}
-	vs.subState, vs.subEarly, vs.wretries = subStarting, nil, retries
+	vs.subState, vs.wretries = subStarting, retries
+	vs.takeEarlyLocked()
 	vs.wmu.Unlock()
 	var stop func()
 	err = safely(func() error {
@@ -176,11 +198,11 @@ func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 		return err
 	})
 	vs.wmu.Lock()
-	if err == nil && vs.subEarly != nil {
-		err = vs.subEarly
+	if early := vs.takeEarlyLocked(); err == nil && early != nil {
+		err = early
 	}
 	if err != nil || vs.wstop {
-		vs.subState, vs.subEarly = subNone, nil
+		vs.subState = subNone
 		vs.wmu.Unlock()
 		if stop != nil {
 			stop()
@@ -206,7 +228,10 @@ func (e *Engine) cancelWatch(vs *vstate) {
 	}
 	vs.wmu.Lock()
 	vs.wstop = true
-	cancel := vs.wcancel
+	var cancel context.CancelFunc
+	if vs.wx != nil {
+		cancel = vs.wx.cancel
+	}
 	stop := vs.takeSubLocked()
 	vs.wmu.Unlock()
 	if cancel != nil {
@@ -239,8 +264,8 @@ func (vs *vstate) takeSubLocked() func() {
 func (vs *vstate) subscriptionFailed(err error) {
 	vs.wmu.Lock()
 	if vs.subState == subStarting {
-		if vs.subEarly == nil {
-			vs.subEarly = err
+		if x := vs.watchExtra(); x.early == nil {
+			x.early = err
 		}
 		vs.wmu.Unlock()
 		return

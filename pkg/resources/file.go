@@ -514,6 +514,9 @@ func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 // vanished reports whether err says that one of paths, or something
 // below one of them, does not exist (any more).
 func vanished(err error, paths ...string) bool {
+	if err == nil {
+		return false // without the allocation errors.As's target costs
+	}
 	var pe *fs.PathError
 	if !errors.As(err, &pe) || !errors.Is(pe.Err, fs.ErrNotExist) {
 		return false

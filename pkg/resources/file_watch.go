@@ -34,18 +34,35 @@ func (obj *FileRes) follows() []follow {
 // followsOwn is follows without a link's target: what the resource's
 // parameters name.
 func (obj *FileRes) followsOwn() []follow {
-	dirTree := fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.rare().Recurse}
-	list := []follow{{obj.cleanPath(), fswatch.Options{}}}
-	if !obj.rare().Symlink && (obj.rare().Source != "" || obj.isDir() && obj.rare().Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.rare().Purge)) {
-		list[0].opts = dirTree
-	}
+	list := []follow{{obj.cleanPath(), obj.pathOpts()}}
 	if obj.rare().Source != "" && !obj.rare().Symlink {
-		list = append(list, follow{filepath.Clean(obj.rare().Source), dirTree})
+		list = append(list, follow{filepath.Clean(obj.rare().Source), obj.treeOpts()})
 	}
 	for _, f := range obj.rare().Fragments {
 		list = append(list, follow{filepath.Clean(f), fswatch.Options{Contents: true}})
 	}
 	return list
+}
+
+// followsPathAlone reports whether followsOwn is the path alone, with no
+// options: what most files follow, without making the list.
+func (obj *FileRes) followsPathAlone() bool {
+	o := obj.pathOpts()
+	return !o.Contents && !o.Recursive && (obj.rare().Source == "" || obj.rare().Symlink) && len(obj.rare().Fragments) == 0
+}
+
+// treeOpts are the options of a followed directory tree (the path managed
+// recursively, or a source).
+func (obj *FileRes) treeOpts() fswatch.Options {
+	return fswatch.Options{Contents: obj.isDir(), Recursive: obj.isDir() && obj.rare().Recurse}
+}
+
+// pathOpts returns the options the path itself is followed with.
+func (obj *FileRes) pathOpts() fswatch.Options {
+	if !obj.rare().Symlink && (obj.rare().Source != "" || obj.isDir() && obj.rare().Recurse && (obj.mode != nil || obj.Owner != "" || obj.Group != "" || obj.rare().Purge)) {
+		return obj.treeOpts()
+	}
+	return fswatch.Options{}
 }
 
 // subscribeAll subscribes to every path of list with the shared watcher,
@@ -96,12 +113,11 @@ func (obj *FileRes) Watch(ctx context.Context) error {
 // (dirGroup) instead of making its own.
 func (obj *FileRes) Subscribe(fail func(error)) (func(), error) {
 	fw := &fileSubs{res: obj, fail: fail}
-	list := obj.followsOwn()
-	if len(list) == 1 && !list[0].opts.Contents && !list[0].opts.Recursive {
-		if err := joinDir(fw, list[0].path); err != nil {
+	if obj.followsPathAlone() {
+		if err := joinDir(fw, obj.cleanPath()); err != nil {
 			return nil, err
 		}
-	} else if err := fw.subscribe(list); err != nil {
+	} else if err := fw.subscribe(obj.followsOwn()); err != nil {
 		return nil, err
 	}
 	obj.subs.Store(fw)
@@ -340,7 +356,7 @@ func (obj *FileRes) followLink() {
 		fw.mu.Unlock()
 		return
 	}
-	err = fw.subscribe([]follow{{target, obj.followsOwn()[0].opts}})
+	err = fw.subscribe([]follow{{target, obj.pathOpts()}})
 	fw.mu.Unlock()
 	if err != nil && fw.flags.Or(subFailed)&subFailed == 0 {
 		fw.fail(err)

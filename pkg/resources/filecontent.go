@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
@@ -17,7 +18,13 @@ import (
 func (obj *FileRes) wantContent() ([]byte, error) {
 	switch {
 	case obj.Content != nil:
-		return []byte(*obj.Content), nil
+		// A view of the parameter's bytes, not a copy (each check of a
+		// converged file would copy its whole content): it is only read,
+		// and its capacity is its length, so an append copies it.
+		if len(*obj.Content) == 0 {
+			return []byte{}, nil // managed, and empty: not nil
+		}
+		return unsafe.Slice(unsafe.StringData(*obj.Content), len(*obj.Content)), nil
 	case obj.rare().Source != "":
 		b, err := os.ReadFile(obj.rare().Source)
 		if err != nil {

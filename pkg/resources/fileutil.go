@@ -32,7 +32,10 @@ const staleTempAge = 10 * time.Minute
 
 // cleanedDirs holds the directories already swept for stale temporary
 // files by this process.
-var cleanedDirs sync.Map
+var cleanedDirs struct {
+	mu sync.Mutex
+	m  map[string]bool // a sync.Map would box each file's directory to look it up
+}
 
 // sweepStaleTemps removes, once per directory and process, the temporary
 // files of atomic writes that a killed process left in dir. It costs one
@@ -42,7 +45,16 @@ var cleanedDirs sync.Map
 // an lstat of each name that is one; errors are ignored (the sweep is
 // only tidying).
 func sweepStaleTemps(dir string, now time.Time) {
-	if _, done := cleanedDirs.LoadOrStore(dir, true); done {
+	cleanedDirs.mu.Lock()
+	done := cleanedDirs.m[dir]
+	if !done {
+		if cleanedDirs.m == nil {
+			cleanedDirs.m = map[string]bool{}
+		}
+		cleanedDirs.m[dir] = true
+	}
+	cleanedDirs.mu.Unlock()
+	if done {
 		return
 	}
 	f, err := os.Open(dir)

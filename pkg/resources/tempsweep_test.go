@@ -9,7 +9,11 @@ import (
 )
 
 // sweepAgain lets the next sweep of dir run in this process.
-func sweepAgain(dir string) { cleanedDirs.Delete(dir) }
+func sweepAgain(dir string) {
+	cleanedDirs.mu.Lock()
+	delete(cleanedDirs.m, dir)
+	cleanedDirs.mu.Unlock()
+}
 
 // lockTemp opens path and locks it as a live writer does, until the test
 // ends.

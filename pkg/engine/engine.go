@@ -99,9 +99,9 @@ type Engine struct {
 	loadedOnce atomic.Bool
 	converged  chan struct{}
 	status     atomic.Pointer[Status]
-	graphRes   atomic.Pointer[[]Res] // the resources of the running graph (Init.Graph)
-	env        *Env                  // the Env of every resource's Init
-	runCtx     context.Context       // cancelled at shutdown; parent of every Watch and CheckApply
+	graphRes   atomic.Pointer[graphRes] // the running graph (Init.Graph)
+	env        *Env                     // the Env of every resource's Init
+	runCtx     context.Context          // cancelled at shutdown; parent of every Watch and CheckApply
 	runStarted chan struct{}
 
 	// guarded by smu (the Run goroutine, or a direct event)

@@ -23,8 +23,8 @@ func (e *Engine) newInit(vs *vstate) *Init {
 
 // graph returns the resources of the running graph (Init.Graph).
 func (e *Engine) graph() []Res {
-	if p := e.graphRes.Load(); p != nil {
-		return *p
+	if g := e.graphRes.Load(); g != nil {
+		return g.resources()
 	}
 	return nil
 }

@@ -119,8 +119,8 @@ func writeAtomic(path string, b []byte) error {
 // reversal whose resource is not in next joins it (a running reversal
 // vertex of the same key is kept).
 func (s *sched) reversals(next map[string]*vstate) []*vstate {
-	for key, old := range s.vertices {
-		if next[key] == nil && old.meta().Reverse && old.revPath() == "" && old.launched && !old.running {
+	for _, old := range s.order {
+		if next[old.v.key] == nil && old.meta().Reverse && old.revPath() == "" && old.launched && !old.running {
 			s.saveReversal(old)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {
 		}
 		return nil
 	}
-	if old := s.vertices[key]; old != nil && old.revPath() == path {
+	if old := s.find(key); old != nil && old.revPath() == path {
 		next[key] = old
 		return nil
 	}

@@ -245,8 +245,7 @@ func (f *fifo) pop() *vstate {
 type sched struct {
 	e        *Engine
 	fx       effects
-	vertices map[string]*vstate
-	order    []*vstate // vertices sorted by key, for deterministic scans
+	order    []*vstate // the vertices sorted by key, for deterministic scans and find
 	stopping map[string]*vstate
 	pending  map[string]*vstate // waiting for a stopping vertex of the same key
 	semas    map[string]*semaphore
@@ -295,7 +294,6 @@ func newSched(e *Engine, fx effects) *sched {
 	return &sched{
 		e:        e,
 		fx:       fx,
-		vertices: map[string]*vstate{},
 		stopping: map[string]*vstate{},
 		pending:  map[string]*vstate{},
 		semas:    map[string]*semaphore{},

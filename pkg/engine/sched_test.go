@@ -122,7 +122,7 @@ func smGraph(seq int64, specs []string, edges ...string) *Graph {
 }
 
 func (m *machine) vs(name string) *vstate {
-	if vs := m.s.vertices["sm["+name+"]"]; vs != nil {
+	if vs := m.s.find("sm[" + name + "]"); vs != nil {
 		return vs
 	}
 	return m.s.stopping["sm["+name+"]"]

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,7 +19,7 @@ func (s *sched) swap(g *Graph) {
 	var added, changed, kept, removed int
 	var fresh []*vstate
 	for _, v := range g.Vertices {
-		old := s.vertices[v.key]
+		old := s.find(v.key)
 		if old != nil && old.revPath() == "" && sameVertex(old, v) {
 			old.v.src = v.src
 			next[v.key] = old
@@ -42,7 +43,8 @@ func (s *sched) swap(g *Graph) {
 		next[vs.v.key] = vs
 		fresh = append(fresh, vs)
 	}
-	for key, old := range s.vertices {
+	for _, old := range s.order {
+		key := old.v.key
 		if next[key] == old {
 			continue
 		}
@@ -51,21 +53,17 @@ func (s *sched) swap(g *Graph) {
 		}
 		s.stop(old)
 	}
-	s.vertices = next
-	s.order = s.order[:0]
+	// A new array: the one of the graph before may still be read by
+	// Init.Graph (graphRes).
+	s.order = make([]*vstate, 0, len(next))
 	s.nres = 0
-	all := make([]Res, 0, len(next))
 	for _, vs := range next {
 		s.order = append(s.order, vs)
 		s.nres += 1 + len(vs.v.Members())
-		all = append(all, vs.v.Res)
-		for _, m := range vs.v.Members() {
-			all = append(all, m.Res)
-		}
 	}
-	s.e.graphRes.Store(&all)
 	slices.SortFunc(s.order, byKey)
-	s.wire(g)
+	s.e.graphRes.Store(&graphRes{order: s.order})
+	s.wire(g, next)
 	for _, vs := range fresh {
 		if _, busy := s.stopping[vs.v.key]; busy {
 			s.pending[vs.v.key] = vs
@@ -91,6 +89,46 @@ func (s *sched) swap(g *Graph) {
 
 // byKey orders vertex states by key.
 func byKey(a, b *vstate) int { return strings.Compare(a.v.key, b.v.key) }
+
+// find returns the running vertex of key, or nil. The vertices are found
+// in s.order, sorted by key, rather than in a map of their keys that a
+// large graph would hold for its few look-ups outside a swap.
+func (s *sched) find(key string) *vstate {
+	i, ok := slices.BinarySearchFunc(s.order, key, func(vs *vstate, key string) int {
+		return strings.Compare(vs.v.key, key)
+	})
+	if !ok {
+		return nil
+	}
+	return s.order[i]
+}
+
+// A graphRes is a graph as Init.Graph sees it: its vertices, and the
+// resources they run for, listed on the first call.
+type graphRes struct {
+	order []*vstate // never changed: a swap or a retire makes a new array
+	once  sync.Once
+	res   []Res
+}
+
+// resources returns the resources of the vertices of g, the members of
+// groups included.
+func (g *graphRes) resources() []Res {
+	g.once.Do(func() {
+		n := 0
+		for _, vs := range g.order {
+			n += 1 + len(vs.v.Members())
+		}
+		g.res = make([]Res, 0, n)
+		for _, vs := range g.order {
+			g.res = append(g.res, vs.v.Res)
+			for _, m := range vs.v.Members() {
+				g.res = append(g.res, m.Res)
+			}
+		}
+	})
+	return g.res
+}
 
 // sameVertex reports whether the running vs can stand for the new v.
 func sameVertex(vs *vstate, v *Vertex) bool {
@@ -160,9 +198,10 @@ func (s *sched) newVState(v *Vertex) *vstate {
 	return vs
 }
 
-// wire rebuilds the run-time edges from g. A kept vertex whose incoming
-// edges changed is marked dirty, so it runs with its new inputs.
-func (s *sched) wire(g *Graph) {
+// wire rebuilds the run-time edges from g, whose vertices run as the
+// vertex states of their keys in byKey. A kept vertex whose incoming edges
+// changed is marked dirty, so it runs with its new inputs.
+func (s *sched) wire(g *Graph, byKey map[string]*vstate) {
 	oldIn := map[*vstate]string{}
 	for _, vs := range s.order {
 		if vs.launched {
@@ -171,7 +210,7 @@ func (s *sched) wire(g *Graph) {
 		vs.in, vs.out, vs.scan = nil, nil, 0
 	}
 	for _, e := range g.Edges {
-		from, to := s.vertices[e.From.key], s.vertices[e.To.key]
+		from, to := byKey[e.From.key], byKey[e.To.key]
 		if from == nil || to == nil {
 			continue
 		}
@@ -259,12 +298,9 @@ func (s *sched) stop(vs *vstate) {
 // retire takes vs out of the running graph outside a swap (a reversal
 // that is done) and stops it.
 func (s *sched) retire(vs *vstate) {
-	delete(s.vertices, vs.v.key)
-	for i, o := range s.order {
-		if o == vs {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
+	if i := slices.Index(s.order, vs); i >= 0 {
+		// A new array: Init.Graph may read the one before (graphRes).
+		s.order = slices.Delete(slices.Clone(s.order), i, i+1)
 	}
 	s.nres -= 1 + len(vs.v.Members())
 	for _, e := range vs.in {

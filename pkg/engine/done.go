@@ -257,7 +257,7 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports [
 			if e.to.meta().Hidden || e.to.removed {
 				continue
 			}
-			if e.notify {
+			if e.notify() {
 				e.to.mark(whyRefresh, vs)
 				e.to.refresh = true
 			} else {
@@ -321,10 +321,10 @@ func (s *sched) sendValues(vs *vstate) {
 			continue
 		}
 		val := deref(f)
-		if e.sr.seen && reflect.DeepEqual(val, e.sr.last) {
+		if e.x.seen && reflect.DeepEqual(val, e.x.last) {
 			continue
 		}
-		e.sr.seen, e.sr.last = true, val
+		e.x.seen, e.x.last = true, val
 		e.to.mark(whyValue, vs)
 		s.recover(e.to)
 		s.update(e.to)

@@ -179,32 +179,36 @@ func (vs *vstate) revPath() string {
 // edges need is apart.
 type redge struct {
 	from, to *vstate
-	sr       *redgeSR // send/recv edges only
-	notify   bool
+	x        *redgeX // notify and send/recv edges only
 }
 
-// A redgeSR is the send/recv part of an edge.
-type redgeSR struct {
+// A redgeX is the part of an edge that only notify and send/recv edges
+// need.
+type redgeX struct {
 	send, recv string
-	last       any // last value seen from the sender
-	seen       bool
+	last       any  // last value seen from the sender
+	seen       bool // last is set
+	notify     bool // the edge notifies (Refresh)
 }
+
+// notify reports whether e notifies its receiver of a change.
+func (e *redge) notify() bool { return e.x != nil && e.x.notify }
 
 // send returns the key the sender sends over e, "" for an edge that is no
 // send/recv edge.
 func (e *redge) send() string {
-	if e.sr == nil {
+	if e.x == nil {
 		return ""
 	}
-	return e.sr.send
+	return e.x.send
 }
 
 // recv returns the parameter the receiver receives over e, or "".
 func (e *redge) recv() string {
-	if e.sr == nil {
+	if e.x == nil {
 		return ""
 	}
-	return e.sr.recv
+	return e.x.recv
 }
 
 type semaphore struct {

@@ -201,25 +201,53 @@ func (s *sched) newVState(v *Vertex) *vstate {
 // wire rebuilds the run-time edges from g, whose vertices run as the
 // vertex states of their keys in byKey. A kept vertex whose incoming edges
 // changed is marked dirty, so it runs with its new inputs.
+//
+// The edges of a graph are one array, and the in and out lists of its
+// vertices parts of another, each sized from the vertices' degrees: a
+// graph holds no list grown by appending, and makes two allocations for
+// its edges rather than three per edge.
 func (s *sched) wire(g *Graph, byKey map[string]*vstate) {
 	oldIn := map[*vstate]string{}
-	for _, vs := range s.order {
+	for i, vs := range s.order {
 		if vs.launched {
 			oldIn[vs] = inSignature(vs)
 		}
-		vs.in, vs.out, vs.scan = nil, nil, 0
+		vs.in, vs.out = nil, nil
+		vs.scan = int32(i) // its index in s.order while the edges are counted
 	}
+	edges := make([]redge, 0, len(g.Edges))
+	degree := make([]int32, 2*len(s.order)) // in, out
 	for _, e := range g.Edges {
 		from, to := byKey[e.From.key], byKey[e.To.key]
 		if from == nil || to == nil {
 			continue
 		}
-		re := &redge{from: from, to: to, notify: e.Notify}
-		if e.Send != "" || e.Recv != "" {
-			re.sr = &redgeSR{send: e.Send, recv: e.Recv}
+		re := redge{from: from, to: to}
+		if e.Notify || e.Send != "" || e.Recv != "" {
+			re.x = &redgeX{send: e.Send, recv: e.Recv, notify: e.Notify}
 		}
-		from.out = append(from.out, re)
-		to.in = append(to.in, re)
+		edges = append(edges, re)
+		degree[2*to.scan]++
+		degree[2*from.scan+1]++
+	}
+	lists := make([]*redge, 2*len(edges))
+	off := 0
+	for i, vs := range s.order {
+		vs.scan = 0
+		nin, nout := int(degree[2*i]), int(degree[2*i+1])
+		if nin > 0 {
+			vs.in = lists[off : off : off+nin]
+			off += nin
+		}
+		if nout > 0 {
+			vs.out = lists[off : off : off+nout]
+			off += nout
+		}
+	}
+	for i := range edges {
+		re := &edges[i]
+		re.from.out = append(re.from.out, re)
+		re.to.in = append(re.to.in, re)
 	}
 	for vs, sig := range oldIn {
 		if inSignature(vs) != sig && !vs.meta().Hidden {
@@ -233,7 +261,7 @@ func (s *sched) wire(g *Graph, byKey map[string]*vstate) {
 func inSignature(vs *vstate) string {
 	var parts []string
 	for _, e := range vs.in {
-		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.v.key, e.notify, e.send(), e.recv()))
+		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.v.key, e.notify(), e.send(), e.recv()))
 	}
 	sort.Strings(parts)
 	return fmt.Sprint(parts)

@@ -33,7 +33,7 @@ func (e *Engine) direct(m msg) bool {
 		return false
 	}
 	if e.s == nil || e.closing || !e.inboxEmpty() ||
-		m.kind == msgEvent && (m.vs.removed || m.vs.failed != nil) {
+		m.kind == msgEvent && (m.vs.removed || m.vs.failed) {
 		e.smu.Unlock()
 		return false
 	}

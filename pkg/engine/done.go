@@ -179,10 +179,10 @@ func (s *sched) applyError(vs *vstate, err error) bool {
 
 // fail marks vs failed for good and blocks its descendants.
 func (s *sched) fail(vs *vstate, err error) {
-	if vs.failed != nil {
+	if vs.failed {
 		return
 	}
-	vs.failed = err
+	vs.failed = true
 	s.failed++
 	s.e.errorf("%s", errorAt(vs, "error: %v", err))
 	s.e.cfg.Metrics.failure(vs, 1)
@@ -210,10 +210,10 @@ func (s *sched) recover(vs *vstate) {
 		vs.poked = true // counts if this CheckApply fails for good
 		return
 	}
-	if vs.failed == nil || vs.watchErr || vs.removed {
+	if !vs.failed || vs.watchErr || vs.removed {
 		return
 	}
-	vs.failed = nil
+	vs.failed = false
 	s.failed--
 	s.e.cfg.Metrics.failure(vs, -1)
 	vs.retries = vs.meta().Retry

@@ -105,11 +105,11 @@ type vstate struct {
 	pending bool  // its last check found a change it did not make
 	failing bool  // its last CheckApply, Init or Watch failed
 	secret  bool  // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
+	failed  bool  // failed for good (its CheckApply, or its Init or Watch): the error was logged
 	why     why   // reasons of the pending CheckApply
 	retries int16 // left before it fails for good
 	scan    int32 // where tryStart resumes checking the dependencies
 	in, out []*redge
-	failed  error
 	x       *vextra // what few vertices need, made when one does
 
 	whyFrom [3]*vstate // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
@@ -330,7 +330,7 @@ func (s *sched) snapshot() Status {
 // will tell.
 func (s *sched) update(vs *vstate) {
 	polledBad := (vs.meta().Poll > 0 || vs.polled) && vs.applied && !vs.lastOK && !(s.e.cfg.Noop || vs.meta().Noop)
-	b := !vs.removed && !vs.meta().Hidden && vs.failed == nil && !vs.blocked &&
+	b := !vs.removed && !vs.meta().Hidden && !vs.failed && !vs.blocked &&
 		(!vs.ready || vs.dirty || vs.running && !vs.checkRun || vs.timer || polledBad)
 	if b != vs.busy {
 		vs.busy = b
@@ -392,7 +392,7 @@ func (s *sched) handle(m msg) {
 		} else {
 			vs.mark(whyEvent, nil)
 		}
-		if vs.failed != nil {
+		if vs.failed {
 			if vs.holding {
 				vs.recoverOK = true
 			} else {
@@ -429,7 +429,7 @@ func settled(vs *vstate) bool {
 	if vs.meta().Hidden {
 		return true
 	}
-	return vs.applied && vs.ready && !vs.dirty && !vs.running && !vs.timer && vs.failed == nil && !vs.blocked
+	return vs.applied && vs.ready && !vs.dirty && !vs.running && !vs.timer && !vs.failed && !vs.blocked
 }
 
 // schedule starts the CheckApply of every queued vertex that can run.
@@ -472,7 +472,7 @@ func (s *sched) runWork() {
 }
 
 func (s *sched) tryStart(vs *vstate) {
-	if vs.removed || vs.meta().Hidden || !vs.ready || !(vs.dirty || vs.recheck) || vs.running || vs.timer || vs.failed != nil || vs.blocked {
+	if vs.removed || vs.meta().Hidden || !vs.ready || !(vs.dirty || vs.recheck) || vs.running || vs.timer || vs.failed || vs.blocked {
 		return
 	}
 	// Resume the scan of the dependencies at the last one that was not

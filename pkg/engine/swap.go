@@ -277,7 +277,7 @@ func (s *sched) reblock() {
 		}
 	}
 	for _, vs := range s.order {
-		if vs.failed != nil {
+		if vs.failed {
 			s.block(vs)
 		}
 	}
@@ -308,7 +308,7 @@ func (s *sched) stop(vs *vstate) {
 	}
 	s.update(vs)
 	s.setOutcome(vs, false, false)
-	if vs.failed != nil {
+	if vs.failed {
 		s.failed--
 		s.e.cfg.Metrics.failure(vs, -1)
 	}
@@ -356,7 +356,7 @@ func dropEdges(es []*redge, vs *vstate) []*redge {
 // runs its CheckApply once if Meta:realize asks for it and it never ran,
 // calls Cleanup and reports msgStopped.
 func (s *sched) finalize(vs *vstate) {
-	realize := vs.meta().Realize && !vs.applied && vs.failed == nil && !vs.meta().Hidden
+	realize := vs.meta().Realize && !vs.applied && !vs.failed && !vs.meta().Hidden
 	s.fx.finalize(vs, realize, !(s.e.cfg.Noop || vs.meta().Noop))
 }
 

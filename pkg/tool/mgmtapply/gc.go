@@ -10,30 +10,37 @@ import (
 )
 
 // The collector's policy. A long-running agent's heap is mostly its
-// graph (about 1.6 KiB per resource, alive for as long as the graph runs),
-// so mgmt-apply lets the heap grow past what is live by gcPercent (50%)
-// rather than Go's 100%, and, once the live heap is larger than
-// gcLargeHeap, by a fixed gcHeadroom instead of a share of it (never less
-// than gcMinPercent): a graph of 100,000 files, about 160 MiB live, peaks
-// at 1.25 times that instead of 1.5. The collector then runs more often
-// while the graph is loaded and first applied, and no more often than
-// before once it runs: a running graph allocates little. GOGC in the
-// environment replaces the whole policy; GOMEMLIMIT adds its limit to it,
-// as for any Go program.
+// graph (about 1 KiB per file resource, alive for as long as the graph
+// runs), so mgmt-apply lets the heap grow past what is live by less than
+// Go's 100%: by half of it (gcSmallPercent) while less than gcSmallHeap is
+// live, where a few MiB more cost little and more collections would slow
+// a small graph's whole run; beyond, by gcPercent of it, at most
+// gcHeadroom and never less than gcMinPercent of it. A graph of 10,000
+// files, about 10 MiB live, peaks at 1.3 times that instead of 1.5, and
+// one of 100,000, about 110 MiB live, at 32 MiB above it. The collector
+// then runs more often while the graph is loaded and first applied, and
+// no more often than before once it runs: a running graph allocates
+// little. GOGC in the environment replaces the whole policy; GOMEMLIMIT
+// adds its limit to it, as for any Go program.
 const (
-	gcPercent    = 50
-	gcLargeHeap  = 64 << 20
-	gcHeadroom   = gcLargeHeap * gcPercent / 100
-	gcMinPercent = 25
+	gcSmallHeap    = 8 << 20
+	gcSmallPercent = 50
+	gcPercent      = 30
+	gcHeadroom     = 32 << 20
+	gcMinPercent   = 25
 )
 
 // gcPercentFor returns the GOGC that the policy gives a live heap of live
 // bytes.
 func gcPercentFor(live uint64) int {
-	if live <= gcLargeHeap {
-		return gcPercent
+	if live < gcSmallHeap {
+		return gcSmallPercent
 	}
-	return max(int(gcHeadroom*100/live), gcMinPercent)
+	p := gcPercent
+	if live*gcPercent/100 > gcHeadroom {
+		p = int(gcHeadroom * 100 / live)
+	}
+	return max(p, gcMinPercent)
 }
 
 var gcPolicy sync.Once
@@ -45,8 +52,8 @@ func tuneGC() {
 		return
 	}
 	gcPolicy.Do(func() {
-		debug.SetGCPercent(gcPercent)
-		watchGC(gcPercent)
+		debug.SetGCPercent(gcSmallPercent)
+		watchGC(gcSmallPercent)
 	})
 }
 

@@ -8,18 +8,20 @@ import (
 	"time"
 )
 
-// TestGCPercentFor: 50% up to 64 MiB live, then a fixed 32 MiB of
-// headroom, and never less than 25%.
+// TestGCPercentFor: 50% below 8 MiB live, then 30%, at most 32 MiB of
+// headroom and never less than 25%.
 func TestGCPercentFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int
 	}{
 		{0, 50},
-		{16 << 20, 50},
-		{64 << 20, 50},
-		{80 << 20, 40},
-		{100 << 20, 32},
+		{7 << 20, 50},
+		{8 << 20, 30},
+		{16 << 20, 30},
+		{64 << 20, 30},
+		{100 << 20, 30},
+		{110 << 20, 29},
 		{128 << 20, 25},
 		{170 << 20, 25},
 		{4 << 30, 25},
@@ -30,8 +32,8 @@ func TestGCPercentFor(t *testing.T) {
 	}
 }
 
-// TestGCPolicyFollowsLiveHeap: with GOGC unset, a live heap of 96 MiB
-// brings the GOGC in force down to 33 after a collection, and back to 50
+// TestGCPolicyFollowsLiveHeap: with GOGC unset, a live heap of 120 MiB
+// brings the GOGC in force down to 26 after a collection, and back to 50
 // once it is freed.
 func TestGCPolicyFollowsLiveHeap(t *testing.T) {
 	if v, set := os.LookupEnv("GOGC"); set {
@@ -39,11 +41,11 @@ func TestGCPolicyFollowsLiveHeap(t *testing.T) {
 		os.Unsetenv("GOGC")
 	}
 	tuneGC()
-	live := make([][]byte, 96)
+	live := make([][]byte, 120)
 	for i := range live {
 		live[i] = make([]byte, 1<<20)
 	}
-	waitGOGC(t, 33)
+	waitGOGC(t, 26)
 	runtime.KeepAlive(live)
 	live = nil
 	waitGOGC(t, 50)

@@ -363,23 +363,41 @@ func (w *Watcher) rescanLocked(d string) {
 	// Unsorted, unlike os.ReadDir, and each entry's path is looked up
 	// from one buffer: a directory of 10,000 files is read as the first
 	// of its files is followed.
+	// Which entries are directories matters only to a recursive
+	// subscription owning d: without one, the names alone are read.
+	tree := false
+	for s := range w.byOwn[d] {
+		tree = tree || s.recursive
+	}
 	f, err := os.Open(d)
 	if err != nil {
 		return // gone again: its removal is reported
 	}
-	ents, _ := f.ReadDir(-1)
+	var names []string
+	var ents []os.DirEntry
+	if tree {
+		ents, _ = f.ReadDir(-1)
+	} else {
+		names, _ = f.Readdirnames(-1)
+	}
 	f.Close()
 	var again []*Sub
 	buf := make([]byte, 0, len(d)+64)
-	for _, e := range ents {
-		buf = append(append(append(buf[:0], d...), '/'), e.Name()...)
+	for i := range max(len(names), len(ents)) {
+		var name string
+		if tree {
+			name = ents[i].Name()
+		} else {
+			name = names[i]
+		}
+		buf = append(append(append(buf[:0], d...), '/'), name...)
 		if d == "/" {
 			buf = buf[1:]
 		}
 		if w.kref[string(buf)] > 0 || w.byKey[string(buf)] != nil {
 			w.check = append(w.check, string(buf))
 		}
-		if !e.IsDir() {
+		if !tree || !ents[i].IsDir() {
 			continue
 		}
 		for s := range w.byOwn[d] {

@@ -41,7 +41,7 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 
 func (e *Engine) finalize(vs *vstate, realize, apply bool) {
 	e.goTrack(func() {
-		if vs.init != nil {
+		if vs.initMade {
 			<-vs.watchDone()
 		}
 		if realize && vs.initOK {

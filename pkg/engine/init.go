@@ -8,17 +8,18 @@ import (
 	"path/filepath"
 )
 
-// newInit builds the Init handle of vs: its calls go to vs itself (the
-// Hooks of every engine-made handle) and its Env is the engine's, so the
-// handle is one allocation (40 bytes, in the allocator's class of 48) and
-// its logger another.
-func (e *Engine) newInit(vs *vstate) *Init {
-	return &Init{
+// setInit sets the Init handle of vs, part of vs with its logger: its
+// calls go to vs itself (the Hooks of every engine-made handle) and its
+// Env is the engine's.
+func (e *Engine) setInit(vs *vstate) {
+	vs.log = *slog.New((*vertexLog)(vs))
+	vs.init = Init{
 		Env:      e.env,
 		Hooks:    vs,
 		Reversal: vs.revPath() != "",
-		Log:      slog.New((*vertexLog)(vs)),
+		Log:      &vs.log,
 	}
+	vs.initMade = true
 }
 
 // graph returns the resources of the running graph (Init.Graph).

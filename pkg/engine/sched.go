@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"reflect"
 	"slices"
 	"sync"
@@ -47,9 +48,8 @@ type msg struct {
 // belong to whoever holds the engine's smu (the Run goroutine, or a direct
 // event).
 type vstate struct {
-	e    *Engine
-	v    *Vertex // its key (v.key) and metaparameters (meta) are the vertex's
-	init *Init
+	e *Engine
+	v *Vertex // its key (v.key) and metaparameters (meta) are the vertex's
 
 	// (Fields are ordered so that the bools share words: a graph holds a
 	// vstate per vertex.)
@@ -61,6 +61,7 @@ type vstate struct {
 	evPending atomic.Bool
 	capture   bool
 	initOK    bool // set by the watch before it ends (watch.go)
+	initMade  bool // init is set: its watch was started (loop-owned)
 
 	// its watch (watch.go), guarded by wmu
 	wmu      sync.Mutex
@@ -116,6 +117,12 @@ type vstate struct {
 	// what its running CheckApply needs, from its start until it is
 	// done: set by the loop before the CheckApply starts
 	run *vrun
+
+	// The Init handle of its resource and its logger, set once before
+	// its watch starts (setInit): part of the vstate rather than two
+	// allocations of their own.
+	init Init
+	log  slog.Logger
 }
 
 // A vrun is what one CheckApply of a vertex needs while it runs. It is

@@ -31,14 +31,14 @@ var closedChan = func() chan struct{} {
 // watch starts the watch of vs in the task pool: Init and the subscription
 // take a task, a Watch that blocks a goroutine of its own.
 func (e *Engine) watch(vs *vstate) {
-	vs.init = e.newInit(vs)
+	e.setInit(vs)
 	e.do(func() { e.startWatch(vs) })
 }
 
 // startWatch runs Init, then parks vs in a subscription or starts the
 // goroutine of its Watch.
 func (e *Engine) startWatch(vs *vstate) {
-	if err := safely(func() error { return vs.v.Res.Init(vs.init) }); err != nil {
+	if err := safely(func() error { return vs.v.Res.Init(&vs.init) }); err != nil {
 		e.post(msg{kind: msgFailed, vs: vs, err: fmt.Errorf("init: %v", err)})
 		vs.endWatch()
 		return
@@ -223,7 +223,7 @@ func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 // its subscription, which a task of the pool then stops before it ends the
 // watch (stopping may wait for the resource's locks).
 func (e *Engine) cancelWatch(vs *vstate) {
-	if vs.init == nil {
+	if !vs.initMade {
 		return
 	}
 	vs.wmu.Lock()

@@ -117,8 +117,9 @@ const (
 var whyWords = []string{"start", "event", "poll", "refresh from %s", "dependency %s changed", "value sent by %s",
 	"retry", "recover", "recheck found drift", "new dependencies"}
 
-// fromSlot returns where vstate.whyFrom keeps the dependency behind the
-// reason w, or -1 for a reason that names none.
+// fromSlot returns the slot of the dependency behind the reason w (its
+// bit in vstate.fromSet, its place in vextra.whyFrom), or -1 for a reason
+// that names none.
 func fromSlot(w why) int {
 	switch w {
 	case whyRefresh:
@@ -136,9 +137,34 @@ func fromSlot(w why) int {
 func (vs *vstate) mark(w why, from *vstate) {
 	vs.dirty = true
 	vs.why |= w
-	if k := fromSlot(w); k >= 0 && from != nil && vs.whyFrom[k] == nil {
-		vs.whyFrom[k] = from
+	if k := fromSlot(w); k >= 0 && from != nil {
+		vs.markFrom(k, from)
 	}
+}
+
+// markFrom records from as the dependency behind the reason of slot k,
+// unless one is already. The first dependency named is kept in vs; one
+// of another slot that differs from it, which takes two dependencies
+// changing between two runs, in its vextra.
+func (vs *vstate) markFrom(k int, from *vstate) {
+	bit := uint8(1) << k
+	if vs.fromSet&bit != 0 {
+		return
+	}
+	vs.fromSet |= bit
+	if vs.whyFrom == nil || vs.whyFrom == from {
+		vs.whyFrom = from
+		return
+	}
+	vs.extra().whyFrom[k] = from
+}
+
+// fromOf returns the dependency behind the reason of slot k.
+func (vs *vstate) fromOf(k int) *vstate {
+	if vs.x != nil && vs.x.whyFrom[k] != nil {
+		return vs.x.whyFrom[k]
+	}
+	return vs.whyFrom
 }
 
 // reason returns the reasons of vs's pending CheckApply as words, and
@@ -151,11 +177,14 @@ func (vs *vstate) reason() string {
 			continue
 		}
 		if k := fromSlot(b); k >= 0 {
-			w = strings.Replace(w, "%s", vs.whyFrom[k].v.key, 1)
+			w = strings.Replace(w, "%s", vs.fromOf(k).v.key, 1)
 		}
 		words = append(words, w)
 	}
-	vs.why, vs.whyFrom = 0, [3]*vstate{}
+	vs.why, vs.whyFrom, vs.fromSet = 0, nil, 0
+	if vs.x != nil {
+		vs.x.whyFrom = [3]*vstate{}
+	}
 	return strings.Join(words, ", ")
 }
 

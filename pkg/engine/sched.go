@@ -107,13 +107,17 @@ type vstate struct {
 	failing bool  // its last CheckApply, Init or Watch failed
 	secret  bool  // it receives a secret (receivesSecret), as of its last start; read by its CheckApply too
 	failed  bool  // failed for good (its CheckApply, or its Init or Watch): the error was logged
+	fromSet uint8 // the slots (fromSlot) of why whose dependency is known (whyFrom)
 	why     why   // reasons of the pending CheckApply
 	retries int16 // left before it fails for good
 	scan    int32 // where tryStart resumes checking the dependencies
 	in, out []*redge
 	x       *vextra // what few vertices need, made when one does
 
-	whyFrom [3]*vstate // the dependencies behind whyRefresh, whyDep and whyValue (fromSlot)
+	// the dependency behind whyRefresh, whyDep and whyValue, for those
+	// of fromSet that x.whyFrom does not name another for (markFrom):
+	// nearly always a single one, the dependency that changed
+	whyFrom *vstate
 	// what its running CheckApply needs, from its start until it is
 	// done: set by the loop before the CheckApply starts
 	run *vrun
@@ -152,6 +156,7 @@ type vextra struct {
 	driftNotes []string      // what the recheck said
 	lim        *rate.Limiter // Meta:limit
 	semas      []*semaphore  // Meta:sema, and the global semaphore
+	whyFrom    [3]*vstate    // the dependencies behind reasons that another is behind than vstate.whyFrom
 }
 
 // semaphores returns the semaphores of vs.

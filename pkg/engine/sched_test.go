@@ -312,3 +312,40 @@ func TestSchedResetRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedReasons checks the reasons a CheckApply runs for, with the
+// dependencies behind them: the first of each reason is named, one
+// dependency or two.
+func TestSchedReasons(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b", "watch c"}, msg{kind: msgGraph, g: smGraph(1, []string{"a", "b", "c"}, "a ~> c", "b -> c")})
+	m.step([]string{"check a", "check b"}, m.running("a", "b", "c")...)
+	m.step(nil, m.done("a", false, nil))
+	m.step([]string{"check c"}, m.done("b", false, nil))
+	reason := func(want string) {
+		t.Helper()
+		if got := m.vs("c").run.reason; got != want {
+			t.Fatalf("c runs for %q, want %q", got, want)
+		}
+	}
+	reason("start, refresh from sm[a], dependency sm[b] changed")
+	m.step(nil, m.done("c", true, nil))
+	// b alone, twice while a runs: named once.
+	m.step([]string{"check b"}, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step([]string{"check a"}, msg{kind: msgEvent, vs: m.vs("a")})
+	m.step(nil, m.done("b", false, nil))
+	m.step([]string{"check b"}, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step(nil, m.done("b", false, nil))
+	m.step([]string{"check c"}, m.done("a", true, nil))
+	reason("dependency sm[b] changed")
+	m.step(nil, m.done("c", true, nil))
+	// b, then a: the reasons' order is that of their kinds.
+	m.step([]string{"check a", "check b"}, msg{kind: msgEvent, vs: m.vs("a")}, msg{kind: msgEvent, vs: m.vs("b")})
+	m.step(nil, m.done("b", false, nil))
+	m.step([]string{"check c"}, m.done("a", false, nil))
+	reason("refresh from sm[a], dependency sm[b] changed")
+	m.step(nil, m.done("c", true, nil))
+	// Nothing is left of them for the next run.
+	m.step([]string{"check c"}, msg{kind: msgEvent, vs: m.vs("c")})
+	reason("event")
+}

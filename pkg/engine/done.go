@@ -63,7 +63,7 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	s.result(vs, res)
 	s.update(vs)
 	s.enqueue(vs)
-	for _, e := range vs.out {
+	for _, e := range vs.outs() {
 		s.enqueue(e.to)
 	}
 	if apply && !check && err == nil && !ok {
@@ -229,7 +229,7 @@ func (s *sched) block(vs *vstate) {
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, e := range v.out {
+		for _, e := range v.outs() {
 			if !e.to.blocked {
 				e.to.blocked = true
 				s.update(e.to)
@@ -253,7 +253,7 @@ func (s *sched) applyOK(vs *vstate, ok, apply bool, dur time.Duration, reports [
 		for _, m := range vs.v.Members() {
 			s.markChanged(vs, m)
 		}
-		for _, e := range vs.out {
+		for _, e := range vs.outs() {
 			if e.to.meta().Hidden || e.to.removed {
 				continue
 			}
@@ -307,7 +307,7 @@ func (s *sched) sendValues(vs *vstate) {
 		return
 	}
 	var sent any
-	for _, e := range vs.out {
+	for _, e := range vs.outs() {
 		if e.send() == "" {
 			continue
 		}

@@ -277,7 +277,7 @@ type SecretSender interface {
 // senders started before it (they are its dependencies), so their secret
 // is known.
 func (s *sched) receivesSecret(vs *vstate) bool {
-	for _, e := range vs.in {
+	for _, e := range vs.ins() {
 		if e.send() == "" {
 			continue
 		}

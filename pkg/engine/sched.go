@@ -111,8 +111,11 @@ type vstate struct {
 	why     why   // reasons of the pending CheckApply
 	retries int16 // left before it fails for good
 	scan    int32 // where tryStart resumes checking the dependencies
-	in, out []*redge
-	x       *vextra // what few vertices need, made when one does
+	nin     int32 // edges holds the edges from its dependencies first, nin of them (ins)
+	// its edges: those from its dependencies (ins), then those to its
+	// dependents (outs), in a part of the graph's one array of them
+	edges []*redge
+	x     *vextra // what few vertices need, made when one does
 
 	// the dependency behind whyRefresh, whyDep and whyValue, for those
 	// of fromSet that x.whyFrom does not name another for (markFrom):
@@ -146,6 +149,12 @@ type wextra struct {
 	cancel context.CancelFunc // cancels the context of its running Watch
 	early  error              // a failure reported before Subscribe returned
 }
+
+// ins returns the edges from the dependencies of vs.
+func (vs *vstate) ins() []*redge { return vs.edges[:vs.nin:vs.nin] }
+
+// outs returns the edges to the dependents of vs.
+func (vs *vstate) outs() []*redge { return vs.edges[vs.nin:] }
 
 // A vextra holds the state that few vertices need: a graph of 100,000
 // files holds none.
@@ -489,9 +498,10 @@ func (s *sched) tryStart(vs *vstate) {
 	}
 	// Resume the scan of the dependencies at the last one that was not
 	// settled: with a large fan-in, each check is then cheap.
-	for i, n := 0, len(vs.in); i < n; i++ {
+	in := vs.ins()
+	for i, n := 0, len(in); i < n; i++ {
 		j := (int(vs.scan) + i) % n
-		if !settled(vs.in[j].from) {
+		if !settled(in[j].from) {
 			vs.scan = int32(j)
 			return
 		}
@@ -567,7 +577,7 @@ func (s *sched) start(vs *vstate) {
 	vs.upPendingNow = false
 	if !apply {
 		// the dependencies ran before: their own flags are up to date
-		for _, e := range vs.in {
+		for _, e := range vs.ins() {
 			if e.from.pending || e.from.upPendingNow {
 				vs.upPendingNow = true
 				break
@@ -592,7 +602,7 @@ func (s *sched) start(vs *vstate) {
 func (s *sched) receive(vs *vstate) error {
 	var recv map[string]*Send
 	changed := false
-	for _, e := range vs.in {
+	for _, e := range vs.ins() {
 		if e.send() == "" {
 			continue
 		}

@@ -349,3 +349,42 @@ func TestSchedReasons(t *testing.T) {
 	m.step([]string{"check c"}, msg{kind: msgEvent, vs: m.vs("c")})
 	reason("event")
 }
+
+// TestSchedRetireEdges checks that the retirement of a vertex takes its
+// edges out of those of its neighbours, whose other edges stay in their
+// order, the edges from their dependencies first.
+func TestSchedRetireEdges(t *testing.T) {
+	m := newMachine(t, Config{})
+	m.step([]string{"watch a", "watch b", "watch c", "watch d", "watch e", "watch f"}, msg{kind: msgGraph,
+		g: smGraph(1, []string{"a", "b", "c", "d", "e", "f"}, "a -> c", "b -> c", "d -> c", "c -> e", "b -> e", "c ~> f")})
+	names := func(es []*redge, end func(*redge) *vstate) string {
+		var out []string
+		for _, e := range es {
+			out = append(out, end(e).v.name())
+		}
+		return strings.Join(out, " ")
+	}
+	from := func(e *redge) *vstate { return e.from }
+	to := func(e *redge) *vstate { return e.to }
+	check := func(name, ins, outs string) {
+		t.Helper()
+		vs := m.vs(name)
+		if got := names(vs.ins(), from); got != ins {
+			t.Errorf("%s: ins %q, want %q", name, got, ins)
+		}
+		if got := names(vs.outs(), to); got != outs {
+			t.Errorf("%s: outs %q, want %q", name, got, outs)
+		}
+	}
+	check("c", "a b d", "e f")
+	check("b", "", "c e")
+	m.s.retire(m.vs("b"))
+	check("c", "a d", "e f")
+	check("e", "c", "")
+	m.s.retire(m.vs("d"))
+	check("c", "a", "e f")
+	check("a", "", "c")
+	if !m.vs("c").outs()[1].notify() || m.vs("c").outs()[0].notify() {
+		t.Error("c ~> f lost its notify")
+	}
+}

@@ -202,18 +202,18 @@ func (s *sched) newVState(v *Vertex) *vstate {
 // vertex states of their keys in byKey. A kept vertex whose incoming edges
 // changed is marked dirty, so it runs with its new inputs.
 //
-// The edges of a graph are one array, and the in and out lists of its
-// vertices parts of another, each sized from the vertices' degrees: a
-// graph holds no list grown by appending, and makes two allocations for
-// its edges rather than three per edge.
+// The edges of a graph are one array, and the lists of the edges of its
+// vertices (ins, then outs) parts of another, each sized from the
+// vertices' degrees: a graph holds no list grown by appending, and makes
+// two allocations for its edges rather than three per edge.
 func (s *sched) wire(g *Graph, byKey map[string]*vstate) {
 	oldIn := map[*vstate]string{}
 	for i, vs := range s.order {
 		if vs.launched {
 			oldIn[vs] = inSignature(vs)
 		}
-		vs.in, vs.out = nil, nil
-		vs.scan = int32(i) // its index in s.order while the edges are counted
+		vs.edges, vs.nin = nil, 0
+		vs.scan = int32(i) // its index in s.order while the edges are wired
 	}
 	edges := make([]redge, 0, len(g.Edges))
 	degree := make([]int32, 2*len(s.order)) // in, out
@@ -233,21 +233,24 @@ func (s *sched) wire(g *Graph, byKey map[string]*vstate) {
 	lists := make([]*redge, 2*len(edges))
 	off := 0
 	for i, vs := range s.order {
-		vs.scan = 0
-		nin, nout := int(degree[2*i]), int(degree[2*i+1])
-		if nin > 0 {
-			vs.in = lists[off : off : off+nin]
-			off += nin
+		nin, nout := degree[2*i], degree[2*i+1]
+		if n := int(nin + nout); n > 0 {
+			vs.edges = lists[off : off+n : off+n]
+			off += n
 		}
-		if nout > 0 {
-			vs.out = lists[off : off : off+nout]
-			off += nout
-		}
+		vs.nin = nin
+		degree[2*i], degree[2*i+1] = 0, nin // where its next in and out edges go
 	}
 	for i := range edges {
 		re := &edges[i]
-		re.from.out = append(re.from.out, re)
-		re.to.in = append(re.to.in, re)
+		in, out := 2*re.to.scan, 2*re.from.scan+1
+		re.to.edges[degree[in]] = re
+		degree[in]++
+		re.from.edges[degree[out]] = re
+		degree[out]++
+	}
+	for _, vs := range s.order {
+		vs.scan = 0
 	}
 	for vs, sig := range oldIn {
 		if inSignature(vs) != sig && !vs.meta().Hidden {
@@ -260,7 +263,7 @@ func (s *sched) wire(g *Graph, byKey map[string]*vstate) {
 
 func inSignature(vs *vstate) string {
 	var parts []string
-	for _, e := range vs.in {
+	for _, e := range vs.ins() {
 		parts = append(parts, fmt.Sprintf("%s|%v|%s|%s", e.from.v.key, e.notify(), e.send(), e.recv()))
 	}
 	sort.Strings(parts)
@@ -331,25 +334,33 @@ func (s *sched) retire(vs *vstate) {
 		s.order = slices.Delete(slices.Clone(s.order), i, i+1)
 	}
 	s.nres -= 1 + len(vs.v.Members())
-	for _, e := range vs.in {
-		e.from.out = dropEdges(e.from.out, vs)
+	for _, e := range vs.edges {
+		if e.from != vs {
+			e.from.dropEdges(vs)
+		}
+		if e.to != vs {
+			e.to.dropEdges(vs)
+		}
 	}
-	for _, e := range vs.out {
-		e.to.in = dropEdges(e.to.in, vs)
-	}
-	vs.in, vs.out = nil, nil
+	vs.edges, vs.nin = nil, 0
 	s.stop(vs)
 }
 
-// dropEdges returns es without the edges from or to vs.
-func dropEdges(es []*redge, vs *vstate) []*redge {
-	out := es[:0]
-	for _, e := range es {
-		if e.from != vs && e.to != vs {
-			out = append(out, e)
+// dropEdges takes the edges from or to o out of those of vs, which keep
+// their order.
+func (vs *vstate) dropEdges(o *vstate) {
+	keep, nin := vs.edges[:0], int32(0)
+	for i, e := range vs.edges {
+		if e.from == o || e.to == o {
+			continue
+		}
+		keep = append(keep, e)
+		if int32(i) < vs.nin {
+			nin++
 		}
 	}
-	return out
+	clear(vs.edges[len(keep):])
+	vs.edges, vs.nin = keep, nin
 }
 
 // finalize waits, in a goroutine, for the Watch of a removed vertex to end,

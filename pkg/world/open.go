@@ -34,6 +34,9 @@ type OpenConfig struct {
 	// Logf receives the lines of the private member's start that are not
 	// errors (see ServerConfig.Logf); nil discards them.
 	Logf func(format string, v ...any)
+	// beforeEtcdStart is the private member's ServerConfig.beforeStart
+	// (tests).
+	beforeEtcdStart func(peerURLs []string)
 }
 
 // A Lazy is the world of a tool that may or may not need one: nothing is
@@ -170,7 +173,7 @@ func (l *Lazy) private(ctx context.Context) (*Client, error) {
 		return nil, err
 	}
 	s, err := StartServer(ctx, ServerConfig{Name: l.cfg.Hostname, DataDir: lay.DataDir, ClientURLs: []string{lay.ClientURL},
-		PeerURLs: []string{peer}, PeerTLS: peerTLS, PeerPicked: true, Log: l.cfg.Log, Logf: l.cfg.Logf, ForceNewCluster: true})
+		PeerURLs: []string{peer}, PeerTLS: peerTLS, PeerPicked: true, Log: l.cfg.Log, Logf: l.cfg.Logf, ForceNewCluster: true, beforeStart: l.cfg.beforeEtcdStart})
 	if err != nil {
 		lock.Close()
 		return nil, err

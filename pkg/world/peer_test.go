@@ -26,11 +26,10 @@ type portThief struct {
 	lines []string // the lines logged by the member's start
 }
 
+// stealPeerPorts returns a thief of the first n peer ports (all when n is
+// negative): its before is the beforeStart of the member's configuration.
 func stealPeerPorts(t *testing.T, n int) *portThief {
-	p := &portThief{t: t, n: n}
-	beforeEtcdStart = p.before
-	t.Cleanup(func() { beforeEtcdStart = nil })
-	return p
+	return &portThief{t: t, n: n}
 }
 
 func (p *portThief) before(peerURLs []string) {
@@ -115,7 +114,7 @@ func TestPrivatePeerTaken(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	thief := stealPeerPorts(t, 2)
-	w, err := Open(OpenConfig{Prefix: t.TempDir(), Hostname: "a", Logf: thief.logf})
+	w, err := Open(OpenConfig{Prefix: t.TempDir(), Hostname: "a", Logf: thief.logf, beforeEtcdStart: thief.before})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +137,7 @@ func TestPrivatePeerAlwaysTaken(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	thief := stealPeerPorts(t, -1)
-	w, err := Open(OpenConfig{Prefix: t.TempDir(), Hostname: "a", Logf: thief.logf})
+	w, err := Open(OpenConfig{Prefix: t.TempDir(), Hostname: "a", Logf: thief.logf, beforeEtcdStart: thief.before})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +168,7 @@ func TestAgentPrivatePeerTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := ServerConfig{Name: "m", DataDir: lay.DataDir, ClientURLs: []string{lay.ClientURL},
-		PeerURLs: []string{peer}, PeerTLS: peerTLS, PeerPicked: true}
+		PeerURLs: []string{peer}, PeerTLS: peerTLS, PeerPicked: true, beforeStart: thief.before}
 	states := make(chan string, 4)
 	a, err := NewAgent(AgentConfig{Server: cfg, IdealSize: 1, Logf: thief.logf, State: func(s string) { states <- s }})
 	if err != nil {
@@ -229,7 +228,7 @@ func TestGivenPeerTaken(t *testing.T) {
 	peer := freeURL("http")
 	dir := t.TempDir()
 	_, err := StartServer(ctx, ServerConfig{Name: "m", DataDir: dir + "/m", ClientURLs: []string{freeURL("http")},
-		PeerURLs: []string{peer}, Insecure: true, Logf: thief.logf})
+		PeerURLs: []string{peer}, Insecure: true, Logf: thief.logf, beforeStart: thief.before})
 	if err == nil {
 		t.Fatal("a member started on a peer port another process holds")
 	}

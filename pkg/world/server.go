@@ -61,6 +61,9 @@ type ServerConfig struct {
 	// PeerPicked); nil discards them.
 	Logf  func(format string, v ...any)
 	Debug bool // log etcd at info level instead of fatal errors only
+	// beforeStart, when set (by tests), is called with the peer URLs
+	// each time etcd is about to listen on them.
+	beforeStart func(peerURLs []string)
 	// ForceNewCluster restarts a member from its data as the only member
 	// of its cluster, whatever the URLs it had: for private worlds, whose
 	// ports change from run to run.
@@ -308,18 +311,14 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // is no race but a host out of ports.
 const pickedPeerPorts = 5
 
-// beforeEtcdStart, when set (by tests), is called with the peer URLs
-// each time etcd is about to listen on them.
-var beforeEtcdStart func(peerURLs []string)
-
 // startEtcd starts etcd with ec. When the peer URL was picked and repick
 // allows it, a peer port another process took meanwhile is replaced by a
 // fresh one, in ec and in c, with a line to Logf; any other error is
 // returned as it is.
 func (c *ServerConfig) startEtcd(ec *embed.Config, repick bool) (*embed.Etcd, error) {
 	for n := 1; ; n++ {
-		if beforeEtcdStart != nil {
-			beforeEtcdStart(c.PeerURLs)
+		if c.beforeStart != nil {
+			c.beforeStart(c.PeerURLs)
 		}
 		e, err := embed.StartEtcd(ec)
 		if err == nil || !c.PeerPicked || !repick || !listenTaken(err, c.PeerURLs[0]) {

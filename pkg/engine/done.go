@@ -74,11 +74,11 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 // takeRun ends the capture of what the CheckApply of vs reports, and
 // returns the state of that CheckApply, which vs lets go of.
 func (vs *vstate) takeRun() *vrun {
-	vs.notesMu.Lock()
+	vs.mu.Lock()
 	vs.capture = false
 	run := vs.run
 	vs.run = nil
-	vs.notesMu.Unlock()
+	vs.mu.Unlock()
 	if run == nil {
 		run = &vrun{}
 	}

@@ -28,9 +28,9 @@ func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
 			e.done(msg{kind: msgDone, vs: vs, err: recvErr})
 			return
 		}
-		vs.notesMu.Lock()
+		vs.mu.Lock()
 		vs.capture = true
-		vs.notesMu.Unlock()
+		vs.mu.Unlock()
 		ok, err := safeCheckApply(ctx, res, apply)
 		if err == nil && ctx.Err() == context.DeadlineExceeded {
 			err = ctx.Err()

@@ -63,13 +63,13 @@ func (vs *vstate) VarDir(p string) (string, error) { return vs.e.varDir(vs, p) }
 
 func (vs *vstate) Logf(format string, v ...any) {
 	line := fmt.Sprintf(format, v...)
-	vs.notesMu.Lock()
+	vs.mu.Lock()
 	if vs.capture {
 		vs.run.reports = append(vs.run.reports, Reported{What: line})
-		vs.notesMu.Unlock()
+		vs.mu.Unlock()
 		return
 	}
-	vs.notesMu.Unlock()
+	vs.mu.Unlock()
 	vs.e.logf("%s: %s", vs.v.key, line)
 }
 

@@ -230,12 +230,13 @@ func (e *Engine) report(vs *vstate, c Change) {
 			r.Diff = d.Text
 		}
 	}
-	vs.notesMu.Lock()
-	defer vs.notesMu.Unlock()
+	vs.mu.Lock()
 	if vs.capture {
 		vs.run.reports = append(vs.run.reports, r)
+		vs.mu.Unlock()
 		return
 	}
+	vs.mu.Unlock()
 	e.logf("%s: %s", vs.v.key, r.String())
 }
 

@@ -56,24 +56,25 @@ type vstate struct {
 	// (Fields are ordered so that the bools share words: a graph holds a
 	// vstate per vertex.)
 
-	// what the resource logs or reports during a CheckApply joins the
+	// mu guards its watch (watch.go: wstop to subStop), and what the
+	// resource logs or reports during a CheckApply, which joins the
 	// engine's line: capture is set while it runs, and what it says goes
-	// to run.reports
-	notesMu   sync.Mutex
+	// to run.reports. Whoever holds it takes no other lock.
+	mu        sync.Mutex
 	evPending atomic.Bool
 	capture   bool
-	initOK    bool // set by the watch before it ends (watch.go)
-	initMade  bool // init is set: its watch was started (loop-owned)
-
-	// its watch (watch.go), guarded by wmu
-	wmu      sync.Mutex
-	wstop    bool          // the watch is cancelled
-	wended   bool          // the watch is over
-	subState uint8         // its subscription: subNone, subStarting, subParked
-	wretries int16         // retries left to the Watch its subscription stands for
-	wdone    chan struct{} // closed once the watch is over, made by a waiter
-	wx       *wextra       // what a Watch running in a goroutine, or a failing Subscribe, needs
-	subStop  func()        // stops its parked subscription
+	initOK    bool  // set by the watch before it ends (watch.go)
+	initMade  bool  // init is set: its watch was started (loop-owned)
+	wstop     bool  // the watch is cancelled
+	wended    bool  // the watch is over
+	subState  uint8 // its subscription: subNone, subStarting, subParked
+	wretries  int16 // retries left to the Watch its subscription stands for
+	// (loop-owned) edges holds the edges from its dependencies first,
+	// nin of them (ins)
+	nin     int32
+	wdone   chan struct{} // closed once the watch is over, made by a waiter
+	wx      *wextra       // what a Watch running in a goroutine, or a failing Subscribe, needs
+	subStop func()        // stops its parked subscription
 
 	// loop-owned
 	refreshNow bool // set before a CheckApply, read by it
@@ -113,7 +114,6 @@ type vstate struct {
 	why     why   // reasons of the pending CheckApply
 	retries int16 // left before it fails for good
 	scan    int32 // where tryStart resumes checking the dependencies
-	nin     int32 // edges holds the edges from its dependencies first, nin of them (ins)
 	// its edges: those from its dependencies (ins), then those to its
 	// dependents (outs), in a part of the graph's one array of them
 	edges []*redge
@@ -141,11 +141,11 @@ type vrun struct {
 	reason  string             // its reasons
 	recv    map[string]*Send   // what Init.Recv returns
 	cancel  context.CancelFunc // cancels its context
-	reports []Reported         // what it reported and logged, guarded by notesMu while capture is set
+	reports []Reported         // what it reported and logged, guarded by mu while capture is set
 }
 
 // A wextra is the part of the watch of a vertex that a graph of files
-// does without (guarded by vstate.wmu): made for a Watch that runs in a
+// does without (guarded by vstate.mu): made for a Watch that runs in a
 // goroutine, or a Subscribe that fails before it returns.
 type wextra struct {
 	cancel context.CancelFunc // cancels the context of its running Watch

@@ -9,7 +9,7 @@ import (
 // The watch of a vertex: Init, then its Subscribe or its Watch, until the
 // vertex stops. A graph of 100,000 resources holds 100,000 watches, so
 // what an idle watch keeps is only a few fields of the vertex (guarded by
-// vstate.wmu): no goroutine, context or channel of its own while it is
+// vstate.mu): no goroutine, context or channel of its own while it is
 // parked in a subscription. A context is made only for a Watch that runs
 // in a goroutine, and the channel that says the watch is over only for
 // whoever waits for it (the stop of the vertex, the shutdown).
@@ -136,24 +136,24 @@ func (e *Engine) watchOnce(ctx context.Context, vs *vstate) error {
 // watch is (already, if it was), and the function that lets go of it.
 func (vs *vstate) watchContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(vs.e.runCtx)
-	vs.wmu.Lock()
+	vs.mu.Lock()
 	if vs.wstop {
 		cancel()
 	} else {
 		vs.watchExtra().cancel = cancel
 	}
-	vs.wmu.Unlock()
+	vs.mu.Unlock()
 	return ctx, func() {
-		vs.wmu.Lock()
+		vs.mu.Lock()
 		if vs.wx != nil {
 			vs.wx.cancel = nil
 		}
-		vs.wmu.Unlock()
+		vs.mu.Unlock()
 		cancel()
 	}
 }
 
-// watchExtra returns the wextra of vs, made on first use; vs.wmu is held.
+// watchExtra returns the wextra of vs, made on first use; vs.mu is held.
 func (vs *vstate) watchExtra() *wextra {
 	if vs.wx == nil {
 		vs.wx = &wextra{}
@@ -162,7 +162,7 @@ func (vs *vstate) watchExtra() *wextra {
 }
 
 // takeEarlyLocked returns the failure reported before Subscribe returned,
-// if any, and forgets it; vs.wmu is held.
+// if any, and forgets it; vs.mu is held.
 func (vs *vstate) takeEarlyLocked() error {
 	if vs.wx == nil {
 		return nil
@@ -182,28 +182,28 @@ func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 	if !ok || vs.meta().Poll != 0 {
 		return false, nil
 	}
-	vs.wmu.Lock()
+	vs.mu.Lock()
 	if vs.wstop {
-		vs.wmu.Unlock()
+		vs.mu.Unlock()
 		vs.endWatch()
 		return true, nil
 	}
 	vs.subState, vs.wretries = subStarting, retries
 	vs.takeEarlyLocked()
-	vs.wmu.Unlock()
+	vs.mu.Unlock()
 	var stop func()
 	err = safely(func() error {
 		var err error
 		stop, err = sub.Subscribe(vs.subscriptionFailed)
 		return err
 	})
-	vs.wmu.Lock()
+	vs.mu.Lock()
 	if early := vs.takeEarlyLocked(); err == nil && early != nil {
 		err = early
 	}
 	if err != nil || vs.wstop {
 		vs.subState = subNone
-		vs.wmu.Unlock()
+		vs.mu.Unlock()
 		if stop != nil {
 			stop()
 		}
@@ -214,7 +214,7 @@ func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 		return true, nil
 	}
 	vs.subState, vs.subStop = subParked, stop
-	vs.wmu.Unlock()
+	vs.mu.Unlock()
 	e.post(msg{kind: msgRunning, vs: vs})
 	return true, nil
 }
@@ -226,14 +226,14 @@ func (e *Engine) cancelWatch(vs *vstate) {
 	if !vs.initMade {
 		return
 	}
-	vs.wmu.Lock()
+	vs.mu.Lock()
 	vs.wstop = true
 	var cancel context.CancelFunc
 	if vs.wx != nil {
 		cancel = vs.wx.cancel
 	}
 	stop := vs.takeSubLocked()
-	vs.wmu.Unlock()
+	vs.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
@@ -262,17 +262,17 @@ func (vs *vstate) takeSubLocked() func() {
 // and the watch goes on as after a failed Watch, in a new goroutine. A
 // failure before Subscribe returned is left to subscribe.
 func (vs *vstate) subscriptionFailed(err error) {
-	vs.wmu.Lock()
+	vs.mu.Lock()
 	if vs.subState == subStarting {
 		if x := vs.watchExtra(); x.early == nil {
 			x.early = err
 		}
-		vs.wmu.Unlock()
+		vs.mu.Unlock()
 		return
 	}
 	stop := vs.takeSubLocked()
 	retries := vs.wretries
-	vs.wmu.Unlock()
+	vs.mu.Unlock()
 	if stop == nil {
 		return
 	}
@@ -284,10 +284,10 @@ func (vs *vstate) subscriptionFailed(err error) {
 
 // endWatch records that the watch of vs is over.
 func (vs *vstate) endWatch() {
-	vs.wmu.Lock()
+	vs.mu.Lock()
 	vs.wended = true
 	ch := vs.wdone
-	vs.wmu.Unlock()
+	vs.mu.Unlock()
 	if ch != nil {
 		close(ch)
 	}
@@ -295,8 +295,8 @@ func (vs *vstate) endWatch() {
 
 // watchDone returns a channel closed once the watch of vs is over.
 func (vs *vstate) watchDone() <-chan struct{} {
-	vs.wmu.Lock()
-	defer vs.wmu.Unlock()
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
 	if vs.wended {
 		return closedChan
 	}

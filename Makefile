@@ -2,6 +2,7 @@
 #   make            build bin/mcl-compile bin/puppet-graph bin/graph-merge bin/mgmt-apply bin/mgmt-cluster
 #   make test       unit and end-to-end tests
 #   make bench      Go benchmarks and the bench/*.sh scripts
+#   make pgo        write cmd/mgmt-apply/default.pgo again (bench/pgo), on an idle machine
 #   make install    copy the tools to $(PREFIX)/bin (PREFIX=/usr/local)
 #   make deb        build the Debian package mgmt_VERSION_ARCH.deb (dist/deb/build.sh)
 
@@ -13,7 +14,7 @@ LDFLAGS := -X github.com/mgmtpipe/mgmt/internal/cli.Version=$(VERSION)
 SHARED  ?= ../shared
 TESTFLAGS ?= -timeout 20m
 
-.PHONY: all build test bench install deb conformance clean fmt vet example $(TOOLS:%=bin/%)
+.PHONY: all build test bench pgo install deb conformance clean fmt vet example $(TOOLS:%=bin/%)
 
 all: build
 
@@ -29,6 +30,9 @@ test: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 	@for s in bench/*.sh; do [ -x "$$s" ] || continue; echo "== $$s"; "$$s" || exit 1; done
+
+pgo:
+	$(GO) run ./bench/pgo -o cmd/mgmt-apply/default.pgo
 
 conformance: build
 	@bash .ci/check.d/10-conformance.sh

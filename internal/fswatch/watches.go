@@ -236,7 +236,14 @@ func (w *Watcher) watchLocked(dir string, fi fs.FileInfo) error {
 // sharedScratch reports whether dir is a sticky, world-writable directory
 // such as /tmp: it is never renamed itself, and every user creates entries
 // in it all the time, so watching it as an ancestor would only cost wake-ups.
-func sharedScratch(dir string) bool {
+func sharedScratch(dir string) bool { return SharedScratch(dir) }
+
+// SharedScratch reports whether dir is a sticky, world-writable directory
+// such as /tmp, which the watcher does not watch as a mere ancestor of
+// what it follows: a subscriber that can follow what it wants without
+// anchoring at such a directory saves the process the wake-ups of every
+// user's entries there.
+func SharedScratch(dir string) bool {
 	fi, err := os.Stat(dir)
 	return err == nil && fi.Mode()&os.ModeSticky != 0 && fi.Mode().Perm()&0o002 != 0
 }

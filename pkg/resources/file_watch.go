@@ -223,8 +223,13 @@ var dirGroups struct {
 func joinDir(fw *fileSubs, path string) error {
 	dir, name := filepath.Split(path)
 	dir = filepath.Clean(dir)
-	if name == "" || dir == "/" {
-		// The root and its entries are few: each keeps its own.
+	if name == "" || dir == "/" || fswatch.SharedScratch(filepath.Dir(dir)) {
+		// The root and its entries are few: each keeps its own. So do
+		// the files of a directory right in /tmp (sticky and
+		// world-writable): the group's subscription, which follows
+		// the directory itself, would watch /tmp to do so, and wake up
+		// for every entry anyone makes there; a file's own
+		// subscription only watches its directory.
 		return fw.subscribe([]follow{{path, fswatch.Options{}}})
 	}
 	dirGroups.mu.Lock()

@@ -196,3 +196,34 @@ func TestFileDirGroup(t *testing.T) {
 		t.Fatalf("group of %s still there after the last stop", dir)
 	}
 }
+
+// TestFileDirGroupUnderScratch: the files of a directory right in a
+// sticky, world-writable directory (such as /tmp) keep subscriptions of
+// their own, which do not watch that directory, and are still told of
+// their changes.
+func TestFileDirGroupUnderScratch(t *testing.T) {
+	scratch := filepath.Join(t.TempDir(), "scratch")
+	dir := filepath.Join(scratch, "d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(scratch, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	p := filepath.Join(dir, "f")
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("want\n")})
+	stop, err := f.Subscribe(func(err error) { t.Errorf("subscription failed: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	dirGroups.mu.Lock()
+	g := dirGroups.m[dir]
+	dirGroups.mu.Unlock()
+	if g != nil {
+		t.Fatalf("a group for %s, right in a sticky world-writable directory", dir)
+	}
+	checkApply(t, f, true, false)
+	expectEvent(t, h, "overwritten", func() { mustWrite(t, p, "drift\n") })
+}

@@ -61,6 +61,11 @@ func (w *Watcher) dispatchLocked(ev event) {
 		if s.made.Load() && s.made.Swap(false) && ev.mask&^unix.IN_ISDIR == unix.IN_CREATE && int(s.keyLen) == len(s.path) {
 			continue // the subscriber's own creation (Made)
 		}
+		if s.entry != nil && int(s.keyLen) == len(s.path) && ev.mask&^(unix.IN_ATTRIB|unix.IN_ISDIR) == 0 {
+			// The directory's own attributes, which its entries'
+			// subscribers do not follow (see Options.Entry).
+			continue
+		}
 		todo = append(todo, s)
 	}
 	for s := range w.byOwn[filepath.Dir(name)] {

@@ -153,9 +153,10 @@ type Options struct {
 	// instead of Notify (or a send on C) for an event about an entry of
 	// the directory at the path, with the entry's name and whether the
 	// event is its creation (one that Sub.Made would mark). Everything
-	// else (the directory itself made, changed, moved or removed, a
-	// lost event) still goes to Notify or C, which then stands for every
-	// entry. So one subscription can tell many subscribers, each
+	// else (the directory itself made, moved, removed or replaced, a lost
+	// event) still goes to Notify or C, which then stands for every
+	// entry; a change of the directory's own attributes (chmod, chown,
+	// touch) goes nowhere, as it changes none of its entries. So one subscription can tell many subscribers, each
 	// following one entry, which of them an event concerns. It is called
 	// as Notify is: with the watcher locked, and it must return at once.
 	Entry func(name string, created bool)

@@ -163,9 +163,24 @@ func TestFileDirGroup(t *testing.T) {
 	expectEvent(t, hs[1], "b overwritten", func() { mustWrite(t, filepath.Join(dir, "b"), "drift\n") })
 	expectEvent(t, hs[2], "c overwritten", func() { mustWrite(t, filepath.Join(dir, "c"), "drift\n") })
 	quiet("b and c overwritten", hs[0])
+	// A chmod of the directory changes none of its files: no event.
+	for _, h := range hs {
+		for len(h.events) > 0 {
+			<-h.events
+		}
+	}
+	if err := os.Chmod(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	expectEvent(t, hs[2], "c overwritten after a chmod of the directory", func() { mustWrite(t, filepath.Join(dir, "c"), "drift again\n") })
+	quiet("chmod of the directory", hs[0], hs[1])
+	// A directory renamed away is an event of every file.
 	for i, h := range hs {
-		expectEvent(t, h, "directory changed "+names[i], func() {
-			if err := os.Chmod(dir, 0o750+os.FileMode(i)); err != nil {
+		expectEvent(t, h, "directory moved "+names[i], func() {
+			if err := os.Rename(dir, dir+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(dir+".old", dir); err != nil {
 				t.Fatal(err)
 			}
 		})

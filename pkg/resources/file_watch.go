@@ -205,9 +205,10 @@ func (fw *fileSubs) name() string { return filepath.Base(fw.res.cleanPath()) }
 // 100,000 files in 100 directories holds 100 subscriptions rather than
 // 100,000, and each file costs an entry of its group's map.
 type dirGroup struct {
-	dir  string
-	sub  *fswatch.Sub
-	refs int // members, and Subscribe until it has returned; guarded by dirGroups.mu
+	dir     string
+	scratch bool // a mark: its files keep their own subscriptions (joinDir)
+	sub     *fswatch.Sub
+	refs    int // members, and Subscribe until it has returned; guarded by dirGroups.mu
 
 	mu      sync.Mutex           // guards members; taken by the watcher's dispatcher
 	members map[string]*fileSubs // by name, chained through next
@@ -223,38 +224,55 @@ var dirGroups struct {
 func joinDir(fw *fileSubs, path string) error {
 	dir, name := filepath.Split(path)
 	dir = filepath.Clean(dir)
-	if name == "" || dir == "/" || fswatch.SharedScratch(filepath.Dir(dir)) {
-		// The root and its entries are few: each keeps its own. So do
-		// the files of a directory right in /tmp (sticky and
-		// world-writable): the group's subscription, which follows
-		// the directory itself, would watch /tmp to do so, and wake up
-		// for every entry anyone makes there; a file's own
-		// subscription only watches its directory.
+	if name == "" || dir == "/" {
+		// The root and its entries are few: each keeps its own.
 		return fw.subscribe([]follow{{path, fswatch.Options{}}})
 	}
 	dirGroups.mu.Lock()
 	defer dirGroups.mu.Unlock()
 	g := dirGroups.m[dir]
-	if g != nil && g.sub.Err() != nil {
+	if g != nil && !g.scratch && g.sub.Err() != nil {
 		g = nil // failed: it goes once its members have left (retire)
 	}
 	if g == nil {
-		w, err := fswatch.Default()
-		if err != nil {
-			return err
+		if fswatch.SharedScratch(filepath.Dir(dir)) {
+			// The files of a directory right in /tmp (sticky and
+			// world-writable) keep subscriptions of their own: the
+			// group's, which follows the directory itself, would
+			// watch /tmp to do so, and wake up for every entry anyone
+			// makes there, while a file's own subscription only
+			// watches its directory. The group is then a mark that
+			// spares each file of the directory the check.
+			g = &dirGroup{dir: dir, scratch: true}
+		} else {
+			w, err := fswatch.Default()
+			if err != nil {
+				return err
+			}
+			g = &dirGroup{dir: dir, members: map[string]*fileSubs{}}
+			// The watcher may call the group's functions before
+			// Subscribe returns: they take g.mu, never dirGroups.mu.
+			sub, err := w.Subscribe(dir, fswatch.Options{Contents: true, Notify: g.all, Entry: g.entry})
+			if err != nil {
+				return err
+			}
+			g.sub = sub
 		}
-		g = &dirGroup{dir: dir, members: map[string]*fileSubs{}}
-		// The watcher may call the group's functions before Subscribe
-		// returns: they take g.mu, never dirGroups.mu.
-		sub, err := w.Subscribe(dir, fswatch.Options{Contents: true, Notify: g.all, Entry: g.entry})
-		if err != nil {
-			return err
-		}
-		g.sub = sub
 		if dirGroups.m == nil {
 			dirGroups.m = map[string]*dirGroup{}
 		}
 		dirGroups.m[dir] = g
+	}
+	if g.scratch {
+		if err := fw.subscribe([]follow{{path, fswatch.Options{}}}); err != nil {
+			if g.refs == 0 && dirGroups.m[dir] == g {
+				delete(dirGroups.m, dir)
+			}
+			return err
+		}
+		g.refs++
+		fw.group = g
+		return nil
 	}
 	g.refs++
 	fw.group = g
@@ -270,6 +288,12 @@ func joinDir(fw *fileSubs, path string) error {
 func (g *dirGroup) leave(fw *fileSubs) {
 	dirGroups.mu.Lock()
 	defer dirGroups.mu.Unlock()
+	if g.scratch {
+		if g.refs--; g.refs == 0 && dirGroups.m[g.dir] == g {
+			delete(dirGroups.m, g.dir)
+		}
+		return
+	}
 	name := fw.name()
 	g.mu.Lock()
 	var prev *fileSubs
@@ -382,7 +406,7 @@ func (obj *FileRes) madeByLink() {
 	fw.mu.Lock()
 	switch {
 	case fw.closed:
-	case fw.group != nil:
+	case fw.group != nil && !fw.group.scratch:
 		fw.flags.Or(subMade)
 	case fw.own != nil && len(fw.own.subs) > 0 && fw.own.subs[0].Path() == obj.cleanPath():
 		fw.own.subs[0].Made()

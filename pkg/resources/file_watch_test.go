@@ -236,9 +236,16 @@ func TestFileDirGroupUnderScratch(t *testing.T) {
 	dirGroups.mu.Lock()
 	g := dirGroups.m[dir]
 	dirGroups.mu.Unlock()
-	if g != nil {
-		t.Fatalf("a group for %s, right in a sticky world-writable directory", dir)
+	if g == nil || !g.scratch || g.sub != nil || len(g.members) > 0 {
+		t.Fatalf("group of %s, right in a sticky world-writable directory: %+v, want a mark without a subscription", dir, g)
 	}
 	checkApply(t, f, true, false)
 	expectEvent(t, h, "overwritten", func() { mustWrite(t, p, "drift\n") })
+	stop()
+	dirGroups.mu.Lock()
+	g = dirGroups.m[dir]
+	dirGroups.mu.Unlock()
+	if g != nil {
+		t.Fatalf("the mark of %s still there after the last stop", dir)
+	}
 }

@@ -182,7 +182,7 @@ func (w *Watcher) acquireLocked(dir string) error {
 	}
 	for a := dir; a != "/"; {
 		a = filepath.Dir(a)
-		if w.kref[a] > 0 || sharedScratch(a) {
+		if w.kref[a] > 0 || SharedScratch(a) {
 			continue
 		}
 		// An ancestor that cannot be watched (permissions) only narrows
@@ -233,16 +233,12 @@ func (w *Watcher) watchLocked(dir string, fi fs.FileInfo) error {
 	return nil
 }
 
-// sharedScratch reports whether dir is a sticky, world-writable directory
-// such as /tmp: it is never renamed itself, and every user creates entries
-// in it all the time, so watching it as an ancestor would only cost wake-ups.
-func sharedScratch(dir string) bool { return SharedScratch(dir) }
-
 // SharedScratch reports whether dir is a sticky, world-writable directory
-// such as /tmp, which the watcher does not watch as a mere ancestor of
-// what it follows: a subscriber that can follow what it wants without
-// anchoring at such a directory saves the process the wake-ups of every
-// user's entries there.
+// such as /tmp: it is never renamed itself, and every user creates entries
+// in it all the time, so the watcher does not watch it as a mere ancestor
+// of what it follows, which would only cost wake-ups; a subscriber that
+// can follow what it wants without anchoring at such a directory saves the
+// process those wake-ups too.
 func SharedScratch(dir string) bool {
 	fi, err := os.Stat(dir)
 	return err == nil && fi.Mode()&os.ModeSticky != 0 && fi.Mode().Perm()&0o002 != 0
@@ -367,44 +363,28 @@ func (w *Watcher) rescanLocked(d string) {
 	if w.kref[d] == 0 {
 		return
 	}
-	// Unsorted, unlike os.ReadDir, and each entry's path is looked up
-	// from one buffer: a directory of 10,000 files is read as the first
-	// of its files is followed.
-	// Which entries are directories matters only to a recursive
-	// subscription owning d: without one, the names alone are read.
 	tree := false
 	for s := range w.byOwn[d] {
 		tree = tree || s.recursive
 	}
-	f, err := os.Open(d)
-	if err != nil {
+	names, dirs, ok := readNames(d, tree)
+	if !ok {
 		return // gone again: its removal is reported
 	}
-	var names []string
-	var ents []os.DirEntry
-	if tree {
-		ents, _ = f.ReadDir(-1)
-	} else {
-		names, _ = f.Readdirnames(-1)
+	// Each entry's path is looked up from one buffer: a directory of
+	// 10,000 files is read as the first of its files is followed.
+	prefix := d + "/"
+	if d == "/" {
+		prefix = d
 	}
-	f.Close()
 	var again []*Sub
-	buf := make([]byte, 0, len(d)+64)
-	for i := range max(len(names), len(ents)) {
-		var name string
-		if tree {
-			name = ents[i].Name()
-		} else {
-			name = names[i]
-		}
-		buf = append(append(append(buf[:0], d...), '/'), name...)
-		if d == "/" {
-			buf = buf[1:]
-		}
+	buf := make([]byte, 0, len(prefix)+64)
+	for i, name := range names {
+		buf = append(append(buf[:0], prefix...), name...)
 		if w.kref[string(buf)] > 0 || w.byKey[string(buf)] != nil {
 			w.check = append(w.check, string(buf))
 		}
-		if !tree || !ents[i].IsDir() {
+		if !tree || !dirs[i] {
 			continue
 		}
 		for s := range w.byOwn[d] {
@@ -416,6 +396,28 @@ func (w *Watcher) rescanLocked(d string) {
 	for _, s := range again {
 		w.reanchorLocked(s)
 	}
+}
+
+// readNames reads the names of the entries of the directory d, unsorted
+// (os.ReadDir sorts them), and with types, whether each is a directory
+// (dirs[i] for names[i]; nil otherwise, the names alone being cheaper to
+// read). ok is false when d cannot be opened.
+func readNames(d string, types bool) (names []string, dirs []bool, ok bool) {
+	f, err := os.Open(d)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	if !types {
+		names, _ = f.Readdirnames(-1)
+		return names, nil, true
+	}
+	ents, _ := f.ReadDir(-1)
+	names, dirs = make([]string, len(ents)), make([]bool, len(ents))
+	for i, e := range ents {
+		names[i], dirs[i] = e.Name(), e.IsDir()
+	}
+	return names, dirs, true
 }
 
 // checkLocked looks at p, which may have been made or replaced unseen: a

@@ -50,7 +50,8 @@ func (s *sched) recheckTick() {
 	if n == 0 {
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return s.order[i].v.key > s.recheckKey })
+	kind, name := keyParts(s.recheckKey)
+	i := sort.Search(n, func(i int) bool { return comparePlace(s.order[i].v, kind, name) > 0 })
 	vs := s.order[i%n]
 	s.recheckKey = vs.v.key
 	if vs.meta().Hidden || !settled(vs) {

@@ -114,6 +114,9 @@ type vstate struct {
 	why     why   // reasons of the pending CheckApply
 	retries int16 // left before it fails for good
 	scan    int32 // where tryStart resumes checking the dependencies
+	// its place in sched.order (by kind and name) as of the last swap or
+	// retire: runWork starts the vertices of a batch in this order
+	rank int32
 	// its edges: those from its dependencies (ins), then those to its
 	// dependents (outs), in a part of the graph's one array of them
 	edges []*redge
@@ -272,7 +275,7 @@ func (f *fifo) pop() *vstate {
 type sched struct {
 	e        *Engine
 	fx       effects
-	order    []*vstate // the vertices sorted by key, for deterministic scans and find
+	order    []*vstate // the vertices sorted by kind and name (byPlace), for deterministic scans and find
 	stopping map[string]*vstate
 	pending  map[string]*vstate // waiting for a stopping vertex of the same key
 	semas    map[string]*semaphore
@@ -486,7 +489,7 @@ func (s *sched) runWork() {
 	for len(s.work) > 0 {
 		work := s.work
 		s.work = nil
-		slices.SortFunc(work, byKey)
+		slices.SortFunc(work, byRank)
 		for _, vs := range work {
 			vs.queued = false
 			s.tryStart(vs)

@@ -12,10 +12,15 @@ import (
 // The collector's policy. A long-running agent's heap is mostly its
 // graph (about 1 KiB per file resource, alive for as long as the graph
 // runs), so mgmt-apply lets the heap grow past what is live by less than
-// Go's 100%: by half of it (gcSmallPercent) while less than gcSmallHeap is
-// live, where a few MiB more cost little and more collections would slow
-// a small graph's whole run; beyond, by gcPercent of it, at most
-// gcHeadroom and never less than gcMinPercent of it. A graph of 10,000
+// Go's 100% once the graph is large: while less than gcTinyHeap is live,
+// by Go's 100% (a heap of at least 4 MiB, as Go's minimum: the whole run
+// of a graph of 1,000 files, about 2 MiB live, then needs no collection
+// or one, where half of it, whose minimum is 2 MiB, made four, which cost
+// about 3 ms of CPU of a 25 ms run for at most a MiB or two more); up to
+// gcSmallHeap, by half of it (gcSmallPercent), where a few MiB more cost
+// little and more collections would slow a small graph's whole run;
+// beyond, by gcPercent of it, at most gcHeadroom and never less than
+// gcMinPercent of it. A graph of 10,000
 // files, about 10 MiB live, peaks at 1.3 times that instead of 1.5, and
 // one of 100,000, about 110 MiB live, at 32 MiB above it. The collector
 // then runs more often while the graph is loaded and first applied, and
@@ -23,6 +28,8 @@ import (
 // little. GOGC in the environment replaces the whole policy; GOMEMLIMIT
 // adds its limit to it, as for any Go program.
 const (
+	gcTinyHeap     = 4 << 20
+	gcTinyPercent  = 100
 	gcSmallHeap    = 8 << 20
 	gcSmallPercent = 50
 	gcPercent      = 30
@@ -33,6 +40,9 @@ const (
 // gcPercentFor returns the GOGC that the policy gives a live heap of live
 // bytes.
 func gcPercentFor(live uint64) int {
+	if live < gcTinyHeap {
+		return gcTinyPercent
+	}
 	if live < gcSmallHeap {
 		return gcSmallPercent
 	}
@@ -52,8 +62,8 @@ func tuneGC() {
 		return
 	}
 	gcPolicy.Do(func() {
-		debug.SetGCPercent(gcSmallPercent)
-		watchGC(gcSmallPercent)
+		debug.SetGCPercent(gcTinyPercent)
+		watchGC(gcTinyPercent)
 	})
 }
 

@@ -8,14 +8,16 @@ import (
 	"time"
 )
 
-// TestGCPercentFor: 50% below 8 MiB live, then 30%, at most 32 MiB of
-// headroom and never less than 25%.
+// TestGCPercentFor: 100% below 4 MiB live, 50% below 8 MiB, then 30%, at
+// most 32 MiB of headroom and never less than 25%.
 func TestGCPercentFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int
 	}{
-		{0, 50},
+		{0, 100},
+		{4<<20 - 1, 100},
+		{4 << 20, 50},
 		{7 << 20, 50},
 		{8 << 20, 30},
 		{16 << 20, 30},
@@ -33,7 +35,7 @@ func TestGCPercentFor(t *testing.T) {
 }
 
 // TestGCPolicyFollowsLiveHeap: with GOGC unset, a live heap of 120 MiB
-// brings the GOGC in force down to 26 after a collection, and back to 50
+// brings the GOGC in force down to 26 after a collection, and back to 100
 // once it is freed.
 func TestGCPolicyFollowsLiveHeap(t *testing.T) {
 	if v, set := os.LookupEnv("GOGC"); set {
@@ -48,7 +50,7 @@ func TestGCPolicyFollowsLiveHeap(t *testing.T) {
 	waitGOGC(t, 26)
 	runtime.KeepAlive(live)
 	live = nil
-	waitGOGC(t, 50)
+	waitGOGC(t, 100)
 }
 
 // waitGOGC collects until the GOGC in force is want, for at most a

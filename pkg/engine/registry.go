@@ -35,13 +35,17 @@ func RegisterResource(kind string, fn func() Res) {
 	if _, dup := registry[kind]; dup {
 		panic(fmt.Sprintf("engine: resource kind %q registered twice", kind))
 	}
-	s, err := schemaOf(kind, fn())
-	if err != nil {
-		panic(fmt.Sprintf("engine: resource kind %q: %v", kind, err))
-	}
 	registry[kind] = fn
 	protos[kind] = fn()
-	graph.RegisterKind(s)
+	// The schema is made on the kind's first look-up (see
+	// graph.RegisterKindFunc); TestKindSchemas makes every kind's.
+	graph.RegisterKindFunc(kind, func() *graph.KindSchema {
+		s, err := schemaOf(kind, fn())
+		if err != nil {
+			panic(fmt.Sprintf("engine: resource kind %q: %v", kind, err))
+		}
+		return s
+	})
 }
 
 // NewResource returns a new resource of kind, holding its defaults, with

@@ -52,33 +52,70 @@ func (s *KindSchema) paramType(k string) (*mclType, bool) {
 
 var (
 	schemaMu sync.RWMutex
-	schemas  = map[string]*KindSchema{}
+	schemas  = map[string]*kindEntry{}
 )
 
-// RegisterKind adds the schema of a resource kind. pkg/engine calls it for
-// every registered resource; registering a kind twice panics. The schema
-// must not change once registered.
+// A kindEntry is a registered kind, whose schema is made on its first
+// look-up: a program that starts and reads a graph of a few kinds does not
+// pay, on every start, for the schemas of all of them (about 0.7 ms of
+// reflection over some thirty kinds' fields).
+type kindEntry struct {
+	once   sync.Once
+	make   func() *KindSchema
+	s      *KindSchema
+	failed any // what make panicked with, panicked with again on every look-up
+}
+
+// RegisterKind adds the schema of a resource kind; registering a kind
+// twice panics. The schema must not change once registered.
 func RegisterKind(s *KindSchema) {
+	RegisterKindFunc(s.Kind, func() *KindSchema { return s })
+}
+
+// RegisterKindFunc adds a resource kind whose schema make returns on the
+// first look-up of the kind (pkg/engine registers every resource kind so);
+// registering a kind twice panics. make must return a schema of the kind,
+// the same on every call; it panics on a kind it cannot describe (a
+// program error, which a test that looks up every kind finds).
+func RegisterKindFunc(kind string, make func() *KindSchema) {
 	schemaMu.Lock()
 	defer schemaMu.Unlock()
-	if _, dup := schemas[s.Kind]; dup {
-		panic(fmt.Sprintf("graph: kind %q registered twice", s.Kind))
+	if _, dup := schemas[kind]; dup {
+		panic(fmt.Sprintf("graph: kind %q registered twice", kind))
 	}
-	if len(s.Params) > 0 {
-		s.types = make(map[string]*mclType, len(s.Params))
-		for k, typ := range s.Params {
-			s.types[k], _ = parseMclType(typ)
-		}
-	}
-	schemas[s.Kind] = s
+	schemas[kind] = &kindEntry{make: make}
 }
 
 // LookupKind returns the schema of kind, if one is registered.
 func LookupKind(kind string) (*KindSchema, bool) {
 	schemaMu.RLock()
-	defer schemaMu.RUnlock()
-	s, ok := schemas[kind]
-	return s, ok
+	e, ok := schemas[kind]
+	schemaMu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	e.once.Do(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				e.failed = r
+			}
+		}()
+		s := e.make()
+		if s == nil || s.Kind != kind {
+			panic(fmt.Sprintf("graph: the schema made for kind %q is not one of it", kind))
+		}
+		if len(s.Params) > 0 {
+			s.types = make(map[string]*mclType, len(s.Params))
+			for k, typ := range s.Params {
+				s.types[k], _ = parseMclType(typ)
+			}
+		}
+		e.s = s
+	})
+	if e.failed != nil {
+		panic(e.failed)
+	}
+	return e.s, true
 }
 
 // Kinds returns the registered kinds in sorted order.

@@ -229,8 +229,11 @@ func (e *Engine) Run(ctx context.Context) error {
 			spare = reuse(msgs)
 		}
 		st := e.publish()
-		e.smu.Unlock()
 		conv := convergedNow(&st)
+		if conv && cap(e.s.workSpare) > idleInbox {
+			e.s.workSpare = nil // as the inbox's buffers below
+		}
+		e.smu.Unlock()
 		if conv {
 			spare = e.trimInbox(spare)
 		}

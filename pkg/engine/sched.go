@@ -280,17 +280,20 @@ type sched struct {
 	pending  map[string]*vstate // waiting for a stopping vertex of the same key
 	semas    map[string]*semaphore
 	work     []*vstate
-	slotWait fifo                // runnable, waiting for a free CheckApply slot
-	semWait  map[*semaphore]bool // semaphores with waiters
-	busy     int
-	running  int
-	failed   int
-	loaded   bool
-	seq      int64
-	loadedAt time.Time // when the last graph was swapped in
-	nres     int       // resources of the graph, grouped ones included
-	reported bool      // its first convergence was logged
-	since    time.Time
+	// workSpare is the empty buffer runWork gives work next, nil
+	// when it was too large to keep (maxSpare)
+	workSpare []*vstate
+	slotWait  fifo                // runnable, waiting for a free CheckApply slot
+	semWait   map[*semaphore]bool // semaphores with waiters
+	busy      int
+	running   int
+	failed    int
+	loaded    bool
+	seq       int64
+	loadedAt  time.Time // when the last graph was swapped in
+	nres      int       // resources of the graph, grouped ones included
+	reported  bool      // its first convergence was logged
+	since     time.Time
 
 	checking     int             // rechecks running (in running, not counted as work)
 	recheckArmed bool            // a recheck tick is pending
@@ -488,11 +491,18 @@ func (s *sched) schedule() {
 func (s *sched) runWork() {
 	for len(s.work) > 0 {
 		work := s.work
-		s.work = nil
+		// What tryStart enqueues goes to the other buffer, which the
+		// batch before left empty: a graph's first run, which enqueues
+		// every vertex in batches, does not grow a new array for each.
+		s.work, s.workSpare = s.workSpare[:0], nil
 		slices.SortFunc(work, byRank)
 		for _, vs := range work {
 			vs.queued = false
 			s.tryStart(vs)
+		}
+		if cap(work) <= maxSpare {
+			clear(work)
+			s.workSpare = work[:0]
 		}
 	}
 }

@@ -2,6 +2,7 @@ package fswatch
 
 import (
 	"errors"
+	"github.com/mgmtpipe/mgmt/internal/dirents"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -367,24 +368,37 @@ func (w *Watcher) rescanLocked(d string) {
 	for s := range w.byOwn[d] {
 		tree = tree || s.recursive
 	}
-	names, dirs, ok := readNames(d, tree)
-	if !ok {
-		return // gone again: its removal is reported
-	}
 	// Each entry's path is looked up from one buffer: a directory of
 	// 10,000 files is read as the first of its files is followed.
 	prefix := d + "/"
 	if d == "/" {
 		prefix = d
 	}
-	var again []*Sub
 	buf := make([]byte, 0, len(prefix)+64)
-	for i, name := range names {
-		buf = append(append(buf[:0], prefix...), name...)
+	look := func() {
 		if w.kref[string(buf)] > 0 || w.byKey[string(buf)] != nil {
 			w.check = append(w.check, string(buf))
 		}
-		if !tree || !dirs[i] {
+	}
+	if !tree {
+		// The names alone, without a string made of each. A directory
+		// gone again is left alone: its removal is reported.
+		dirents.Each(d, func(name []byte) bool {
+			buf = append(append(buf[:0], prefix...), name...)
+			look()
+			return true
+		})
+		return
+	}
+	names, dirs, ok := readTypes(d)
+	if !ok {
+		return // gone again: its removal is reported
+	}
+	var again []*Sub
+	for i, name := range names {
+		buf = append(append(buf[:0], prefix...), name...)
+		look()
+		if !dirs[i] {
 			continue
 		}
 		for s := range w.byOwn[d] {
@@ -398,20 +412,15 @@ func (w *Watcher) rescanLocked(d string) {
 	}
 }
 
-// readNames reads the names of the entries of the directory d, unsorted
-// (os.ReadDir sorts them), and with types, whether each is a directory
-// (dirs[i] for names[i]; nil otherwise, the names alone being cheaper to
-// read). ok is false when d cannot be opened.
-func readNames(d string, types bool) (names []string, dirs []bool, ok bool) {
+// readTypes reads the names of the entries of the directory d, unsorted
+// (os.ReadDir sorts them), and whether each is a directory (dirs[i] for
+// names[i]). ok is false when d cannot be opened.
+func readTypes(d string) (names []string, dirs []bool, ok bool) {
 	f, err := os.Open(d)
 	if err != nil {
 		return nil, nil, false
 	}
 	defer f.Close()
-	if !types {
-		names, _ = f.Readdirnames(-1)
-		return names, nil, true
-	}
 	ents, _ := f.ReadDir(-1)
 	names, dirs = make([]string, len(ents)), make([]bool, len(ents))
 	for i, e := range ents {

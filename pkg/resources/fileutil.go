@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mgmtpipe/mgmt/internal/dirents"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -39,11 +40,11 @@ var cleanedDirs struct {
 
 // sweepStaleTemps removes, once per directory and process, the temporary
 // files of atomic writes that a killed process left in dir. It costs one
-// directory read of the names alone (neither sorted nor made into
-// DirEntry values: a directory of many managed files is read at the start
-// of every run, and hardly any of its names is a temporary file's), and
-// an lstat of each name that is one; errors are ignored (the sweep is
-// only tidying).
+// directory read of the names alone (neither sorted nor made into strings,
+// but those of temporary files: a directory of many managed files is read
+// at the start of every run, and hardly any of its names is a temporary
+// file's), and an lstat of each name that is one; errors are ignored (the
+// sweep is only tidying).
 func sweepStaleTemps(dir string, now time.Time) {
 	cleanedDirs.mu.Lock()
 	done := cleanedDirs.m[dir]
@@ -57,25 +58,21 @@ func sweepStaleTemps(dir string, now time.Time) {
 	if done {
 		return
 	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return
-	}
-	for _, n := range names {
-		if !strings.HasPrefix(n, ".") || !strings.Contains(n, tmpMarker) {
-			continue
+	var temps []string
+	dirents.Each(dir, func(name []byte) bool {
+		if name[0] == '.' && bytes.Contains(name, tmpMarkerBytes) {
+			temps = append(temps, filepath.Join(dir, string(name)))
 		}
-		p := filepath.Join(dir, n)
+		return true
+	})
+	for _, p := range temps {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
 			removeIfStale(p, now)
 		}
 	}
 }
+
+var tmpMarkerBytes = []byte(tmpMarker)
 
 // removeIfStale removes the temporary file path if no live process is
 // writing it. Its writer holds a lock on it from before it has its name

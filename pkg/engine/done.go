@@ -34,9 +34,7 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 		s.checking--
 	}
 	s.release(vs)
-	if run.cancel != nil {
-		run.cancel()
-	}
+	run.end()
 	apply := !(s.e.cfg.Noop || vs.meta().Noop)
 	s.e.cfg.Metrics.checkApply(vs, apply && !check, ok, err)
 	if vs.removed {

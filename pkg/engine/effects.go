@@ -13,30 +13,35 @@ func (e *Engine) after(d time.Duration, m msg) {
 }
 
 func (e *Engine) checkApply(vs *vstate, apply bool, recvErr error) {
-	ctx, cancel := context.WithCancel(e.runCtx)
-	if vs.meta().Timeout > 0 {
-		ctx, cancel = context.WithTimeout(e.runCtx, time.Duration(vs.meta().Timeout)*time.Millisecond)
+	run := vs.run
+	run.vs, run.apply, run.recvErr = vs, apply, recvErr
+	run.ctx.parent = e.runCtx
+	if t := vs.meta().Timeout; t > 0 {
+		run.ctx.parent, run.timeout = context.WithTimeout(e.runCtx, time.Duration(t)*time.Millisecond)
 	}
-	vs.run.cancel = cancel
-	res := vs.v.Res
 	e.applyWG.Add(1)
-	e.run(&e.applies, func() {
-		defer e.applyWG.Done()
-		defer cancel()
-		t0 := time.Now()
-		if recvErr != nil {
-			e.done(msg{kind: msgDone, vs: vs, err: recvErr})
-			return
-		}
-		vs.mu.Lock()
-		vs.capture = true
-		vs.mu.Unlock()
-		ok, err := safeCheckApply(ctx, res, apply)
-		if err == nil && ctx.Err() == context.DeadlineExceeded {
-			err = ctx.Err()
-		}
-		e.done(msg{kind: msgDone, vs: vs, ok: ok, err: err, dur: time.Since(t0)})
-	})
+	runIn(e, &e.applies, run)
+}
+
+// runCheck runs the CheckApply of run, a task of the CheckApply pool, and
+// reports its end to the scheduler.
+func (e *Engine) runCheck(run *vrun) {
+	defer e.applyWG.Done()
+	defer run.end()
+	vs := run.vs
+	if run.recvErr != nil {
+		e.done(msg{kind: msgDone, vs: vs, err: run.recvErr})
+		return
+	}
+	t0 := time.Now()
+	vs.mu.Lock()
+	vs.capture = true
+	vs.mu.Unlock()
+	ok, err := safeCheckApply(&run.ctx, vs.v.Res, run.apply)
+	if err == nil && run.ctx.Err() == context.DeadlineExceeded {
+		err = context.DeadlineExceeded
+	}
+	e.done(msg{kind: msgDone, vs: vs, ok: ok, err: err, dur: time.Since(t0)})
 }
 
 func (e *Engine) finalize(vs *vstate, realize, apply bool) {

@@ -111,8 +111,8 @@ type Engine struct {
 
 	rev revIndex // which reversal state may exist under the prefix
 
-	tasks   pool           // short tasks: the start of each watch, the stop of a subscription
-	applies pool           // CheckApply calls (Config.Parallel goroutines)
+	tasks   pool[func()]   // short tasks: the start of each watch, the stop of a subscription
+	applies pool[*vrun]    // CheckApply calls (Config.Parallel goroutines)
 	wg      sync.WaitGroup // every goroutine the engine started
 	applyWG sync.WaitGroup // running CheckApply calls
 }
@@ -135,8 +135,8 @@ func New(cfg Config) *Engine {
 		converged:  make(chan struct{}),
 		runStarted: make(chan struct{}),
 	}
-	e.tasks.size = poolSize
-	e.applies.size = cfg.Parallel
+	e.tasks.size, e.tasks.do = poolSize, callTask
+	e.applies.size, e.applies.do = cfg.Parallel, e.runCheck
 	e.env = &Env{
 		Program:  cfg.Program,
 		Version:  cfg.Version,

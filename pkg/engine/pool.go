@@ -16,7 +16,8 @@ const poolSize = 16
 // task.
 //
 // The engine has two: its tasks (poolSize goroutines), and its CheckApply
-// calls, as many goroutines as Config.Parallel. The scheduler starts no
+// calls, as many goroutines as Config.Parallel, whose tasks are the runs
+// themselves (a vrun each, no function made per CheckApply). The scheduler starts no
 // more CheckApply calls than that at once, and counts one as over when it
 // handles its end, which the call's goroutine reports just before it
 // returns to the pool: a call queued while every goroutine is busy is
@@ -25,22 +26,26 @@ const poolSize = 16
 // instead of a goroutine being made, and its stack grown again, for each
 // (a cold run of 10,000 files spent about 7% of its processor time
 // copying the stacks of new goroutines as they grew).
-type pool struct {
+type pool[T any] struct {
 	mu      sync.Mutex
-	q       []func()
+	q       []T
 	head    int
 	workers int
 	size    int
+	do      func(T) // runs one task
 }
 
 // do queues f in the engine's task pool.
-func (e *Engine) do(f func()) { e.run(&e.tasks, f) }
+func (e *Engine) do(f func()) { runIn(e, &e.tasks, f) }
 
-// run queues f in p, and starts a goroutine to run it when there is room
-// for one.
-func (e *Engine) run(p *pool, f func()) {
+// callTask is the do of the task pool.
+func callTask(f func()) { f() }
+
+// runIn queues t in p, and starts a goroutine of e to run it when there
+// is room for one.
+func runIn[T any](e *Engine, p *pool[T], t T) {
 	p.mu.Lock()
-	p.q = append(p.q, f)
+	p.q = append(p.q, t)
 	start := p.workers < p.size
 	if start {
 		p.workers++
@@ -52,7 +57,8 @@ func (e *Engine) run(p *pool, f func()) {
 }
 
 // work runs tasks until none is left.
-func (p *pool) work() {
+func (p *pool[T]) work() {
+	var zero T
 	for {
 		p.mu.Lock()
 		if p.head == len(p.q) {
@@ -64,10 +70,10 @@ func (p *pool) work() {
 			p.mu.Unlock()
 			return
 		}
-		f := p.q[p.head]
-		p.q[p.head] = nil
+		t := p.q[p.head]
+		p.q[p.head] = zero
 		p.head++
 		p.mu.Unlock()
-		f()
+		p.do(t)
 	}
 }

@@ -141,10 +141,24 @@ type vstate struct {
 // made when the CheckApply starts and let go of when it is done, so a
 // graph whose vertices are idle holds none.
 type vrun struct {
-	reason  string             // its reasons
-	recv    map[string]*Send   // what Init.Recv returns
-	cancel  context.CancelFunc // cancels its context
-	reports []Reported         // what it reported and logged, guarded by mu while capture is set
+	reason  string           // its reasons
+	recv    map[string]*Send // what Init.Recv returns
+	reports []Reported       // what it reported and logged, guarded by mu while capture is set
+	// the task of the CheckApply pool (Engine.runCheck): the vertex, how
+	// it runs, and its context, ended once it is done (end)
+	vs      *vstate
+	apply   bool
+	recvErr error
+	ctx     checkCtx
+	timeout context.CancelFunc // the end of the context of Meta:timeout, its parent
+}
+
+// end ends the context of the CheckApply.
+func (r *vrun) end() {
+	r.ctx.end(context.Canceled)
+	if r.timeout != nil {
+		r.timeout()
+	}
 }
 
 // A wextra is the part of the watch of a vertex that a graph of files

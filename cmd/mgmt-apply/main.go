@@ -11,7 +11,7 @@ import (
 
 func main() {
 	ctx, stop := cli.SignalContext(context.Background())
-	code := mgmtapply.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := mgmtapply.RunToExit(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -27,6 +27,17 @@ type Config struct {
 	// (default 64). Independent resources run in parallel up to it.
 	Parallel int
 
+	// ExitAfterRun tells the engine that the program exits once Run
+	// returns. Run then stops as it does otherwise (Watch goroutines
+	// cancelled and waited for, running CheckApply calls cancelled and
+	// waited for, Cleanup called), except that it lets go of the parked
+	// subscriptions of its vertices (Subscriber) without stopping them
+	// one by one: they hold nothing outside the process, which its exit
+	// ends. Stopping the subscriptions of 100,000 files took about 80 ms
+	// and a collection of the garbage it made. A program that goes on
+	// after Run, or runs another engine, leaves it false.
+	ExitAfterRun bool
+
 	// Recheck, when > 0, gives every resource a check-only CheckApply once
 	// per Recheck, spread over the interval, one at a time (see
 	// recheck.go): drift that no watch reported is repaired within it,

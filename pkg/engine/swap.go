@@ -443,7 +443,11 @@ func (s *sched) shutdown() {
 	}
 	e := s.e
 	for _, vs := range s.order {
-		e.cancelWatch(vs)
+		if e.cfg.ExitAfterRun {
+			e.dropWatch(vs)
+		} else {
+			e.cancelWatch(vs)
+		}
 	}
 	e.goTrack(func() {
 		e.applyWG.Wait()

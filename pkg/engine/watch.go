@@ -245,6 +245,27 @@ func (e *Engine) cancelWatch(vs *vstate) {
 	}
 }
 
+// dropWatch ends the watch of vs at the shutdown of a program that exits
+// once Run returns (Config.ExitAfterRun): a parked subscription is let go
+// of without being stopped, the program's exit ending it, and the watch is
+// over at once; any other watch is cancelled as cancelWatch does. A later
+// failure of the subscription finds none to stop (subscriptionFailed).
+func (e *Engine) dropWatch(vs *vstate) {
+	if !vs.initMade {
+		return
+	}
+	vs.mu.Lock()
+	if vs.subState != subParked {
+		vs.mu.Unlock()
+		e.cancelWatch(vs)
+		return
+	}
+	vs.wstop = true
+	vs.subState, vs.subStop = subNone, nil
+	vs.mu.Unlock()
+	vs.endWatch()
+}
+
 // takeSubLocked returns the stop function of the parked subscription of vs
 // and forgets it, or nil when there is none: whoever takes it ends the
 // subscription.

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,5 +52,57 @@ func TestFileWatchNeedsNoGoroutine(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			return string(b) == "want\n"
 		}, logs.String)
+	}
+}
+
+// TestExitAfterRun: an engine whose program exits once Run returns
+// (engine.Config.ExitAfterRun) lets go of the subscriptions of its files
+// without stopping them: their directory's group is still there, with
+// every file in it, once Run has returned; an engine without it stops
+// each, and the group goes.
+func TestExitAfterRun(t *testing.T) {
+	for _, exit := range []bool{false, true} {
+		dir := t.TempDir()
+		var rs []*graph.Resource
+		for i := range 3 {
+			rs = append(rs, &graph.Resource{Kind: "file", Name: filepath.Join(dir, fmt.Sprint(i)),
+				Params: map[string]any{"content": "want\n", "state": "exists"}})
+		}
+		g, err := engine.Build(&graph.Document{Mgmt: graph.Version, Graph: "t", Seq: 1, Resources: rs}, engine.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs lockedLog
+		e := engine.New(engine.Config{Prefix: t.TempDir(), ConvergedTimeout: 0, Logf: logs.logf, ExitAfterRun: exit})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			e.Run(ctx)
+		}()
+		e.Load(g)
+		select {
+		case <-e.Converged():
+		case <-time.After(30 * time.Second):
+			t.Fatalf("not converged; log:\n%s", logs.String())
+		}
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("exit %v: Run did not return; log:\n%s", exit, logs.String())
+		}
+		dirGroups.mu.Lock()
+		refs := -1
+		if g := dirGroups.m[dir]; g != nil {
+			refs = g.refs
+		}
+		dirGroups.mu.Unlock()
+		switch {
+		case exit && refs != 3:
+			t.Errorf("with ExitAfterRun: the group of %s holds %d files once Run returned, want the 3 left as they were", dir, refs)
+		case !exit && refs != -1:
+			t.Errorf("without ExitAfterRun: the group of %s still there (%d files) once Run returned", dir, refs)
+		}
 	}
 }

@@ -79,6 +79,19 @@ type flags struct {
 
 // Run runs mgmt-apply with args and its streams and returns the exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr, false)
+}
+
+// RunToExit is Run for a program that exits as soon as it returns, as the
+// mgmt-apply command does: the engine then lets go of the subscriptions
+// of its resources' watches instead of stopping each (see
+// engine.Config.ExitAfterRun), which the exit ends. A program that goes
+// on after it, or runs it again, calls Run.
+func RunToExit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr, true)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, exiting bool) int {
 	var f flags
 	if _, code, done := cli.Parse(name, description, &f, args, stdout, stderr); done {
 		return code
@@ -111,7 +124,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return stopped(ctx, nil, lg)
 		}
 	}
-	return apply(ctx, &f, in, inName, stdout, stderr, lg)
+	return apply(ctx, &f, in, inName, stdout, stderr, lg, exiting)
 }
 
 func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) {
@@ -276,7 +289,7 @@ type readResult struct {
 // apply runs the engine on the input until a signal, the converged
 // timeout, the maximum run time, or an input that ends without a valid
 // graph.
-func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, stderr io.Writer, lg *cli.Logger) int {
+func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, stderr io.Writer, lg *cli.Logger, exiting bool) int {
 	prefix, cleanup, err := setupPrefix(f, lg)
 	if err != nil {
 		lg.Errorf("%v", err)
@@ -328,7 +341,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, s
 	exitReq := make(chan int, 1) // the first exit code a resource asked for
 	cfg := engine.Config{
 		Program: name, Version: cli.BuildVersion(), Hostname: hostname, Prefix: prefix,
-		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug,
+		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug, ExitAfterRun: exiting,
 		Log: lg.Logger, DiffLines: f.DiffMax, Metrics: metrics, World: wld,
 		Exit: func(code int) {
 			select {

@@ -13,7 +13,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := mgmtapply.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := mgmtapply.RunToExit(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

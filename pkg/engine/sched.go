@@ -51,7 +51,13 @@ type msg struct {
 // event).
 type vstate struct {
 	e *Engine
-	v *Vertex // its key (v.key) and metaparameters (meta) are the vertex's
+	v *Vertex // its key (v.key) is the vertex's
+	// mp is the metaparameters of its resource (meta), which the loop
+	// reads at every step of the vertex: kept here, they are read without
+	// a call through the resource and a read of its memory, which for a
+	// graph of 100,000 files is mostly not in a cache (3% of the CPU
+	// time of a warm run went to the calls)
+	mp *MetaParams
 
 	// (Fields are ordered so that the bools share words: a graph holds a
 	// vstate per vertex.)
@@ -204,7 +210,7 @@ func (vs *vstate) extra() *vextra {
 }
 
 // meta returns the metaparameters of vs.
-func (vs *vstate) meta() *MetaParams { return vs.v.Res.MetaParams() }
+func (vs *vstate) meta() *MetaParams { return vs.mp }
 
 // revPath returns the saved reversal vs runs as, or "".
 func (vs *vstate) revPath() string {

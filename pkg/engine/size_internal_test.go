@@ -21,7 +21,7 @@ func TestPerResourceSizes(t *testing.T) {
 		got, want uintptr
 	}{
 		{"Init", unsafe.Sizeof(Init{}), 40},
-		{"vstate", unsafe.Sizeof(vstate{}), 216},
+		{"vstate", unsafe.Sizeof(vstate{}), 224},
 		{"Vertex", unsafe.Sizeof(Vertex{}), 80},
 		{"msg", unsafe.Sizeof(msg{}), 48},
 	} {

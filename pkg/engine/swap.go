@@ -211,7 +211,7 @@ func sameRes(a, b *Vertex) bool {
 
 func (s *sched) newVState(v *Vertex) *vstate {
 	meta := v.Res.MetaParams()
-	vs := &vstate{e: s.e, v: v, retries: meta.Retry}
+	vs := &vstate{e: s.e, v: v, mp: meta, retries: meta.Retry}
 	if lim := limiter(meta); lim != nil {
 		vs.extra().lim = lim
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mgmtpipe/mgmt/pkg/engine"
@@ -473,10 +474,31 @@ type fileCheck struct {
 	path    string
 	fi      os.FileInfo // nil when the path does not exist
 	changes []engine.Change
-	st      statInfo // the first lstat of path: fi, unless replaced
+	st      statInfo // the first look at path (firstLook): fi, unless replaced
 	// the content was written with the wanted mode and owner: fi
 	// describes the file it replaced
 	attrsSet bool
+	// fd is the regular file firstLook opened, its content to compare,
+	// when hasFD is set; CheckApply closes it (closeFD)
+	fd    int
+	hasFD bool
+}
+
+// contentFD returns the open file of the first look, when fi still
+// describes it, or -1.
+func (c *fileCheck) contentFD() int {
+	if c.hasFD && c.fi == os.FileInfo(&c.st) {
+		return c.fd
+	}
+	return -1
+}
+
+// closeFD closes the file the first look opened, if any.
+func (c *fileCheck) closeFD() {
+	if c.hasFD {
+		syscall.Close(c.fd)
+		c.hasFD = false
+	}
 }
 
 // change records a change described by a word or a phrase.
@@ -492,8 +514,8 @@ func (c *fileCheck) report(ch engine.Change) {
 }
 
 // CheckApply checks the file and, if apply is set, repairs it. An already
-// right file costs one lstat, plus one read when content is managed and
-// the size matches.
+// right file costs one lstat, or, when its content is managed, an open, an
+// fstat, a read (when the size matches) and a close (firstLook).
 func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	c := fileChecks.Get().(*fileCheck)
 	defer putFileCheck(c)
@@ -503,9 +525,11 @@ func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	// while we work is drift like any other: check again from the start
 	// rather than fail.
 	for try := 0; try < 5 && vanished(err, c.path, obj.cleanPath()); try++ {
+		c.closeFD()
 		*c = fileCheck{ctx: ctx, apply: apply, path: obj.cleanPath(), changes: c.changes}
 		err = obj.checkApply(c)
 	}
+	c.closeFD()
 	// The engine prefixes "changed" or "would change".
 	reportChanges(obj.init, c.changes...)
 	if err != nil {
@@ -521,6 +545,7 @@ func (obj *FileRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 var fileChecks = sync.Pool{New: func() any { return new(fileCheck) }}
 
 func putFileCheck(c *fileCheck) {
+	c.closeFD()
 	*c = fileCheck{}
 	fileChecks.Put(c)
 }
@@ -548,7 +573,7 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		return err
 	}
 	var fi os.FileInfo
-	err := lstatInto(c.path, &c.st)
+	err := obj.firstLook(c)
 	if err == nil {
 		fi = &c.st
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -613,6 +638,45 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		return err
 	}
 	return obj.checkSELinux(c)
+}
+
+// opensFirst reports whether the first look at the path opens it: the
+// resource manages the content of a regular file there.
+func (obj *FileRes) opensFirst() bool {
+	return obj.State != FileStateAbsent && !obj.rare().Symlink && !obj.keepsContent() && !obj.isDir() &&
+		(obj.Content != nil || obj.rare().Source != "" || len(obj.rare().Fragments) > 0)
+}
+
+// firstLook looks at c.path into c.st: with an lstat, or, for a file whose
+// content is managed (opensFirst), with an open that follows no link and
+// waits for no writer of a FIFO, and an fstat of what it opened, kept open
+// for the comparison of the content (c.fd) when it is a regular file. The
+// open spares the second walk of the path that an lstat and then an open
+// of the file made, at every check of a file found right, and the content
+// compared is that of the file looked at, whatever replaces the path in
+// between. A path the open refuses otherwise than as missing (a link, a
+// file this process may not read) is looked at with lstat, as before.
+func (obj *FileRes) firstLook(c *fileCheck) error {
+	if !obj.opensFirst() {
+		return lstatInto(c.path, &c.st)
+	}
+	fd, err := openNoFollow(c.path, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return err // as lstat's: nothing there
+		}
+		return lstatInto(c.path, &c.st)
+	}
+	if err := fstatInto(fd, c.path, &c.st); err != nil {
+		syscall.Close(fd)
+		return err
+	}
+	if c.st.st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd) // a directory, a FIFO, a device: not read
+		return nil
+	}
+	c.fd, c.hasFD = fd, true
+	return nil
 }
 
 // treeAttrs returns the mode and owner of the entries below a managed

@@ -49,7 +49,7 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 	if !c.fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", c.path)
 	}
-	same, err := sameContent(c.path, c.fi.Size(), want)
+	same, err := sameContent(c.path, c.contentFD(), c.fi.Size(), want)
 	if err != nil || same {
 		return err
 	}

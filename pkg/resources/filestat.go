@@ -35,6 +35,22 @@ func lstatInto(path string, si *statInfo) error {
 	}
 }
 
+// fstatInto is an fstat of fd, the open file at path, into si, answering
+// as lstatInto does for that path.
+func fstatInto(fd int, path string, si *statInfo) error {
+	for {
+		err := syscall.Fstat(fd, &si.st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "fstat", Path: path, Err: err}
+		}
+		si.path = path
+		return nil
+	}
+}
+
 func (si *statInfo) Name() string       { return filepath.Base(si.path) }
 func (si *statInfo) Size() int64        { return si.st.Size }
 func (si *statInfo) ModTime() time.Time { return time.Unix(si.st.Mtim.Unix()) }

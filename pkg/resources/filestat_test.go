@@ -1,13 +1,16 @@
 package resources
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestStatInfoAsLstat compares what lstatInto says of a regular file, a
@@ -69,5 +72,90 @@ func TestStatInfoAsLstat(t *testing.T) {
 				got.Name(), got.Size(), got.Mode(), got.ModTime(), got.IsDir(),
 				want.Name(), want.Size(), want.Mode(), want.ModTime(), want.IsDir())
 		}
+	}
+}
+
+// TestFirstLookAsLstat: the first look of a check of a file whose content
+// is managed, which opens the path, says of a regular file, a directory, a
+// symbolic link, a FIFO (without waiting for a writer), a socket, a
+// character device, a missing path and a path below a file what os.Lstat
+// says, and keeps open the regular file alone.
+func TestFirstLookAsLstat(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "reg")
+	if err := os.WriteFile(reg, []byte("some content\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(reg, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	obj := &FileRes{State: FileStateExists, Content: strp("x\n")}
+	if !obj.opensFirst() {
+		t.Fatal("a file with content is not opened first")
+	}
+	for _, p := range []string{reg, sub, link, fifo, sock, "/dev/null", filepath.Join(dir, "missing"), filepath.Join(reg, "below")} {
+		want, werr := os.Lstat(p)
+		c := &fileCheck{path: p}
+		err := obj.firstLook(c)
+		kept := c.hasFD
+		c.closeFD()
+		if (err == nil) != (werr == nil) || err != nil && errors.Is(err, fs.ErrNotExist) != errors.Is(werr, fs.ErrNotExist) {
+			t.Fatalf("%s: error %v, os.Lstat's %v", p, err, werr)
+		}
+		if err != nil {
+			continue
+		}
+		var got os.FileInfo = &c.st
+		if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() ||
+			!got.ModTime().Equal(want.ModTime()) || !reflect.DeepEqual(got.Sys(), want.Sys()) {
+			t.Errorf("%s: %s %d %v %v, os.Lstat: %s %d %v %v", p,
+				got.Name(), got.Size(), got.Mode(), got.ModTime(), want.Name(), want.Size(), want.Mode(), want.ModTime())
+		}
+		if kept != (p == reg) {
+			t.Errorf("%s: kept open %v", p, kept)
+		}
+	}
+}
+
+// TestFileContentOnFIFO: a FIFO where a file's content is managed is
+// refused as not a regular file, at once: the check opens no FIFO in a way
+// that waits for a writer, nor reads it.
+func TestFileContentOnFIFO(t *testing.T) {
+	h := newHarness(t)
+	p := filepath.Join(t.TempDir(), "f")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("x\n")})
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.CheckApply(context.Background(), true)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("CheckApply on a FIFO: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("CheckApply on a FIFO has not returned")
 	}
 }

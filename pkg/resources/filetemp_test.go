@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -156,10 +157,20 @@ func TestSameContentBounds(t *testing.T) {
 			same    bool
 		}{{string(want), true}, {string(want) + "y", false}, {string(want[:max(n-1, 0)]), n == 0}} {
 			mustWrite(t, p, c.content)
-			// size as the stat saw it: the wanted one
-			same, err := sameContent(p, int64(n), want)
+			// size as the stat saw it: the wanted one; the file
+			// opened by sameContent, or already open
+			same, err := sameContent(p, -1, int64(n), want)
 			if err != nil || same != c.same {
 				t.Fatalf("%d bytes wanted, %d there: same %v (%v), want %v", n, len(c.content), same, err, c.same)
+			}
+			fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same, err = sameContent(p, fd, int64(n), want)
+			syscall.Close(fd)
+			if err != nil || same != c.same {
+				t.Fatalf("open file: %d bytes wanted, %d there: same %v (%v), want %v", n, len(c.content), same, err, c.same)
 			}
 		}
 	}

@@ -323,22 +323,26 @@ func writeAll(ctx context.Context, fd int, path string, data []byte) error {
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // sameContent reports whether the regular file at path, whose size is
-// size, holds exactly want. It reads the file only when the sizes match,
-// in chunks through a pooled buffer, stopping at the first difference;
-// the last read asks for one byte more than is left, so that a file that
-// grew since the stat differs without another read (a small file is one
-// read).
-func sameContent(path string, size int64, want []byte) (bool, error) {
+// size, holds exactly want: the file open as fd, from its start, or, when
+// fd is -1, the file it opens at path (and closes). It reads the file only
+// when the sizes match, in chunks through a pooled buffer, stopping at the
+// first difference; the last read asks for one byte more than is left, so
+// that a file that grew since the stat differs without another read (a
+// small file is one read).
+func sameContent(path string, fd int, size int64, want []byte) (bool, error) {
 	if size != int64(len(want)) {
 		return false, nil
 	}
-	// Raw system calls: os.Open would add an fstat and allocations, on
-	// the path every converged file takes.
-	fd, err := openNoFollow(path, syscall.O_RDONLY)
-	if err != nil {
-		return false, err
+	if fd < 0 {
+		// Raw system calls: os.Open would add an fstat and
+		// allocations. It waits for no writer of a FIFO that replaced
+		// a file since its stat.
+		var err error
+		if fd, err = openNoFollow(path, syscall.O_RDONLY|syscall.O_NONBLOCK); err != nil {
+			return false, err
+		}
+		defer syscall.Close(fd)
 	}
-	defer syscall.Close(fd)
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
 	buf := *bp
@@ -638,7 +642,7 @@ func (t *treeSync) file(s, d string, si os.FileInfo) error {
 	perm := t.attrs.perm(sp, false)
 	di, derr := os.Lstat(d)
 	if derr == nil && di.Mode().IsRegular() {
-		same, err := sameContent(d, di.Size(), want)
+		same, err := sameContent(d, -1, di.Size(), want)
 		if err != nil {
 			return err
 		}

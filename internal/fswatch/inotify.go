@@ -43,6 +43,9 @@ type kernel struct {
 	fd     int // -1 once closed
 	byWd   map[int32][]string
 	byPath map[string]int32
+	// released: every watch was removed for the exit (removeAll), and
+	// none may be added
+	released bool
 }
 
 // newKernel makes an inotify instance, non-blocking so that its reads wait
@@ -73,7 +76,7 @@ func (k *kernel) close() error {
 
 // add watches the directory dir.
 func (k *kernel) add(dir string) error {
-	if k.fd < 0 {
+	if k.fd < 0 || k.released {
 		return os.ErrClosed
 	}
 	wd, err := unix.InotifyAddWatch(k.fd, dir, watchMask)
@@ -104,6 +107,19 @@ func (k *kernel) remove(dir string) {
 		// directory was removed): nothing is left to do then.
 		_, _ = unix.InotifyRmWatch(k.fd, uint32(w))
 	}
+}
+
+// removeAll removes every watch (Watcher.Release): later adds fail.
+func (k *kernel) removeAll() {
+	if k.fd < 0 {
+		return
+	}
+	for w := range k.byWd {
+		_, _ = unix.InotifyRmWatch(k.fd, uint32(w))
+	}
+	clear(k.byWd)
+	clear(k.byPath)
+	k.released = true
 }
 
 // forget drops the name dir of the watch w and reports whether w has no
@@ -172,6 +188,9 @@ func isClosed(err error) bool {
 // deliverLocked dispatches the events of one read. A kernel queue overflow
 // (events were dropped) re-checks everything.
 func (w *Watcher) deliverLocked(buf []byte) {
+	if w.released {
+		return // the removal of its watches, or what was read before
+	}
 	for off := 0; off+unix.SizeofInotifyEvent <= len(buf); {
 		raw := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 		nameAt := off + unix.SizeofInotifyEvent

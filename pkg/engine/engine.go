@@ -34,8 +34,12 @@ type Config struct {
 	// subscriptions of its vertices (Subscriber) without stopping them
 	// one by one: they hold nothing outside the process, which its exit
 	// ends. Stopping the subscriptions of 100,000 files took about 80 ms
-	// and a collection of the garbage it made. A program that goes on
-	// after Run, or runs another engine, leaves it false.
+	// and a collection of the garbage it made. (The program had better
+	// remove the kernel's watches behind them before it exits, as
+	// mgmt-apply does with fswatch.Release: the kernel's release of
+	// an inotify instance with watches left waits for their destruction
+	// in the exit.) A program that goes on after Run, or runs another
+	// engine, leaves it false.
 	ExitAfterRun bool
 
 	// Recheck, when > 0, gives every resource a check-only CheckApply once

@@ -27,6 +27,7 @@ package mgmtapply
 import (
 	"context"
 	"fmt"
+	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"io"
 	"os"
 	"sync"
@@ -85,8 +86,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // RunToExit is Run for a program that exits as soon as it returns, as the
 // mgmt-apply command does: the engine then lets go of the subscriptions
 // of its resources' watches instead of stopping each (see
-// engine.Config.ExitAfterRun), which the exit ends. A program that goes
-// on after it, or runs it again, calls Run.
+// engine.Config.ExitAfterRun), which the exit ends, and the kernel's
+// watches behind them are removed as the tool starts to stop
+// (fswatch.Release). A program that goes on after it, or runs it again,
+// calls Run.
 func RunToExit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(ctx, args, stdin, stdout, stderr, true)
 }
@@ -403,6 +406,14 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, s
 		readGraphs(in, inName, gate, eng, exp, lg, f.Graphviz, readDone)
 	}()
 	code := waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
+	if exiting {
+		// What changes from now on is not acted on: the kernel's
+		// watches go before the engine stops, their destruction in the
+		// background rather than in the exit (fswatch.Release).
+		if w := fswatch.DefaultMade(); w != nil {
+			w.Release()
+		}
+	}
 	sum = summarize(f, eng.Status(), code, lg)
 	return code
 }

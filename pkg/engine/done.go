@@ -38,6 +38,11 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	apply := !(s.e.cfg.Noop || vs.meta().Noop)
 	s.e.cfg.Metrics.checkApply(vs, apply && !check, ok, err)
 	if vs.removed {
+		if apply && !check && err == nil && vs.meta().Reverse && vs.revPath() == "" {
+			// It left the graph while this CheckApply ran, too late
+			// for the swap to save its reversal (reversals).
+			s.reverseLate(vs)
+		}
 		s.update(vs)
 		s.finalize(vs)
 		return

@@ -540,6 +540,33 @@ func TestReverse(t *testing.T) {
 	}, "saved reversal removed")
 }
 
+// TestReverseRemovedWhileRunning: a resource with Meta:reverse whose
+// first CheckApply is still running when a graph without it arrives is
+// reversed once that CheckApply has applied, as one removed between two
+// runs is: the swap could not save its reversal.
+func TestReverseRemovedWhileRunning(t *testing.T) {
+	prefix := t.TempDir()
+	h := start(t, engine.Config{Prefix: prefix})
+	h.load(doc(1, []string{"trev:r want=on hold=true meta.reverse=true", "a want=1"}))
+	h.waitFor(func(engine.Status) bool { return sys.get("held:r") == "yes" }, "r's CheckApply running")
+	h.load(doc(2, []string{"a want=1"}))
+	h.waitFor(func(st engine.Status) bool { return st.Seq == 2 }, "the graph without r swapped in")
+	sys.trigger("hold:r") <- struct{}{}
+	// Its CheckApply sets rev:r, and the reversal deletes it.
+	h.waitFor(func(engine.Status) bool { return strings.Contains(h.logs.String(), "trev[r]: reversal done") }, "r reversed")
+	if got := sys.get("rev:r"); got != "" {
+		t.Fatalf("rev:r is %q after the reversal", got)
+	}
+	h.waitFor(func(engine.Status) bool {
+		saved, _ := filepath.Glob(filepath.Join(prefix, "reverse", "*.json"))
+		return len(saved) == 0
+	}, "saved reversal removed once done")
+	h.converge(2)
+	if !strings.Contains(h.logs.String(), "trev[r]: reversing (the resource left the graph)") {
+		t.Errorf("no reversal logged:\n%s", h.logs)
+	}
+}
+
 func TestReverseAfterRestart(t *testing.T) {
 	prefix := t.TempDir()
 	h := start(t, engine.Config{Prefix: prefix})

@@ -263,6 +263,8 @@ type trev struct {
 	init *engine.Init
 	Want string `lang:"want"`
 	Gone bool   `lang:"gone"`
+	// Hold makes CheckApply wait for sys.trigger("hold:NAME") first.
+	Hold bool `lang:"hold"`
 }
 
 func (r *trev) Default() engine.Res             { return &trev{} }
@@ -277,6 +279,16 @@ func (r *trev) Cmp(o engine.Res) error {
 	return nil
 }
 func (r *trev) CheckApply(ctx context.Context, apply bool) (bool, error) {
+	if r.Hold {
+		sys.mu.Lock()
+		sys.state["held:"+r.Name()] = "yes"
+		sys.mu.Unlock()
+		select {
+		case <-sys.trigger("hold:" + r.Name()):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
 	sys.mu.Lock()
 	defer sys.mu.Unlock()
 	cur, ok := sys.state["rev:"+r.Name()]

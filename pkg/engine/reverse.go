@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -151,6 +152,44 @@ func (s *sched) reversals(next map[string]*vstate) []*vstate {
 		}
 	}
 	return out
+}
+
+// reverseLate gives vs, a vertex with Meta:reverse that left the graph
+// while its CheckApply ran, the reversal a swap gives a vertex that left
+// it between two of them: the swap could not save its reversal then, the
+// state it undoes being made by the CheckApply still running (the first
+// CheckApply of a file resource removed at once would otherwise leave its
+// change in place for good). Once that CheckApply applied, its reversal
+// is saved and joins the running graph, to start once vs has stopped,
+// unless the graph holds the resource again, or its reversal already.
+func (s *sched) reverseLate(vs *vstate) {
+	key := vs.v.key
+	if s.find(key) != nil {
+		return
+	}
+	s.saveReversal(vs)
+	path := s.e.reversePath(vs.v.kind(), vs.v.name())
+	if path == "" {
+		return
+	}
+	if _, err := os.Stat(path); err != nil {
+		return // nothing to reverse (Reversed returned none)
+	}
+	rv := s.loadReversal(path, map[string]*vstate{})
+	if rv == nil {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(s.order, rv, byPlace)
+	// A new array: Init.Graph may read the one before (graphRes).
+	s.order = slices.Insert(slices.Clone(s.order), i, rv)
+	s.rankFrom(i)
+	s.nres++
+	s.e.graphRes.Store(&graphRes{order: s.order})
+	if _, busy := s.stopping[key]; busy {
+		s.pending[key] = rv
+		return
+	}
+	s.launch(rv)
 }
 
 func (s *sched) loadReversal(path string, next map[string]*vstate) *vstate {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -18,8 +19,16 @@ import (
 // member's peer port stays in the cluster's membership, so that it would
 // never be free again for it (a member retried binding its peer port for
 // two minutes once, held by another member's connection).
+//
+// A port is handed out once per test process: two picks a moment apart
+// could find the same port free (the first not listened on yet), and two
+// hosts of a test, or of two tests running in parallel, would then be given
+// it (a cluster round failed once so, a member's client port being
+// another's peer port).
 func FreePort(t testing.TB) int {
 	t.Helper()
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	low := 32768
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
 		if f := strings.Fields(string(b)); len(f) == 2 {
@@ -34,13 +43,22 @@ func FreePort(t testing.TB) int {
 	}
 	for range 1000 {
 		port := from + rand.IntN(low-from)
+		if handedOut[port] {
+			continue
+		}
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			continue
 		}
 		ln.Close()
+		handedOut[port] = true
 		return port
 	}
 	t.Fatalf("no free loopback port between %d and %d", from, low)
 	return 0
 }
+
+var (
+	portsMu   sync.Mutex
+	handedOut = map[int]bool{} // the ports FreePort returned
+)

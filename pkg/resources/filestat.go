@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -83,4 +84,60 @@ func (si *statInfo) Mode() fs.FileMode {
 		m |= fs.ModeSticky
 	}
 	return m
+}
+
+// opensFirst reports whether the first look at the path opens it: the
+// resource manages the content of a regular file there.
+func (obj *FileRes) opensFirst() bool {
+	return obj.State != FileStateAbsent && !obj.rare().Symlink && !obj.keepsContent() && !obj.isDir() &&
+		(obj.Content != nil || obj.rare().Source != "" || len(obj.rare().Fragments) > 0)
+}
+
+// firstLook looks at c.path into c.st: with an lstat, or, for a file whose
+// content is managed (opensFirst), with an open that follows no link and
+// waits for no writer of a FIFO, and an fstat of what it opened, kept open
+// for the comparison of the content (c.fd) when it is a regular file. The
+// open spares the second walk of the path that an lstat and then an open
+// of the file made, at every check of a file found right, and the content
+// compared is that of the file looked at, whatever replaces the path in
+// between. A path the open refuses otherwise than as missing (a link, a
+// file this process may not read) is looked at with lstat, as before.
+func (obj *FileRes) firstLook(c *fileCheck) error {
+	if !obj.opensFirst() {
+		return lstatInto(c.path, &c.st)
+	}
+	fd, err := openNoFollow(c.path, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return err // as lstat's: nothing there
+		}
+		return lstatInto(c.path, &c.st)
+	}
+	if err := fstatInto(fd, c.path, &c.st); err != nil {
+		syscall.Close(fd)
+		return err
+	}
+	if c.st.st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd) // a directory, a FIFO, a device: not read
+		return nil
+	}
+	c.fd, c.hasFD = fd, true
+	return nil
+}
+
+// contentFD returns the open file of the first look, when fi still
+// describes it, or -1.
+func (c *fileCheck) contentFD() int {
+	if c.hasFD && c.fi == os.FileInfo(&c.st) {
+		return c.fd
+	}
+	return -1
+}
+
+// closeFD closes the file the first look opened, if any.
+func (c *fileCheck) closeFD() {
+	if c.hasFD {
+		syscall.Close(c.fd)
+		c.hasFD = false
+	}
 }

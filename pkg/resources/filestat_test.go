@@ -18,38 +18,15 @@ import (
 // link, a FIFO, a socket, a character device and a missing path with what
 // os.Lstat says.
 func TestStatInfoAsLstat(t *testing.T) {
-	dir := t.TempDir()
-	reg := filepath.Join(dir, "reg")
-	odd := filepath.Join(dir, "odd")
-	for _, p := range []string{reg, odd} {
-		if err := os.WriteFile(p, []byte("some content\n"), 0o640); err != nil {
-			t.Fatal(err)
-		}
+	k := pathsOfEveryKind(t)
+	odd := filepath.Join(filepath.Dir(k.reg), "odd")
+	if err := os.WriteFile(odd, []byte("some content\n"), 0o640); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.Chmod(odd, 0o755|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
-	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o711); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(reg, link); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "sock")
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fd)
-	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
-		t.Fatal(err)
-	}
+	reg, sub, link, fifo, sock, dir := k.reg, k.sub, k.link, k.fifo, k.sock, filepath.Dir(k.reg)
 	for _, p := range []string{reg, odd, "/", sub, link, fifo, sock, "/dev/null", filepath.Join(dir, "missing"), filepath.Join(reg, "below")} {
 		want, werr := os.Lstat(p)
 		var si statInfo
@@ -81,32 +58,8 @@ func TestStatInfoAsLstat(t *testing.T) {
 // character device, a missing path and a path below a file what os.Lstat
 // says, and keeps open the regular file alone.
 func TestFirstLookAsLstat(t *testing.T) {
-	dir := t.TempDir()
-	reg := filepath.Join(dir, "reg")
-	if err := os.WriteFile(reg, []byte("some content\n"), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o711); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(reg, link); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "sock")
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fd)
-	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
-		t.Fatal(err)
-	}
+	k := pathsOfEveryKind(t)
+	reg, sub, link, fifo, sock, dir := k.reg, k.sub, k.link, k.fifo, k.sock, filepath.Dir(k.reg)
 	obj := &FileRes{State: FileStateExists, Content: strp("x\n")}
 	if !obj.opensFirst() {
 		t.Fatal("a file with content is not opened first")
@@ -158,4 +111,37 @@ func TestFileContentOnFIFO(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("CheckApply on a FIFO has not returned")
 	}
+}
+
+// kindPaths are paths of every kind of file, in one temporary directory.
+type kindPaths struct{ reg, sub, link, fifo, sock string }
+
+// pathsOfEveryKind makes a regular file, a directory, a symbolic link to
+// the file, a FIFO and a socket (bound until the test ends).
+func pathsOfEveryKind(t *testing.T) kindPaths {
+	t.Helper()
+	dir := t.TempDir()
+	k := kindPaths{reg: filepath.Join(dir, "reg"), sub: filepath.Join(dir, "sub"), link: filepath.Join(dir, "link"),
+		fifo: filepath.Join(dir, "fifo"), sock: filepath.Join(dir, "sock")}
+	if err := os.WriteFile(k.reg, []byte("some content\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(k.sub, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(k.reg, k.link); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(k.fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: k.sock}); err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

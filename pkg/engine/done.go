@@ -22,8 +22,14 @@ func (s *sched) done(vs *vstate, ok bool, err error, dur time.Duration) {
 	}
 	notes := notesOf(reports)
 	if (ok || err != nil) && !check {
-		for _, n := range notes {
-			s.e.logf("%s: %s", vs.v.key, n)
+		// A failed CheckApply's changes were started, not known made:
+		// they come before the error, as tried.
+		for i, n := range notes {
+			tried := ""
+			if err != nil && !reports[i].logged {
+				tried = "tried: "
+			}
+			s.e.logf("%s: %s%s", vs.v.key, tried, n)
 		}
 		notes = nil
 	}
@@ -149,6 +155,20 @@ func (s *sched) setOutcome(vs *vstate, pending, failing bool) {
 	}
 }
 
+// setBlocked records whether a failed dependency keeps vs from running,
+// counting its resources for Status.
+func (s *sched) setBlocked(vs *vstate, blocked bool) {
+	if blocked == vs.blocked {
+		return
+	}
+	vs.blocked = blocked
+	if n := 1 + len(vs.v.Members()); blocked {
+		s.blockedN += n
+	} else {
+		s.blockedN -= n
+	}
+}
+
 // result completes r with what identifies vs and hands it to
 // Config.Results.
 func (s *sched) result(vs *vstate, r Result) {
@@ -234,7 +254,7 @@ func (s *sched) block(vs *vstate) {
 		stack = stack[:len(stack)-1]
 		for _, e := range v.outs() {
 			if !e.to.blocked {
-				e.to.blocked = true
+				s.setBlocked(e.to, true)
 				s.update(e.to)
 				stack = append(stack, e.to)
 			}

@@ -92,6 +92,7 @@ type Status struct {
 	Changed   int // resources changed since the engine started
 	Pending   int // resources whose last check found a change it did not make (noop)
 	Failing   int // resources whose last CheckApply, Init or Watch failed
+	Blocked   int // resources not run because a dependency failed for good
 	Loaded    bool
 	Seq       int64     // seq of the graph loaded last
 	Since     time.Time // when the graph became converged; zero if it is not

@@ -55,14 +55,20 @@ func TestFailureBlocksOnlyDescendants(t *testing.T) {
 	h := start(t, engine.Config{})
 	h.load(doc(1, []string{"a want=1 fail=#100", "b want=2", "c want=3", "d want=4"}, "a -> b", "b -> c"))
 	st := h.converge(1)
-	if st.Failed != 1 {
-		t.Fatalf("failed %d, want 1", st.Failed)
+	if st.Failed != 1 || st.Failing != 1 || st.Blocked != 2 {
+		t.Fatalf("failed %d, failing %d, blocked %d; want 1, 1 and 2", st.Failed, st.Failing, st.Blocked)
 	}
 	if sys.count("b") != 0 || sys.count("c") != 0 || sys.get("d") != "4" {
 		t.Fatalf("b=%d c=%d d=%q", sys.count("b"), sys.count("c"), sys.get("d"))
 	}
 	if !strings.Contains(h.logs.String(), "t.mcl:1:1: tval[a]: error: failing on purpose") {
 		t.Fatalf("error log lacks the position:\n%s", h.logs)
+	}
+	// Without a, nothing blocks b and c: they run, and none is counted.
+	h.load(doc(2, []string{"b want=2", "c want=3", "d want=4"}, "b -> c"))
+	st = h.converge(2)
+	if st.Failed != 0 || st.Failing != 0 || st.Blocked != 0 || sys.get("c") != "3" {
+		t.Fatalf("graph 2: failed %d, failing %d, blocked %d, c=%q", st.Failed, st.Failing, st.Blocked, sys.get("c"))
 	}
 }
 

@@ -65,7 +65,7 @@ func (vs *vstate) Logf(format string, v ...any) {
 	line := fmt.Sprintf(format, v...)
 	vs.mu.Lock()
 	if vs.capture {
-		vs.run.reports = append(vs.run.reports, Reported{What: line})
+		vs.run.reports = append(vs.run.reports, Reported{What: line, logged: true})
 		vs.mu.Unlock()
 		return
 	}

@@ -65,6 +65,7 @@ type Reported struct {
 	Text           bool
 	Added, Removed int
 	Binary         bool
+	logged         bool // a line the resource logged (Init.Logf), not a change
 }
 
 // String returns the change as the log writes it.

@@ -330,6 +330,7 @@ type sched struct {
 	changedGone map[string]struct{}
 	pendingN    int // resources of vertices with pending set
 	failingN    int // resources of vertices with failing set
+	blockedN    int // resources of vertices with blocked set
 }
 
 // effects are what the scheduler asks of the outside world: goroutines
@@ -359,7 +360,7 @@ func newSched(e *Engine, fx effects) *sched {
 
 func (s *sched) snapshot() Status {
 	st := Status{Total: len(s.order), Running: s.running - s.checking, Failed: s.failed, Loaded: s.loaded, Seq: s.seq,
-		Missed: s.missed, Resources: s.nres, Changed: s.nchanged, Pending: s.pendingN, Failing: s.failingN}
+		Missed: s.missed, Resources: s.nres, Changed: s.nchanged, Pending: s.pendingN, Failing: s.failingN, Blocked: s.blockedN}
 	st.Converged = st.Total - s.busy
 	if s.busy == 0 && st.Running == 0 && s.loaded {
 		if s.since.IsZero() {

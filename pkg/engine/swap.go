@@ -324,7 +324,7 @@ func inSignature(vs *vstate) string {
 func (s *sched) reblock() {
 	for _, vs := range s.order {
 		if vs.blocked {
-			vs.blocked = false
+			s.setBlocked(vs, false)
 			s.update(vs)
 			s.enqueue(vs)
 		}
@@ -361,6 +361,7 @@ func (s *sched) stop(vs *vstate) {
 	}
 	s.update(vs)
 	s.setOutcome(vs, false, false)
+	s.setBlocked(vs, false)
 	if vs.failed {
 		s.failed--
 		s.e.cfg.Metrics.failure(vs, -1)

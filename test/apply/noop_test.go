@@ -67,6 +67,34 @@ func TestDetailedExitcodes(t *testing.T) {
 	}
 }
 
+// TestSkippedByFailure: a directory that cannot be made fails, the file in
+// it is not checked, and the log says so: the change the failed CheckApply
+// started is logged as tried, and the summary counts the file as skipped,
+// not as unchanged.
+func TestSkippedByFailure(t *testing.T) {
+	d := t.TempDir()
+	dir := d + "/no-parent/dir/"
+	g := gdoc(1, []res{file(dir, P{"state": "exists"}), file(dir+"f", P{"content": "x\n"})})
+	r := testutil.Run(t, g, "mgmt-apply", "--tmp-prefix", "--converged-timeout", "0")
+	if r.Code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", r.Code, r.Stderr)
+	}
+	for _, want := range []string{
+		"file[" + dir + "]: tried: created\n",
+		"summary: 0 resources changed, 0 unchanged, 1 failed, 1 skipped (a dependency failed)",
+	} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("no %q:\n%s", want, r.Stderr)
+		}
+	}
+	if strings.Contains(r.Stderr, "]: created") {
+		t.Errorf("a change that failed is logged as made:\n%s", r.Stderr)
+	}
+	if _, err := os.Lstat(dir + "f"); !os.IsNotExist(err) {
+		t.Fatalf("the file of the failed directory: %v", err)
+	}
+}
+
 // TestNoopShowsDiff: --noop logs a unified diff of the content that would
 // change and the old and new mode; --diff-max caps the diff.
 func TestNoopShowsDiff(t *testing.T) {

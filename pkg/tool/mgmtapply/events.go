@@ -58,6 +58,7 @@ type summaryCounts struct {
 	Pending   int `json:"pending"`   // resources that would change (noop)
 	InSync    int `json:"in_sync"`   // resources with nothing to change
 	Failed    int `json:"failed"`    // resources whose last run failed
+	Skipped   int `json:"skipped"`   // resources not run: a dependency failed
 	Exit      int `json:"exit"`      // the exit code
 }
 

@@ -527,26 +527,32 @@ func endCode(f *flags, st engine.Status, code int) int {
 
 // summarize logs the summary line of a run that applied a graph and
 // returns its counts: with --noop "N resources would change, M in sync, K
-// failed", else "N changed, M unchanged, K failed". A resource is in sync
-// (unchanged) when its last check found nothing to do; changes are counted
-// since the start, so a resource changed, then failed, counts twice and
-// the in-sync count is the rest, never below 0.
+// failed", else "N changed, M unchanged, K failed", then ", S skipped (a
+// dependency failed)" when a failure kept resources from running. A
+// resource is in sync (unchanged) when its last check found nothing to do
+// and nothing blocks it; changes are counted since the start, so a
+// resource changed, then failed, counts twice and the in-sync count is the
+// rest, never below 0.
 func summarize(f *flags, st engine.Status, code int, lg *cli.Logger) summaryCounts {
-	s := summaryCounts{Resources: st.Resources, Changed: st.Changed, Pending: st.Pending, Failed: st.Failing, Exit: code}
+	s := summaryCounts{Resources: st.Resources, Changed: st.Changed, Pending: st.Pending, Failed: st.Failing, Skipped: st.Blocked, Exit: code}
 	if !st.Loaded {
 		return s
 	}
+	skipped := ""
+	if st.Blocked > 0 {
+		skipped = fmt.Sprintf(", %d skipped (a dependency failed)", st.Blocked)
+	}
 	if f.Noop {
-		s.InSync = max(0, st.Resources-st.Pending-st.Failing)
-		lg.Infof("summary: %s would change, %d in sync, %d failed", resources(st.Pending), s.InSync, st.Failing)
+		s.InSync = max(0, st.Resources-st.Pending-st.Failing-st.Blocked)
+		lg.Infof("summary: %s would change, %d in sync, %d failed%s", resources(st.Pending), s.InSync, st.Failing, skipped)
 		return s
 	}
-	s.InSync = max(0, st.Resources-st.Changed-st.Pending-st.Failing)
+	s.InSync = max(0, st.Resources-st.Changed-st.Pending-st.Failing-st.Blocked)
 	noop := ""
 	if st.Pending > 0 {
 		noop = fmt.Sprintf(", %d would change (Meta:noop)", st.Pending)
 	}
-	lg.Infof("summary: %s changed, %d unchanged, %d failed%s", resources(st.Changed), s.InSync, st.Failing, noop)
+	lg.Infof("summary: %s changed, %d unchanged, %d failed%s%s", resources(st.Changed), s.InSync, st.Failing, skipped, noop)
 	return s
 }
 

@@ -54,7 +54,8 @@ type FileRes struct {
 	// must equal its name.
 	Path string `lang:"path" yaml:"path" collect:"name"`
 	// State is "exists", "absent" or "" (undefined: the file's existence
-	// is not managed, and the other parameters apply only if it exists).
+	// is not managed, and the other parameters apply only if it exists;
+	// content, source or fragments for a missing file is an error).
 	State string `lang:"state" yaml:"state"`
 	// Content is the wanted content of a file; nil leaves it unmanaged.
 	Content *string `lang:"content" yaml:"content"`
@@ -593,7 +594,12 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	}
 	if c.fi == nil {
 		if obj.State != FileStateExists {
-			return nil // content and friends never create a file
+			// Mode and owner apply to a file that is there; content
+			// aimed at a missing file is an error, not a silent no.
+			if obj.managesContent() {
+				return fmt.Errorf("%s does not exist, and its content is managed without state \"exists\" to create it", c.path)
+			}
+			return nil
 		}
 		if err := obj.create(c); err != nil || c.fi == nil {
 			return err // a new file got its content, mode and owner at once

@@ -38,14 +38,24 @@ func TestFileCreateWithContent(t *testing.T) {
 	}
 }
 
+// TestFileContentWithoutStateDoesNotCreate: with state "" the file is not
+// made; content aimed at a missing file is an error (never a silent
+// success), in noop mode too, and applies once the file is there. Mode
+// alone on a missing file is nothing to do.
 func TestFileContentWithoutStateDoesNotCreate(t *testing.T) {
 	h := newHarness(t)
 	p := filepath.Join(t.TempDir(), "f")
 	f := newFile(t, h, p, &FileRes{Content: strp("x"), Mode: "0600"})
-	checkApply(t, f, true, true)
+	for _, apply := range []bool{false, true} {
+		_, err := f.CheckApply(context.Background(), apply)
+		if err == nil || !strings.Contains(err.Error(), "does not exist, and its content is managed without state \"exists\"") {
+			t.Fatalf("apply %v: error %v, want one about the missing file", apply, err)
+		}
+	}
 	if exists(p) {
 		t.Fatal("content without state exists created the file")
 	}
+	checkApply(t, newFile(t, h, p, &FileRes{Mode: "0600"}), true, true)
 	mustWrite(t, p, "old")
 	checkApply(t, f, true, false)
 	if got := mustRead(t, p); got != "x" {

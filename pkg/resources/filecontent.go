@@ -13,6 +13,12 @@ import (
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
 
+// managesContent tells whether the resource sets the file's content: by
+// content, source or fragments.
+func (obj *FileRes) managesContent() bool {
+	return obj.Content != nil || obj.rare().Source != "" || len(obj.rare().Fragments) > 0
+}
+
 // wantContent returns the wanted content of a file, or nil when it is not
 // managed.
 func (obj *FileRes) wantContent() ([]byte, error) {

@@ -88,15 +88,19 @@ import (
 
 // A Watcher multiplexes one inotify instance between many subscriptions.
 type Watcher struct {
-	mu     sync.Mutex
-	k      *kernel
-	dirs   map[string]int           // directory used by subscriptions -> references
-	kref   map[string]int           // directory with a kernel watch -> dirs at or below it
-	kid    map[string]fileID        // kernel-watched directory -> the directory the watch is on
-	stale  map[string]bool          // kernel watches without references, removed when the operation ends
-	fresh  []string                 // directories watched anew, read again when the operation ends
-	check  []string                 // watched or awaited paths to check when the operation ends
-	byKey  map[string]*Sub          // path a subscription waits on -> subs, chained by keyNext (sublist.go)
+	mu    sync.Mutex
+	k     *kernel
+	dirs  map[string]int    // directory used by subscriptions -> references
+	kref  map[string]int    // directory with a kernel watch -> dirs at or below it
+	kid   map[string]fileID // kernel-watched directory -> the directory the watch is on
+	stale map[string]bool   // kernel watches without references, removed when the operation ends
+	fresh []string          // directories watched anew, read again when the operation ends
+	check []string          // watched or awaited paths to check when the operation ends
+	byKey map[string]*Sub   // path a subscription waits on -> subs, chained by keyNext (sublist.go)
+	// kids counts, per directory, its entries that are kernel-watched
+	// (kref) or waited on (byKey): a directory watched anew is read again
+	// only when it has some (rescanLocked)
+	kids   map[string]int
 	byDir  map[string][]*Sub        // anchor directory -> subs anchored there
 	byOwn  map[string]map[*Sub]bool // directory owned (Contents) -> subs
 	all    []*Sub                   // every open subscription
@@ -238,6 +242,7 @@ func New() (*Watcher, error) {
 		kid:   map[string]fileID{},
 		stale: map[string]bool{},
 		byKey: map[string]*Sub{},
+		kids:  map[string]int{},
 		byDir: map[string][]*Sub{},
 		byOwn: map[string]map[*Sub]bool{},
 	}

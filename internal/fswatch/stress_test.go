@@ -2,6 +2,7 @@ package fswatch
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -132,6 +133,9 @@ func TestRandomTree(t *testing.T) {
 		if err := m.check(tree); err != nil {
 			fail("the tree differs from the model: %v", err)
 		}
+		if err := checkKids(w); err != nil {
+			fail("%v", err)
+		}
 		for i, f := range subs {
 			if m.state(f.rel, f.follow) == before[i] {
 				continue
@@ -144,6 +148,45 @@ func TestRandomTree(t *testing.T) {
 			}
 		}
 	}
+	// Once every subscription is closed, no entry is watched or awaited.
+	for _, f := range subs {
+		f.sub.Close()
+	}
+	sentinel.Close()
+	if err := checkKids(w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.kids) != 0 {
+		t.Fatalf("entries watched or awaited after every close: %v", w.kids)
+	}
+}
+
+// checkKids compares the watcher's count of the watched or awaited
+// entries of each directory (Watcher.kids) with one made from kref and
+// byKey.
+func checkKids(w *Watcher) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	want := map[string]int{}
+	seen := map[string]bool{}
+	count := func(p string) {
+		if p != "/" && !seen[p] {
+			seen[p] = true
+			want[filepath.Dir(p)]++
+		}
+	}
+	for p, n := range w.kref {
+		if n > 0 {
+			count(p)
+		}
+	}
+	for p := range w.byKey {
+		count(p)
+	}
+	if !maps.Equal(want, w.kids) {
+		return fmt.Errorf("entries watched or awaited per directory: %v, want %v", w.kids, want)
+	}
+	return nil
 }
 
 // randomOps applies a random sequence of one to eight operations, back to

@@ -1,5 +1,7 @@
 package fswatch
 
+import "path/filepath"
+
 // The watcher finds a subscription through three indexes: every open one
 // (Watcher.all), the ones anchored at a directory (Watcher.byDir) and the
 // ones waiting on a path (Watcher.byKey). A watcher of 100,000 files holds
@@ -57,6 +59,9 @@ func (w *Watcher) dirDel(dir string, s *Sub) {
 // keyAdd adds s to the subscriptions waiting on key, first.
 func (w *Watcher) keyAdd(key string, s *Sub) {
 	next := w.byKey[key]
+	if next == nil && w.kref[key] == 0 {
+		w.kidAdd(key, 1)
+	}
 	s.keyNext, s.keyPrev = next, nil
 	if next != nil {
 		next.keyPrev = s
@@ -76,6 +81,9 @@ func (w *Watcher) keyDel(key string, s *Sub) {
 		return // not waiting on key
 	case next == nil:
 		delete(w.byKey, key)
+		if w.kref[key] == 0 {
+			w.kidAdd(key, -1)
+		}
 	default:
 		w.byKey[key] = next
 	}
@@ -83,4 +91,18 @@ func (w *Watcher) keyDel(key string, s *Sub) {
 		next.keyPrev = prev
 	}
 	s.keyNext, s.keyPrev = nil, nil
+}
+
+// kidAdd counts the path p in or out of the entries of its directory that
+// are kernel-watched or waited on (Watcher.kids).
+func (w *Watcher) kidAdd(p string, n int) {
+	if p == "/" {
+		return
+	}
+	d := filepath.Dir(p)
+	if c := w.kids[d] + n; c > 0 {
+		w.kids[d] = c
+	} else {
+		delete(w.kids, d)
+	}
 }

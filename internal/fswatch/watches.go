@@ -197,6 +197,9 @@ func (w *Watcher) acquireLocked(dir string) error {
 		}
 	}
 	for a := dir; ; a = filepath.Dir(a) {
+		if w.kref[a] == 0 && w.byKey[a] == nil {
+			w.kidAdd(a, 1)
+		}
 		w.kref[a]++
 		if a == "/" {
 			break
@@ -262,6 +265,9 @@ func (w *Watcher) releaseLocked(dir string) {
 	for a := dir; ; a = filepath.Dir(a) {
 		if w.kref[a] <= 1 {
 			delete(w.kref, a)
+			if w.byKey[a] == nil {
+				w.kidAdd(a, -1)
+			}
 			if _, ok := w.kid[a]; ok {
 				w.stale[a] = true
 			}
@@ -367,6 +373,12 @@ func (w *Watcher) rescanLocked(d string) {
 	tree := false
 	for s := range w.byOwn[d] {
 		tree = tree || s.recursive
+	}
+	if !tree && w.kids[d] == 0 {
+		// No entry of d is watched or waited on: reading it would find
+		// nothing to check (a directory of 1,000 files that only a
+		// group of its files follows).
+		return
 	}
 	// Each entry's path is looked up from one buffer: a directory of
 	// 10,000 files is read as the first of its files is followed.

@@ -121,8 +121,10 @@ func TestDecodeErrors(t *testing.T) {
 	good := `{"mgmt":"graph/v1","graph":"ok","seq":1}`
 	tests := []struct{ name, in, want string }{
 		{"truncated", `{"mgmt":"graph/v1","graph":"g","resources":[{"kind":"file"`, "in:1:59: unexpected end of JSON document (truncated?)"},
-		{"truncated then next", `{"mgmt":"graph/v1","graph":"g","resources":[` + "\n" + good, "in:1:45: unexpected end of JSON document (truncated?)"},
-		{"truncated string then next", `{"mgmt":"graph/v1","graph":"g` + "\n" + good, "in:1:30: unexpected end of JSON document (truncated?)"},
+		{"truncated then next", `{"mgmt":"graph/v1","graph":"g","resources":[` + "\n" + good, "in:1:45: unexpected end of JSON document (truncated?): line 2 starts with '{', which begins the next document; a document written over several lines must indent the lines inside it"},
+		{"truncated string then next", `{"mgmt":"graph/v1","graph":"g` + "\n" + good, "in:1:30: unexpected end of JSON document (truncated?): line 2 starts with '{', which begins the next document; a document written over several lines must indent the lines inside it"},
+		{"unindented lines", `{"mgmt":"graph/v1","graph":"g","resources":[` + "\n" + `{"kind":"a","name":"b"}` + "\n]}\n" + good, "in:1:45: unexpected end of JSON document (truncated?): line 2 starts with '{', which begins the next document; a document written over several lines must indent the lines inside it"},
+		{"indented lines", `{"mgmt":"graph/v1","graph":"g","resources":[` + "\n" + ` {"kind":"a","name":"b"` + "\n}]}\n" + `{"mgmt":"graph/v1","graph":"g","bogus":1}` + "\n" + good, `in:4:32: unknown field "bogus"`},
 		{"syntax", `{"mgmt":"graph/v1",,}` + "\n" + good, "in:1:20: invalid character ',' looking for beginning of object key string"},
 		{"wrong type", `{"mgmt":"graph/v1","graph":"g","seq":"x"}` + "\n" + good, "in:1:38: seq: got string, want integer"},
 		{"wrong meta type", `{"mgmt":"graph/v1","graph":"g","resources":[{"kind":"a","name":"b","meta":{"retry":"x"}}]}` + "\n" + good, "in:1:84: resources[0].meta.retry: got string, want integer"},

@@ -697,3 +697,33 @@ func (t *treeSync) attrsBelow(dst string) error {
 		return t.fix(p, name, di, t.attrs.perm(cur, di.IsDir()))
 	})
 }
+
+// vanished reports whether err says that one of paths, or something
+// below one of them, does not exist (any more).
+func vanished(err error, paths ...string) bool {
+	if err == nil {
+		return false // without the allocation errors.As's target costs
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(pe.Err, fs.ErrNotExist) {
+		return false
+	}
+	for _, p := range paths {
+		if pe.Path == p || strings.HasPrefix(pe.Path, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// missingParent rewords the error of a creation whose directory is
+// missing.
+func missingParent(path string, err error) error {
+	dir := filepath.Dir(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("cannot create %s: directory %s does not exist", path, dir)
+		}
+	}
+	return err
+}

@@ -51,12 +51,16 @@ func (p *printer) before(pos Pos) bool {
 }
 
 // trail prints the trailing comments before pos at the end of the
-// current line.
-func (p *printer) trail(pos Pos) {
+// current line, and reports whether it printed any: the line must then
+// end, or the comment would swallow what follows on it.
+func (p *printer) trail(pos Pos) bool {
+	any := false
 	for p.before(pos) && p.comments[0].Trailing {
 		p.w(" ", p.comments[0].Text)
 		p.comments = p.comments[1:]
+		any = true
 	}
+	return any
 }
 
 // commentLines prints the comments before pos (a zero pos: all), one a
@@ -117,12 +121,14 @@ func (p *printer) block(prog *Prog) {
 	if len(prog.Stmts) > 0 {
 		first = prog.Stmts[0].Position()
 	}
-	p.trail(first)
+	trailed := p.trail(first)
 	if len(prog.Stmts) > 0 || p.before(prog.End) {
 		p.indent++
 		p.nl()
 		p.stmts(prog.Stmts, prog.End)
 		p.indent--
+		p.nl()
+	} else if trailed {
 		p.nl()
 	}
 	p.w("}")
@@ -253,14 +259,14 @@ func (p *printer) resBody(s *Res) {
 		p.resEntry(n)
 		p.w(",")
 	}
-	p.trail(s.End)
+	trailed := p.trail(s.End)
 	inner := p.before(s.End)
 	if inner {
 		p.nl()
 		p.commentLines(s.End)
 	}
 	p.indent--
-	if len(s.Order) > 0 || inner {
+	if len(s.Order) > 0 || inner || trailed {
 		p.nl()
 	}
 }

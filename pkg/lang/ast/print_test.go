@@ -181,6 +181,14 @@ func TestPrintComments(t *testing.T) {
 			}}},
 			Comments: []*ast.Comment{c(2, 18, "# tc", true), c(3, 2, "# end", false)},
 		}, "file \"/a\" {\n\tcontent => \"x\", # tc\n\t# end\n}\n"},
+		{"trailing comment in empty block", &ast.Prog{
+			Stmts:    []ast.Stmt{&ast.If{Pos: at(1, 1), Cond: &ast.Bool{}, Then: &ast.Prog{End: at(2, 1)}}},
+			Comments: []*ast.Comment{c(1, 12, "# only", true)},
+		}, "if false { # only\n}\n"},
+		{"trailing comment in empty resource", &ast.Prog{
+			Stmts:    []ast.Stmt{&ast.Res{Pos: at(1, 1), Kind: "file", Name: str("/a"), End: at(2, 1)}},
+			Comments: []*ast.Comment{c(1, 12, "# only", true)},
+		}, "file \"/a\" { # only\n}\n"},
 		{"comment in empty resource", &ast.Prog{
 			Stmts:    []ast.Stmt{&ast.Res{Pos: at(1, 1), Kind: "file", Name: str("/a"), End: at(3, 1)}},
 			Comments: []*ast.Comment{c(2, 2, "# nothing", false)},
@@ -212,6 +220,7 @@ func TestPrintParses(t *testing.T) {
 		"# head\n$x = 1 # tail\nif true { # brace\n\t# in\n}\n# end\n",
 		"$neg = 1 - -2\n$n = -0.5\n",
 		"$r = (func() { 1 })()\n$g = f()()\n",
+		"class a($a str){#0\n}\nfile \"/a\" { # c\n}\n",
 	} {
 		prog, err := parser.Parse("main.mcl", src)
 		if err != nil {

@@ -179,6 +179,18 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 	fields := make([]resFieldIR, len(st.Fields)) // one allocation for all
 	n.fields = make([]*resFieldIR, 0, len(st.Fields))
 	for i, f := range st.Fields {
+		// A field given twice, even under conditions, is refused: which
+		// one wins would depend on the order of the body.
+		for _, g := range st.Fields[:i] {
+			if g.Key == f.Key {
+				hint := ""
+				if f.Cond != nil || g.Cond != nil {
+					hint = "; to choose between values, give the field once, with an if expression"
+				}
+				c.scopeErr(f.Pos, "resource has duplicate field %s (first at %s)%s", f.Key, g.Pos, hint)
+				break
+			}
+		}
 		fn := &fields[i]
 		*fn = resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
 		if f.Cond != nil {
@@ -206,7 +218,14 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 		c.needConcrete(f.Pos, "parameter", fn.val.typ(), &fn.rt)
 		n.fields = append(n.fields, fn)
 	}
-	for _, m := range st.Metas {
+	for i, m := range st.Metas {
+		// Each metaparameter once; Meta => struct{...} may repeat.
+		for _, o := range st.Metas[:i] {
+			if m.Prop != "" && o.Prop == m.Prop {
+				c.scopeErr(m.Pos, "resource has duplicate meta entry Meta:%s (first at %s)", m.Prop, o.Pos)
+				break
+			}
+		}
 		mn := &resMetaIR{prop: m.Prop, val: c.checkExpr(m.Value, s), pos: m.Pos}
 		if m.Cond != nil {
 			mn.cond = c.checkExpr(m.Cond, s)

@@ -152,6 +152,57 @@ func (s *Scope) aliasFor(st *ast.Import) *binding {
 	return nil
 }
 
+// dupEntries refuses a field or a Meta: entry given twice in the body of
+// st, even under conditions: which one would win would depend on the
+// order of the body. Meta => struct{...} may repeat.
+func (c *checker) dupEntries(st *ast.Res) {
+	eachDup(len(st.Fields), func(i int) string { return st.Fields[i].Key }, func(i, first int) {
+		f, g := st.Fields[i], st.Fields[first]
+		hint := ""
+		if f.Cond != nil || g.Cond != nil {
+			hint = "; to choose between values, give the field once, with an if expression"
+		}
+		c.scopeErr(f.Pos, "resource has duplicate field %s (first at %s)%s", f.Key, g.Pos, hint)
+	})
+	eachDup(len(st.Metas), func(i int) string { return st.Metas[i].Prop }, func(i, first int) {
+		c.scopeErr(st.Metas[i].Pos, "resource has duplicate meta entry Meta:%s (first at %s)", st.Metas[i].Prop, st.Metas[first].Pos)
+	})
+}
+
+// eachDup calls dup(i, first) for each of n keys equal to an earlier one,
+// first being the earliest; an empty key is never a duplicate. A short
+// list is compared pairwise, a long one through a map, so that no input
+// costs quadratic time.
+func eachDup(n int, key func(int) string, dup func(i, first int)) {
+	if n > 16 {
+		seen := make(map[string]int, n)
+		for i := range n {
+			k := key(i)
+			if k == "" {
+				continue
+			}
+			if first, ok := seen[k]; ok {
+				dup(i, first)
+			} else {
+				seen[k] = i
+			}
+		}
+		return
+	}
+	for i := range n {
+		k := key(i)
+		if k == "" {
+			continue
+		}
+		for j := range i {
+			if key(j) == k {
+				dup(i, j)
+				break
+			}
+		}
+	}
+}
+
 func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 	n := &resIR{kind: st.Kind, name: c.checkExpr(st.Name, s), pos: st.Pos}
 	if st.Collect {
@@ -176,21 +227,10 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 			c.kindErrs[st.Pos] = errAt(st.Pos, StageRuntime, "%s", n.unknown)
 		}
 	}
+	c.dupEntries(st)
 	fields := make([]resFieldIR, len(st.Fields)) // one allocation for all
 	n.fields = make([]*resFieldIR, 0, len(st.Fields))
 	for i, f := range st.Fields {
-		// A field given twice, even under conditions, is refused: which
-		// one wins would depend on the order of the body.
-		for _, g := range st.Fields[:i] {
-			if g.Key == f.Key {
-				hint := ""
-				if f.Cond != nil || g.Cond != nil {
-					hint = "; to choose between values, give the field once, with an if expression"
-				}
-				c.scopeErr(f.Pos, "resource has duplicate field %s (first at %s)%s", f.Key, g.Pos, hint)
-				break
-			}
-		}
 		fn := &fields[i]
 		*fn = resFieldIR{key: f.Key, val: c.checkExpr(f.Value, s), pos: f.Pos}
 		if f.Cond != nil {
@@ -218,14 +258,7 @@ func (c *checker) checkRes(st *ast.Res, s *Scope) stmtIR {
 		c.needConcrete(f.Pos, "parameter", fn.val.typ(), &fn.rt)
 		n.fields = append(n.fields, fn)
 	}
-	for i, m := range st.Metas {
-		// Each metaparameter once; Meta => struct{...} may repeat.
-		for _, o := range st.Metas[:i] {
-			if m.Prop != "" && o.Prop == m.Prop {
-				c.scopeErr(m.Pos, "resource has duplicate meta entry Meta:%s (first at %s)", m.Prop, o.Pos)
-				break
-			}
-		}
+	for _, m := range st.Metas {
 		mn := &resMetaIR{prop: m.Prop, val: c.checkExpr(m.Value, s), pos: m.Pos}
 		if m.Cond != nil {
 			mn.cond = c.checkExpr(m.Cond, s)

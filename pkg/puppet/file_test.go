@@ -17,6 +17,13 @@ func TestFileForms(t *testing.T) {
 			`{"path":"/f","state":"absent"}`},
 		{"content implies a file", map[string]any{"content": "x"}, `{"content":"x","path":"/f","state":"exists"}`},
 		{"directory", map[string]any{"ensure": "directory", "mode": "0755"}, `{"mode":"0755","path":"/f/","state":"exists"}`},
+		// Puppet gives a directory search wherever a numeric mode gives
+		// read; a symbolic mode is applied as written.
+		{"directory with a mode without search", map[string]any{"ensure": "directory", "mode": "2640"}, `{"mode":"2750","path":"/f/","state":"exists"}`},
+		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"mode":"u=rw,go=r","path":"/f/","state":"exists"}`},
+		{"file with a mode without search", map[string]any{"ensure": "file", "mode": "0644"}, `{"mode":"0644","path":"/f","state":"exists"}`},
+		// With recurse the file kind gives the directories search (the
+		// mode stays as written, for the files).
 		{"local directory source with recurse", map[string]any{"ensure": "directory", "source": "file:///srv//skel/", "recurse": true, "mode": "0644"},
 			`{"mode":"0644","path":"/f/","recurse":true,"source":"/srv/skel/","state":"exists"}`},
 		{"directory source without recurse", map[string]any{"ensure": "directory", "source": "/srv/skel"}, ""},

@@ -195,14 +195,35 @@ func truthyParam(v any) bool {
 }
 
 // fileMode accepts string modes (octal or symbolic); Puppet's numeric
-// modes are deprecated and ambiguous.
+// modes are deprecated and ambiguous. A directory's octal mode gets the
+// search bit wherever it gives the read bit, as Puppet sets it ("0644"
+// makes a directory 0755); the file kind applies a mode as written, but
+// for the directories of a recursed tree.
 func fileMode(t *tr, k string, v any) {
 	s, ok := v.(string)
 	if !ok || s == "" {
 		t.fallbackValue(k, v)
 		return
 	}
+	if p, _ := t.out["path"].(string); strings.HasSuffix(p, "/") && !truthyParam(t.params["recurse"]) {
+		// (with recurse the file kind does it, for the directory and
+		// every directory below it, and leaves the files the mode)
+		s = searchWhereRead(s)
+	}
 	t.out["mode"] = s
+}
+
+// searchWhereRead adds to an octal mode the search bits of the classes it
+// lets read; a symbolic mode is returned as it is.
+func searchWhereRead(s string) string {
+	m, err := strconv.ParseUint(s, 8, 32)
+	if err != nil || m > 0o7777 {
+		return s
+	}
+	if w := m | (m&0o444)>>2; w != m {
+		return fmt.Sprintf("%04o", w)
+	}
+	return s
 }
 
 // execMapping translates Puppet's exec type to our exec kind.

@@ -99,9 +99,10 @@ type FileRare struct {
 	Fragments []string `lang:"fragments" yaml:"fragments" collect:"local"`
 	// Recurse copies a source directory at every depth (otherwise only its
 	// top-level entries), gives every entry below the directory the mode,
-	// owner and group (an octal mode gives directories search where it
-	// gives read, as in Puppet; without a mode, copies keep the source's
-	// bits), and lets state absent remove a non-empty directory.
+	// owner and group (an octal mode gives the directories, the managed
+	// one included, search where it gives read, as in Puppet; without a
+	// mode, copies keep the source's bits), and lets state absent remove a
+	// non-empty directory.
 	Recurse bool `lang:"recurse" yaml:"recurse"`
 	// Force allows replacing a file by a directory or the reverse.
 	Force bool `lang:"force" yaml:"force"`
@@ -746,7 +747,7 @@ func (obj *FileRes) create(c *fileCheck) error {
 		perm = 0o755
 	}
 	if obj.mode != nil {
-		perm = obj.mode.apply(perm, obj.isDir())
+		perm = obj.wantPerm(perm, obj.isDir())
 	}
 	uid, gid, err := obj.owner()
 	if err != nil {

@@ -275,9 +275,9 @@ func TestFileRecurseAttrs(t *testing.T) {
 	}
 	f = newFile(t, h, dst+"/", f)
 	checkApply(t, f, true, false)
-	// Files get the mode; directories below also get search where they
-	// get read (as in Puppet); the managed directory gets the mode as is.
-	want := map[string]uint32{"top": 0o640, "sub/deep": 0o640, "sub": 0o750, "": 0o640}
+	// Files get the mode; the directories, the managed one included, also
+	// get search where they get read (as in Puppet).
+	want := map[string]uint32{"top": 0o640, "sub/deep": 0o640, "sub": 0o750, "": 0o750}
 	check := func() {
 		t.Helper()
 		for p, m := range want {
@@ -329,11 +329,15 @@ func TestFileRecurseAttrs(t *testing.T) {
 		}
 	}
 	checkApply(t, g, true, true)
-	// A shallow copy (no recurse) keeps the source's bits.
-	s := newFile(t, h, filepath.Join(dir, "shallow")+"/", &FileRes{State: "exists", Rare: &FileRare{Source: src + "/"}, Mode: "0700"})
+	// A shallow copy (no recurse) keeps the source's bits, and the
+	// directory gets its mode as written.
+	s := newFile(t, h, filepath.Join(dir, "shallow")+"/", &FileRes{State: "exists", Rare: &FileRare{Source: src + "/"}, Mode: "0744"})
 	checkApply(t, s, true, false)
 	if got := permOf(t, filepath.Join(dir, "shallow", "top")); got != 0o600 {
 		t.Errorf("shallow copy: mode %04o, want the source's 0600", got)
+	}
+	if got := permOf(t, filepath.Join(dir, "shallow")); got != 0o744 {
+		t.Errorf("shallow copy's directory: mode %04o, want 0744 as written", got)
 	}
 }
 

@@ -82,11 +82,23 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 		}
 	}
 	if obj.mode != nil {
-		if want := obj.mode.apply(perm, isDir); want != perm || (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
+		if want := obj.wantPerm(perm, isDir); want != perm || (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
 			return e.chmod(want) // again after a chown, which may clear set-id bits
 		}
 	}
 	return nil
+}
+
+// wantPerm returns the permission bits the resource wants for its own
+// path, whose bits are perm: its mode applied to them. With recurse, an
+// octal mode gives the directory itself search wherever it gives read,
+// as it does every directory below it (treeAttrs.perm), and as Puppet
+// does; without recurse the mode is applied as it is written.
+func (obj *FileRes) wantPerm(perm uint32, isDir bool) uint32 {
+	if obj.rare().Recurse {
+		return treeAttrs{mode: obj.mode}.perm(perm, isDir)
+	}
+	return obj.mode.apply(perm, isDir)
 }
 
 // attrChanges reports whether an entry with the bits perm and owner
@@ -95,7 +107,7 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 func (obj *FileRes) attrChanges(c *fileCheck, perm uint32, uid, gid int, isDir bool, wu, wg int) bool {
 	changed := false
 	if obj.mode != nil {
-		if want := obj.mode.apply(perm, isDir); want != perm {
+		if want := obj.wantPerm(perm, isDir); want != perm {
 			changed = true
 			if c != nil {
 				c.report(engine.Change{What: "mode", From: fmt.Sprintf("%04o", perm), To: fmt.Sprintf("%04o", want)})

@@ -28,9 +28,6 @@ type Decoder struct {
 	line int    // line of the next unread byte, from 1
 	col  int    // bytes already read on that line
 	buf  []byte // YAML frame
-	// cutByLine: the last JSON frame ended at a line starting with '{'
-	// inside it (frameJSON)
-	cutByLine bool
 }
 
 const (
@@ -183,7 +180,6 @@ func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
 				lineStart = false
 				if c == '{' && depth > 0 {
 					d.src.discard(j)
-					d.cutByLine = true
 					return data[:j], false, nil
 				}
 			}
@@ -277,11 +273,11 @@ func (d *Decoder) nextJSON() (*Document, error) {
 	if !complete {
 		end := posIn(frame, start, len(bytes.TrimRight(frame, " \t\r\n")))
 		msg := msgTruncated
-		if d.cutByLine {
-			d.cutByLine = false
-			// Either a producer died in the middle of a document and
-			// the next one starts, or a hand-written document does
-			// not indent its lines.
+		if len(d.src.unread()) > 0 {
+			// Not the end of the input: the frame stopped at a line
+			// starting with '{'. Either a producer died in the middle
+			// of a document and the next one starts, or a hand-written
+			// document does not indent its lines.
 			msg = fmt.Sprintf("%s: line %d starts with '{', which begins the next document; a document written over several lines must indent the lines inside it",
 				msg, posIn(frame, start, len(frame)).Line)
 		}

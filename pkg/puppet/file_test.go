@@ -15,17 +15,23 @@ func TestFileForms(t *testing.T) {
 	checkForms(t, "file", "/f", []formCase{
 		{"absent drops the rest", map[string]any{"ensure": "absent", "content": "x", "mode": "0600", "owner": "root"},
 			`{"path":"/f","state":"absent"}`},
-		{"content implies a file", map[string]any{"content": "x"}, `{"content":"x","path":"/f","state":"exists"}`},
-		{"directory", map[string]any{"ensure": "directory", "mode": "0755"}, `{"mode":"0755","path":"/f/","state":"exists"}`},
+		{"content implies a file", map[string]any{"content": "x"}, `{"content":"x","links":"replace","path":"/f","state":"exists"}`},
+		// Puppet's links => manage: a link at the path is replaced by a
+		// file or directory, and left by ensure => present or no ensure.
+		{"present keeps a link", map[string]any{"ensure": "present", "content": "x"}, `{"content":"x","links":"keep","path":"/f","state":"exists"}`},
+		{"no ensure keeps a link", map[string]any{"owner": "root", "mode": "0600"}, `{"links":"keep","mode":"0600","owner":"root","path":"/f"}`},
+		{"links manage said", map[string]any{"ensure": "file", "links": "manage"}, `{"links":"replace","path":"/f","state":"exists"}`},
+		{"links follow", map[string]any{"ensure": "file", "links": "follow"}, ""},
+		{"directory", map[string]any{"ensure": "directory", "mode": "0755"}, `{"links":"replace","mode":"0755","path":"/f/","state":"exists"}`},
 		// Puppet gives a directory search wherever a numeric mode gives
 		// read; a symbolic mode is applied as written.
-		{"directory with a mode without search", map[string]any{"ensure": "directory", "mode": "2640"}, `{"mode":"2750","path":"/f/","state":"exists"}`},
-		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"mode":"u=rw,go=r","path":"/f/","state":"exists"}`},
-		{"file with a mode without search", map[string]any{"ensure": "file", "mode": "0644"}, `{"mode":"0644","path":"/f","state":"exists"}`},
+		{"directory with a mode without search", map[string]any{"ensure": "directory", "mode": "2640"}, `{"links":"replace","mode":"2750","path":"/f/","state":"exists"}`},
+		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"links":"replace","mode":"u=rw,go=r","path":"/f/","state":"exists"}`},
+		{"file with a mode without search", map[string]any{"ensure": "file", "mode": "0644"}, `{"links":"replace","mode":"0644","path":"/f","state":"exists"}`},
 		// With recurse the file kind gives the directories search (the
 		// mode stays as written, for the files).
 		{"local directory source with recurse", map[string]any{"ensure": "directory", "source": "file:///srv//skel/", "recurse": true, "mode": "0644"},
-			`{"mode":"0644","path":"/f/","recurse":true,"source":"/srv/skel/","state":"exists"}`},
+			`{"links":"replace","mode":"0644","path":"/f/","recurse":true,"source":"/srv/skel/","state":"exists"}`},
 		{"directory source without recurse", map[string]any{"ensure": "directory", "source": "/srv/skel"}, ""},
 		{"source without a mode", map[string]any{"ensure": "file", "source": "/etc/hostname"}, ""},
 		{"puppet source without Puppet's settings", map[string]any{"ensure": "file", "source": "puppet:///modules/m/f", "mode": "0644"}, ""},
@@ -33,17 +39,17 @@ func TestFileForms(t *testing.T) {
 		{"backup to a bucket", map[string]any{"ensure": "file", "backup": "main"}, ""},
 		{"replace false", map[string]any{"ensure": "file", "content": "x", "replace": false, "mode": "0644"},
 			`{"content":"x","mode":"0644","path":"/f","replace":false,"state":"exists"}`},
-		{"replace true", map[string]any{"ensure": "file", "replace": true}, `{"path":"/f","state":"exists"}`},
+		{"replace true", map[string]any{"ensure": "file", "replace": true}, `{"links":"replace","path":"/f","state":"exists"}`},
 		{"replace false on a directory", map[string]any{"ensure": "directory", "replace": false}, ""},
 		{"replace false on a link", map[string]any{"ensure": "link", "target": "/t", "replace": false}, ""},
 		{"replace false when absent: Puppet removes nothing", map[string]any{"ensure": "absent", "replace": false}, ""},
 		{"SELinux parts and no defaults", map[string]any{"ensure": "file", "seltype": "etc_t", "seluser": "system_u", "selrole": "object_r", "selrange": "s0", "selinux_ignore_defaults": true},
-			`{"path":"/f","selrange":"s0","selrole":"object_r","seltype":"etc_t","seluser":"system_u","state":"exists"}`},
+			`{"links":"replace","path":"/f","selrange":"s0","selrole":"object_r","seltype":"etc_t","seluser":"system_u","state":"exists"}`},
 		{"selinux_ignore_defaults of another value", map[string]any{"ensure": "file", "selinux_ignore_defaults": "maybe"}, ""},
-		{"validate_cmd", map[string]any{"ensure": "file", "validate_cmd": "/bin/true %"}, `{"path":"/f","state":"exists","validate_cmd":"/bin/true %"}`},
+		{"validate_cmd", map[string]any{"ensure": "file", "validate_cmd": "/bin/true %"}, `{"links":"replace","path":"/f","state":"exists","validate_cmd":"/bin/true %"}`},
 		{"purge", map[string]any{"ensure": "directory", "recurse": true, "purge": true},
-			`{"path":"/f/","purge":true,"recurse":true,"state":"exists"}`},
-		{"purge without recurse does nothing", map[string]any{"ensure": "directory", "purge": true}, `{"path":"/f/","state":"exists"}`},
+			`{"links":"replace","path":"/f/","purge":true,"recurse":true,"state":"exists"}`},
+		{"purge without recurse does nothing", map[string]any{"ensure": "directory", "purge": true}, `{"links":"replace","path":"/f/","state":"exists"}`},
 		{"purge of a path that may not be a directory", map[string]any{"recurse": true, "purge": true}, ""},
 		{"link", map[string]any{"ensure": "link", "target": "../t", "mode": "0644", "owner": "root"},
 			`{"owner":"root","path":"/f","source":"../t","state":"exists","symlink":true}`},
@@ -51,8 +57,8 @@ func TestFileForms(t *testing.T) {
 		{"link with content", map[string]any{"ensure": "link", "target": "/t", "content": "x"}, ""},
 		{"deferred content", map[string]any{"ensure": "file", "content": map[string]any{"__ptype": "Deferred", "name": "f"}}, ""},
 		{"show_diff false", map[string]any{"ensure": "file", "content": "x", "show_diff": false},
-			`{"content":"x","path":"/f","show_diff":false,"state":"exists"}`},
-		{"show_diff true", map[string]any{"ensure": "file", "content": "x", "show_diff": true}, `{"content":"x","path":"/f","state":"exists"}`},
+			`{"content":"x","links":"replace","path":"/f","show_diff":false,"state":"exists"}`},
+		{"show_diff true", map[string]any{"ensure": "file", "content": "x", "show_diff": true}, `{"content":"x","links":"replace","path":"/f","state":"exists"}`},
 		{"show_diff of another type", map[string]any{"ensure": "file", "show_diff": "maybe"}, ""},
 	})
 }
@@ -108,7 +114,7 @@ func TestFileSensitive(t *testing.T) {
 		return nil, ""
 	}
 	r, _ := translate(map[string]any{"ensure": "file", "content": "s3cret"}, "content")
-	if want := `{"content":"s3cret","path":"/f","show_diff":false,"state":"exists"}`; r.Kind != "file" || asJSON(r.Params) != want {
+	if want := `{"content":"s3cret","links":"replace","path":"/f","show_diff":false,"state":"exists"}`; r.Kind != "file" || asJSON(r.Params) != want {
 		t.Errorf("Sensitive content: got %s %s, want file %s", r.Kind, asJSON(r.Params), want)
 	}
 	r, _ = translate(map[string]any{"ensure": "file", "content": "x", "owner": "s3cret-owner"}, "owner")

@@ -114,6 +114,7 @@ func fileWhole(t *tr) {
 		t.fallbackValue("ensure", ens)
 	}
 	t.out["path"] = p
+	fileLinks(t, es, hasEns, hasContent || hasSource)
 	if c, ok := t.params["content"]; ok && !t.used["content"] {
 		t.get("content")
 		if s, isStr := c.(string); isStr {
@@ -128,6 +129,24 @@ func fileWhole(t *tr) {
 	if s, ok := t.params["source"]; ok && !t.used["source"] {
 		t.get("source")
 		fileSource(t, s, strings.HasSuffix(p, "/"))
+	}
+}
+
+// fileLinks sets the links of the file kind for Puppet's links =>
+// manage, its default, with which a symbolic link at the path is never
+// followed: ensure => file or directory (or content or a source without
+// ensure, which make a file) replaces it, ensure => present or no ensure
+// leaves it (managing only the link's owner and group). A file to
+// remove, a link, and a file with replace => false (which follows no
+// link) need none.
+func fileLinks(t *tr, es string, hasEns, hasData bool) {
+	keep, isBool := boolValue(t.params["replace"])
+	switch {
+	case t.out["state"] == "absent" || t.out["symlink"] == true || isBool && !keep:
+	case es == "file" || es == "directory" || !hasEns && hasData:
+		t.out["links"] = "replace"
+	default:
+		t.out["links"] = "keep"
 	}
 }
 

@@ -228,7 +228,7 @@ func TestFileBackupAndValidate(t *testing.T) {
 		return nil
 	}
 	r := tr(map[string]any{"ensure": "file", "content": "x", "backup": "puppet", "validate_cmd": "/usr/sbin/visudo -cf @", "validate_replacement": "@"})
-	if want := `{"backup":"puppet","content":"x","path":"/f","state":"exists","validate_cmd":"/usr/sbin/visudo -cf @","validate_replacement":"@"}`; asJSON(r.Params) != want {
+	if want := `{"backup":"puppet","content":"x","links":"replace","path":"/f","state":"exists","validate_cmd":"/usr/sbin/visudo -cf @","validate_replacement":"@"}`; asJSON(r.Params) != want {
 		t.Errorf("got %s %s, want %s", r.Kind, asJSON(r.Params), want)
 	}
 	// the compilation's puppet.conf goes with it: the applying host's
@@ -239,7 +239,7 @@ func TestFileBackupAndValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"backup":"puppet","backup_puppetconf":"/etc/mine.conf","content":"x","path":"/f","state":"exists"}`; asJSON(doc.Resources[0].Params) != want {
+	if want := `{"backup":"puppet","backup_puppetconf":"/etc/mine.conf","content":"x","links":"replace","path":"/f","state":"exists"}`; asJSON(doc.Resources[0].Params) != want {
 		t.Errorf("got %s, want %s", asJSON(doc.Resources[0].Params), want)
 	}
 	for _, p := range []map[string]any{
@@ -256,7 +256,7 @@ func TestFileBackupAndValidate(t *testing.T) {
 	if r := tr(map[string]any{"ensure": "file", "backup": "puppet"}, &catalog.Resource{Type: "Filebucket", Title: "puppet", Kind: catalog.KindCompilable, Params: map[string]any{"path": false}}); r.Kind != "pippet" {
 		t.Errorf("a declared bucket: got %s", r.Kind)
 	}
-	if r := tr(map[string]any{"source": "puppet:///modules/m/motd"}); asJSON(r.Params) != `{"content":"hello from m\n","path":"/f","state":"exists"}` {
+	if r := tr(map[string]any{"source": "puppet:///modules/m/motd"}); asJSON(r.Params) != `{"content":"hello from m\n","links":"replace","path":"/f","state":"exists"}` {
 		t.Errorf("a module source without ensure: got %s %s", r.Kind, asJSON(r.Params))
 	}
 	if r := tr(map[string]any{"ensure": "absent", "backup": "false", "validate_cmd": "x %"}); asJSON(r.Params) != `{"path":"/f","state":"absent"}` {

@@ -132,6 +132,20 @@ type FileRare struct {
 	// on anything else (a directory, a link) they are an error. It is for
 	// a file only, not a directory nor a symlink. Unset is true.
 	Replace *bool `lang:"replace" yaml:"replace"`
+	// Links says what a symbolic link found at the path of a file or
+	// directory (not one with symlink) stands for. "follow" (the default)
+	// follows a link it trusts and manages its target: the link stays.
+	// "replace" never follows it: with state "exists" the link is
+	// replaced by the wanted file (renamed over it at once) or directory
+	// (the link removed, the directory made), and what it pointed to is
+	// left as it was; otherwise it is kept as "keep" keeps it. "keep"
+	// never follows it either, and leaves it where it is: its content and
+	// mode are not managed (a link has neither), its owner and group are
+	// given to the link itself; a missing path is still created. These
+	// are Puppet's links => manage with ensure => file or directory
+	// ("replace") and with ensure => present or no ensure ("keep"). A
+	// file with replace false never follows nor replaces a link already.
+	Links string `lang:"links" yaml:"links"`
 	// SELType is the type part of the entry's SELinux context, as
 	// Puppet's file seltype gives it: a host without SELinux ignores it,
 	// as Puppet does there; on a host where SELinux runs the resource
@@ -395,6 +409,9 @@ func (obj *FileRes) Validate() error {
 	if err := obj.validateReplace(); err != nil {
 		return err
 	}
+	if err := obj.validateLinks(); err != nil {
+		return err
+	}
 	if obj.rare().Symlink {
 		return obj.validateSELinux()
 	}
@@ -546,7 +563,7 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		return err
 	}
 	c.fi = fi
-	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
+	if fi != nil && fi.Mode()&os.ModeSymlink != 0 && obj.followsLinks() {
 		obj.followLink()
 	}
 	if obj.rare().Symlink {
@@ -558,7 +575,11 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	if fi != nil && obj.keepsContent() {
 		return obj.checkKept(c)
 	}
-	if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
+	if fi != nil && fi.Mode()&os.ModeSymlink != 0 && !obj.followsLinks() {
+		if err := obj.linkInTheWay(c); err != nil || c.fi != nil {
+			return err
+		}
+	} else if fi != nil && fi.Mode()&os.ModeSymlink != 0 {
 		// A symbolic link is followed, unless others may have planted
 		// it: its target is managed, and the link stays.
 		target, tfi, err := followLinks(c.path, fi)

@@ -39,12 +39,16 @@ func (obj *FileRes) owner() (int, int, error) {
 }
 
 // checkAttrs compares and sets the mode, owner and group (of a link
-// itself, with symlink). Changes go through a descriptor of the entry
-// (see filefd.go), the owner first: a chown clears the set-id bits that
-// the mode may ask for.
+// itself, with symlink or a link not followed, whose mode is left: a
+// link has none). Changes go through a descriptor of the entry (see
+// filefd.go), the owner first: a chown clears the set-id bits that the
+// mode may ask for.
 func (obj *FileRes) checkAttrs(c *fileCheck) error {
 	isLink := c.fi.Mode()&os.ModeSymlink != 0
-	if c.attrsSet || isLink != obj.rare().Symlink || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
+	if c.attrsSet || obj.mode == nil && obj.Owner == "" && obj.Group == "" {
+		return nil
+	}
+	if !isLink && obj.rare().Symlink || isLink && !obj.rare().Symlink && obj.followsLinks() {
 		return nil
 	}
 	wu, wg, err := obj.owner()
@@ -52,11 +56,11 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 		return err
 	}
 	perm, uid, gid := statBits(c.fi)
-	if !obj.attrChanges(nil, perm, uid, gid, c.fi.IsDir(), wu, wg) {
+	if !obj.attrChanges(nil, perm, uid, gid, c.fi.IsDir(), isLink, wu, wg) {
 		return nil
 	}
 	if !c.apply {
-		obj.attrChanges(c, perm, uid, gid, c.fi.IsDir(), wu, wg)
+		obj.attrChanges(c, perm, uid, gid, c.fi.IsDir(), isLink, wu, wg)
 		return nil
 	}
 	if err := obj.saveOrig(c); err != nil {
@@ -67,13 +71,13 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 		return err
 	}
 	defer e.close()
-	if e.isLink() != obj.rare().Symlink {
+	if e.isLink() != isLink {
 		return fmt.Errorf("%s was replaced while being checked (a symbolic link: %v)", c.path, e.isLink())
 	}
 	// The entry held now decides, should it differ from the one checked.
 	perm, uid, gid = e.bits()
 	isDir := e.st.Mode&syscall.S_IFMT == syscall.S_IFDIR
-	if !obj.attrChanges(c, perm, uid, gid, isDir, wu, wg) {
+	if !obj.attrChanges(c, perm, uid, gid, isDir, isLink, wu, wg) {
 		return nil
 	}
 	if (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
@@ -81,7 +85,7 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 			return err
 		}
 	}
-	if obj.mode != nil {
+	if obj.mode != nil && !isLink {
 		if want := obj.wantPerm(perm, isDir); want != perm || (wu >= 0 && wu != uid) || (wg >= 0 && wg != gid) {
 			return e.chmod(want) // again after a chown, which may clear set-id bits
 		}
@@ -103,10 +107,11 @@ func (obj *FileRes) wantPerm(perm uint32, isDir bool) uint32 {
 
 // attrChanges reports whether an entry with the bits perm and owner
 // uid:gid needs a chmod or chown to get the wanted mode and owner wu:wg
-// (-1: not managed), and records the changes in c unless it is nil.
-func (obj *FileRes) attrChanges(c *fileCheck, perm uint32, uid, gid int, isDir bool, wu, wg int) bool {
+// (-1: not managed), and records the changes in c unless it is nil. A
+// symbolic link's mode is never changed.
+func (obj *FileRes) attrChanges(c *fileCheck, perm uint32, uid, gid int, isDir, isLink bool, wu, wg int) bool {
 	changed := false
-	if obj.mode != nil {
+	if obj.mode != nil && !isLink {
 		if want := obj.wantPerm(perm, isDir); want != perm {
 			changed = true
 			if c != nil {

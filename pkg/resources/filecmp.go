@@ -43,6 +43,8 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 	case !sameStr(obj.rare().SELType, res.rare().SELType) || !sameStr(obj.rare().SELUser, res.rare().SELUser) ||
 		!sameStr(obj.rare().SELRole, res.rare().SELRole) || !sameStr(obj.rare().SELRange, res.rare().SELRange):
 		return fmt.Errorf("a part of the selinux context differs")
+	case obj.links() != res.links():
+		return fmt.Errorf("links differs")
 	case obj.keepsContent() != res.keepsContent():
 		return fmt.Errorf("replace differs")
 	case obj.hidesDiff() != res.hidesDiff():

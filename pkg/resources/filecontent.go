@@ -90,7 +90,7 @@ func (obj *FileRes) checkContent(c *fileCheck) error {
 		// file's mode and owner; checkAttrs sets the wanted ones after.
 		return writeAtomicChecked(c.ctx, c.path, want, perm, uid, gid, obj.validator(c.ctx))
 	}
-	obj.attrChanges(c, perm, uid, gid, false, wu, wg)
+	obj.attrChanges(c, perm, uid, gid, false, false, wu, wg)
 	if obj.mode != nil {
 		perm = obj.mode.apply(perm, false)
 	}

@@ -246,6 +246,9 @@ func (obj *FileRes) Reversed() (engine.Res, error) {
 	if o.Link != "" {
 		rr := r.setRare()
 		rr.Symlink, rr.Source = true, o.Link
+		// A link replaced by a file (links "replace") takes its place
+		// again.
+		rr.Force = obj.links() == LinksReplace
 		r.Owner, r.Group = strconv.Itoa(o.UID), strconv.Itoa(o.GID)
 		return r, nil
 	}

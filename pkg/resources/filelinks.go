@@ -1,0 +1,81 @@
+package resources
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// The values of a file's links parameter.
+const (
+	LinksFollow  = "follow"
+	LinksReplace = "replace"
+	LinksKeep    = "keep"
+)
+
+// links returns the links parameter, "follow" when unset.
+func (obj *FileRes) links() string {
+	if l := obj.rare().Links; l != "" {
+		return l
+	}
+	return LinksFollow
+}
+
+// followsLinks reports whether a symbolic link at the path is followed to
+// the entry it points to (links "follow").
+func (obj *FileRes) followsLinks() bool { return obj.links() == LinksFollow }
+
+// validateLinks checks the links parameter: one of its values, on a file
+// or directory that follows links unless told not to.
+func (obj *FileRes) validateLinks() error {
+	switch {
+	case obj.rare().Links == "":
+	case obj.rare().Links != LinksFollow && obj.rare().Links != LinksReplace && obj.rare().Links != LinksKeep:
+		return fmt.Errorf("links %q must be %q, %q or %q", obj.rare().Links, LinksFollow, LinksReplace, LinksKeep)
+	case obj.rare().Symlink:
+		return fmt.Errorf("links cannot be combined with symlink, which manages the link itself")
+	case obj.keepsContent():
+		return fmt.Errorf("links cannot be combined with replace false, which never follows nor replaces a link")
+	}
+	return nil
+}
+
+// linkInTheWay handles a symbolic link at the path of a resource that does
+// not follow links. With links "replace" and state "exists", the link is
+// replaced: c.fi becomes nil, and the file or directory is then created
+// as on a missing path (a file's atomic write renames it over the link,
+// so the path is never missing; a directory needs the link removed
+// first). Otherwise the link stays, and only its owner and group (and
+// context) are managed: c.fi stays set, and the check is over.
+func (obj *FileRes) linkInTheWay(c *fileCheck) error {
+	if obj.State != FileStateExists || obj.links() == LinksKeep {
+		if obj.managesContent() {
+			// Puppet warns of the same: ensure => present found a link.
+			obj.init.Logf("kept the symbolic link %s (links %s): its content is not managed", c.path, obj.links())
+		}
+		if err := obj.checkAttrs(c); err != nil {
+			return err
+		}
+		return obj.checkSELinux(c)
+	}
+	if obj.isDir() && obj.MetaParams().Reverse {
+		return fmt.Errorf("refusing to replace the symbolic link %s by a directory: Meta:reverse could not restore it", c.path)
+	}
+	c.change("replaced a symbolic link")
+	if !c.apply {
+		c.fi = nil
+		return nil
+	}
+	if err := obj.saveOrig(c); err != nil {
+		return err // the reversal puts the link back
+	}
+	if obj.isDir() {
+		// unlink, unlike rmdir, never removes a directory that took
+		// the link's place meanwhile.
+		if err := syscall.Unlink(c.path); err != nil && err != syscall.ENOENT {
+			return &os.PathError{Op: "unlink", Path: c.path, Err: err}
+		}
+	}
+	c.fi = nil
+	return nil
+}

@@ -51,6 +51,7 @@ func concatWhole(t *tr) {
 		t.fallbackValue("ensure", ens)
 		return
 	}
+	fileLinks(t, "file", true, true) // the file it generates has ensure => file
 	if tag, ok := t.v.Res.Params["tag"]; ok {
 		if _, isStr := tag.(string); !isStr {
 			t.fallbackValue("tag", tag)

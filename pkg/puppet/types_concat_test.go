@@ -149,6 +149,15 @@ func TestConcatForms(t *testing.T) {
 			if c, _ := r.Params["content"].(string); state == "exists" && c != tc.content {
 				t.Errorf("content %q, want %q", c, tc.content)
 			}
+			// the generated file's ensure => file replaces a link
+			// at the path (Puppet's links => manage)
+			links := "replace"
+			if state == "absent" || r.Params["replace"] == false {
+				links = ""
+			}
+			if l, _ := r.Params["links"].(string); l != links {
+				t.Errorf("links %q, want %q", l, links)
+			}
 		})
 	}
 }

@@ -1,6 +1,8 @@
 package puppet
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,5 +126,28 @@ func TestFileSensitive(t *testing.T) {
 	r, log := translate(map[string]any{"ensure": "file", "content": []any{"s3cret-list"}}, "content")
 	if r.Kind != "pippet" || strings.Contains(log, "s3cret") || !strings.Contains(log, "content => (a Sensitive value)") {
 		t.Errorf("Sensitive content of another type: got %s, log %q", r.Kind, log)
+	}
+}
+
+// TestFileSourceLink: a local source that is a symbolic link goes to
+// pippet (Puppet's links => manage copies the link itself); its target as
+// source translates.
+func TestFileSourceLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("target", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		src, kind string
+	}{{link, "pippet"}, {target, "file"}} {
+		r := translateOne(t, "file", "/f", map[string]any{"ensure": "file", "source": tc.src, "mode": "0644"})
+		if r.Kind != tc.kind {
+			t.Errorf("source %s: got %s %s, want %s", tc.src, r.Kind, asJSON(r.Params), tc.kind)
+		}
 	}
 }

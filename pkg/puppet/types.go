@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -187,6 +188,13 @@ func fileSource(t *tr, s any, dir bool) {
 		return
 	}
 	src = path.Clean(slashes.ReplaceAllString(src, "/"))
+	if fi, err := os.Lstat(src); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// with links => manage Puppet copies the link itself (the path
+		// becomes a link, whatever ensure says); the file kind refuses
+		// such a source, should it be a link only where it is applied
+		t.fallback("the source %s is a symbolic link, which Puppet copies as a link", src)
+		return
+	}
 	if dir && src != "/" {
 		src += "/"
 	}

@@ -145,6 +145,8 @@ type FileRare struct {
 	// are Puppet's links => manage with ensure => file or directory
 	// ("replace") and with ensure => present or no ensure ("keep"). A
 	// file with replace false never follows nor replaces a link already.
+	// With "replace" and "keep", a source that is itself a link is an
+	// error (Puppet would copy the link).
 	Links string `lang:"links" yaml:"links"`
 	// SELType is the type part of the entry's SELinux context, as
 	// Puppet's file seltype gives it: a host without SELinux ignores it,
@@ -653,6 +655,9 @@ func (obj *FileRes) checkTree(c *fileCheck) error {
 	t := &treeSync{ctx: c.ctx, apply: c.apply, recurse: obj.rare().Recurse, attrs: attrs, before: obj.treeGuard(c)}
 	switch {
 	case obj.rare().Source != "":
+		if err := obj.checkSourceDir(obj.rare().Source); err != nil {
+			return err
+		}
 		err = t.tree(obj.rare().Source, c.path)
 		if len(t.changed) > 0 {
 			c.change(fmt.Sprintf("copied %d entries from %s", len(t.changed), obj.rare().Source))

@@ -31,6 +31,8 @@ func (obj *FileRes) wantContent() ([]byte, error) {
 			return []byte{}, nil // managed, and empty: not nil
 		}
 		return unsafe.Slice(unsafe.StringData(*obj.Content), len(*obj.Content)), nil
+	case obj.rare().Source != "" && !obj.followsLinks():
+		return readSourceNoFollow(obj.rare().Source)
 	case obj.rare().Source != "":
 		b, err := os.ReadFile(obj.rare().Source)
 		if err != nil {

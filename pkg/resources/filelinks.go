@@ -1,7 +1,9 @@
 package resources
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -77,5 +79,48 @@ func (obj *FileRes) linkInTheWay(c *fileCheck) error {
 		}
 	}
 	c.fi = nil
+	return nil
+}
+
+// readSourceNoFollow reads the source of a file that does not follow
+// links. A source that is itself a symbolic link is refused: Puppet's
+// links => manage, which links "replace" and "keep" stand for, copies
+// such a source as a link (and makes the path a link, whatever ensure
+// says), which the content of a file cannot express.
+func readSourceNoFollow(src string) ([]byte, error) {
+	fd, err := openNoFollow(src, syscall.O_RDONLY)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, sourceLinkError(src)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), src)
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	return b, nil
+}
+
+func sourceLinkError(src string) error {
+	return fmt.Errorf("source %s is a symbolic link: with links %q or %q it is not followed (Puppet would copy the link itself); give what it points to as source, or set links %q", src, LinksReplace, LinksKeep, LinksFollow)
+}
+
+// checkSourceDir refuses, for a directory that does not follow links, a
+// source directory that is itself a symbolic link, as readSourceNoFollow
+// refuses a file's.
+func (obj *FileRes) checkSourceDir(src string) error {
+	if obj.followsLinks() {
+		return nil
+	}
+	trimmed := src
+	if len(trimmed) > 1 {
+		trimmed = trimmed[:len(trimmed)-1] // without its slash, which follows a link
+	}
+	if fi, err := os.Lstat(trimmed); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return sourceLinkError(trimmed)
+	}
 	return nil
 }

@@ -250,3 +250,40 @@ func TestFileLinksValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestFileLinksSource: a file that does not follow links refuses a source
+// that is a symbolic link (Puppet would copy the link), and copies a
+// regular source as before.
+func TestFileLinksSource(t *testing.T) {
+	h := newHarness(t)
+	dir := linkTree(t)
+	src := filepath.Join(dir, "src")
+	symlink(t, "t/f", src)
+	p := filepath.Join(dir, "copy")
+	for _, l := range []string{LinksReplace, LinksKeep} {
+		f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Source: src, Links: l}})
+		if _, err := f.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+			t.Fatalf("links %s: got %v, want a refusal of the link", l, err)
+		}
+		if exists(p) {
+			t.Fatal("the file was made")
+		}
+	}
+	f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Source: filepath.Join(dir, "t", "f"), Links: LinksReplace}})
+	checkApply(t, f, true, false)
+	if mustRead(t, p) != "target\n" {
+		t.Fatal("not copied")
+	}
+	follow := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Source: src}})
+	checkApply(t, follow, true, true)
+
+	srcDir := filepath.Join(dir, "srcdir")
+	symlink(t, "t/d", srcDir)
+	d := newFile(t, h, filepath.Join(dir, "copydir")+"/", &FileRes{State: "exists", Rare: &FileRare{Source: srcDir + "/", Recurse: true, Links: LinksReplace}})
+	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("a directory source that is a link: got %v, want a refusal", err)
+	}
+	if exists(filepath.Join(dir, "copydir", "inner")) {
+		t.Fatal("the directory was copied")
+	}
+}

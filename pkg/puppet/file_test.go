@@ -28,7 +28,7 @@ func TestFileForms(t *testing.T) {
 		// Puppet gives a directory search wherever a numeric mode gives
 		// read; a symbolic mode is applied as written.
 		{"directory with a mode without search", map[string]any{"ensure": "directory", "mode": "2640"}, `{"links":"replace","mode":"2750","path":"/f/","state":"exists"}`},
-		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"links":"replace","mode":"u=rw,go=r","path":"/f/","state":"exists"}`},
+		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"links":"replace","mode":"u-x+rw,go-wx+r","path":"/f/","state":"exists"}`},
 		{"file with a mode without search", map[string]any{"ensure": "file", "mode": "0644"}, `{"links":"replace","mode":"0644","path":"/f","state":"exists"}`},
 		// With recurse the file kind gives the directories search (the
 		// mode stays as written, for the files).
@@ -148,6 +148,29 @@ func TestFileSourceLink(t *testing.T) {
 		r := translateOne(t, "file", "/f", map[string]any{"ensure": "file", "source": tc.src, "mode": "0644"})
 		if r.Kind != tc.kind {
 			t.Errorf("source %s: got %s %s, want %s", tc.src, r.Kind, asJSON(r.Params), tc.kind)
+		}
+	}
+}
+
+// TestPuppetMode: Puppet's symbolic modes in the file kind's form, or
+// refused where the two cannot agree (test/puppet compares the bits with
+// puppet apply's).
+func TestPuppetMode(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"0644", "0644"}, {"644", "644"}, {"7", "7"},
+		{"u=rw,go=r", "u-x+rw,go-wx+r"},
+		{"=r", "-wx+r"}, {"o=", "o-rwx"}, {"u=rwx", "u+rwx"},
+		{"u+r=w", "u+r-rx+w"}, {"go-w", "go-w"}, {"a+X", "a+X"}, {"g+X,o-r", "g+X,o-r"},
+		// refused: Puppet differs from chmod(1) or fails
+		{"u=rwX", ""}, {"a-X", ""}, {"a+x,go+X", ""}, {"u+s", ""}, {"+t", ""}, {"g=u", ""},
+		{"u=rw, go=r", ""}, {"u=rw,", ""}, {"u", ""}, {"00644", "00644"}, {"0855", ""},
+	} {
+		got, ok := puppetMode(tc.in)
+		if !ok {
+			got = ""
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q (%v), want %q", tc.in, got, ok, tc.want)
 		}
 	}
 }

@@ -232,12 +232,82 @@ func fileMode(t *tr, k string, v any) {
 		t.fallbackValue(k, v)
 		return
 	}
+	if s, ok = puppetMode(s); !ok {
+		t.fallbackValue(k, v)
+		return
+	}
 	if p, _ := t.out["path"].(string); strings.HasSuffix(p, "/") && !truthyParam(t.params["recurse"]) {
 		// (with recurse the file kind does it, for the directory and
 		// every directory below it, and leaves the files the mode)
 		s = searchWhereRead(s)
 	}
 	t.out["mode"] = s
+}
+
+var puppetOctal = regexp.MustCompile(`^0?[0-7]{1,4}$`)
+
+// puppetMode returns a Puppet mode in the file kind's form, which gives
+// the same bits from every current mode, or false when it cannot. An
+// octal mode is kept. A symbolic one differs from chmod(1)'s, which the
+// kind follows, in ways the translation either rewrites or refuses:
+// Puppet's "=" sets the read, write and execute bits of the classes and
+// leaves their set-id and sticky bits ("u=rw" keeps a set-user-ID bit,
+// chmod clears it), so it is written as the removal of the bits not
+// named and the addition of those named ("u-x+rw"); X is an error with
+// another operator than "+", and looks at the mode before the whole
+// change (chmod at the mode so far), so it is kept only where no other
+// part of the mode changes an execute bit; s and t (Puppet's "o+s" is
+// the sticky bit, "+s" all three special bits), the copy of another
+// class's bits, and spaces are left to Puppet.
+func puppetMode(s string) (string, bool) {
+	if puppetOctal.MatchString(s) {
+		return s, true
+	}
+	bigX := strings.Contains(s, "X")
+	if bigX && (strings.ContainsAny(s, "x=") || strings.Contains(s, "-X")) {
+		return "", false
+	}
+	var out strings.Builder
+	for i, part := range strings.Split(s, ",") {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		who := strings.TrimLeft(part, "ugoa")
+		out.WriteString(part[:len(part)-len(who)])
+		if who == "" {
+			return "", false // no operator
+		}
+		for ops := who; ops != ""; {
+			op := ops[0]
+			end := strings.IndexAny(ops[1:], "+-=") + 1
+			if end == 0 {
+				end = len(ops)
+			}
+			perms := ops[1:end]
+			ops = ops[end:]
+			if strings.Trim(perms, "rwxX") != "" || op != '+' && op != '-' && op != '=' {
+				return "", false
+			}
+			if op != '=' {
+				out.WriteByte(op)
+				out.WriteString(perms)
+				continue
+			}
+			off := strings.Map(func(r rune) rune {
+				if strings.ContainsRune(perms, r) {
+					return -1
+				}
+				return r
+			}, "rwx")
+			if off != "" {
+				out.WriteString("-" + off)
+			}
+			if perms != "" {
+				out.WriteString("+" + perms)
+			}
+		}
+	}
+	return out.String(), true
 }
 
 // searchWhereRead adds to an octal mode the search bits of the classes it

@@ -1,0 +1,134 @@
+package puppet
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mgmtpipe/mgmt/internal/testneed"
+)
+
+// linkCases are manifests of a resource on the path @, where a symbolic
+// link to a file (or, for a directory, to a directory) is found before.
+var linkCases = []struct{ name, manifest string }{
+	{"ensure => file replaces the link", `file { '@': ensure => file, content => "new\n", mode => '0640' }`},
+	{"content without ensure replaces the link", `file { '@': content => "new\n" }`},
+	{"ensure => directory replaces the link", `file { '@': ensure => directory, mode => '0750' }`},
+	{"ensure => present keeps the link", `file { '@': ensure => present, content => "new\n" }`},
+	{"owner and mode alone go to the link itself", `file { '@': owner => 'nobody', group => 'nogroup', mode => '0600' }`},
+	{"ensure => file without content replaces the link", `file { '@': ensure => file }`},
+	{"a concat replaces the link", `concat { '@': mode => '0644' }
+concat::fragment { '@ a': target => '@', content => "a\n" }`},
+}
+
+// TestFileLinksAgainstPuppet applies file and concat resources on paths
+// that are symbolic links, two ways on copies of the same tree: natively
+// (every resource must translate to a file) and with puppet apply, with
+// its default links => manage. The paths and the links' targets must end
+// up the same: kind, link target, mode, owner and content.
+func TestFileLinksAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	testneed.Path(t, "/usr/share/puppet/modules/concat", "puppet-module-puppetlabs-concat")
+	dir := t.TempDir()
+	for _, side := range []string{"native", "puppet"} {
+		var pp strings.Builder
+		for i, c := range linkCases {
+			f := filepath.Join(dir, fmt.Sprintf("%s-%d", side, i))
+			target := f + ".target"
+			var err error
+			if strings.Contains(c.manifest, "directory") {
+				if err = os.Mkdir(target, 0o755); err == nil {
+					err = os.WriteFile(filepath.Join(target, "inner"), []byte("inner\n"), 0o644)
+				}
+			} else {
+				err = os.WriteFile(target, []byte("old\n"), 0o644)
+			}
+			if err == nil {
+				err = os.Symlink(filepath.Base(target), f)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pp.WriteString(strings.ReplaceAll(c.manifest, "@", f) + "\n")
+		}
+		if side == "native" {
+			applyGraph(t, translateNative(t, dir, pp.String(), "file"))
+			continue
+		}
+		site := filepath.Join(dir, "puppet.pp")
+		os.WriteFile(site, []byte(pp.String()), 0o644)
+		puppetApply(t, site, "--modulepath", "/usr/share/puppet/modules")
+	}
+	for i, c := range linkCases {
+		for _, suffix := range []string{"", ".target", ".target/inner"} {
+			n := entryState(filepath.Join(dir, fmt.Sprintf("native-%d%s", i, suffix)))
+			p := entryState(filepath.Join(dir, fmt.Sprintf("puppet-%d%s", i, suffix)))
+			if n != strings.ReplaceAll(p, "puppet-", "native-") {
+				t.Errorf("%s: %s: native %s, Puppet %s", c.name, suffix, n, p)
+			}
+		}
+	}
+}
+
+// TestFileModesAgainstPuppet applies Puppet's symbolic modes (each must
+// translate natively) to files and directories of several modes, two
+// ways as above; the bits must end up the same. Puppet's "=" keeps the
+// set-id and sticky bits, unlike chmod(1)'s.
+func TestFileModesAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	modes := []string{"u=rw,go=r", "u+rw", "a+X", "go-w", "=r", "u+r=w", "o=", "g+X,o-r", "ug=rw", "a-x", "u=rwx,g=rx,o="}
+	starts := []uint32{0, 0o644, 0o755, 0o4755, 0o2750, 0o1777, 0o600, 0o6444}
+	dir := t.TempDir()
+	name := func(side string, m, s int, isDir bool) string {
+		return filepath.Join(dir, fmt.Sprintf("%s-%d-%d-%v", side, m, s, isDir))
+	}
+	for _, side := range []string{"native", "puppet"} {
+		var pp strings.Builder
+		for m, mode := range modes {
+			for s, start := range starts {
+				for _, isDir := range []bool{false, true} {
+					p := name(side, m, s, isDir)
+					var err error
+					ensure := "file"
+					if isDir {
+						ensure = "directory"
+						err = os.Mkdir(p, 0o700)
+					} else {
+						err = os.WriteFile(p, nil, 0o600)
+					}
+					if err == nil {
+						err = syscall.Chmod(p, start) // os.Chmod drops raw set-id bits
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					fmt.Fprintf(&pp, "file { '%s': ensure => %s, mode => '%s' }\n", p, ensure, mode)
+				}
+			}
+		}
+		if side == "native" {
+			applyGraph(t, translateNative(t, dir, pp.String(), "file"))
+			continue
+		}
+		site := filepath.Join(dir, "puppet.pp")
+		os.WriteFile(site, []byte(pp.String()), 0o644)
+		puppetApply(t, site)
+	}
+	for m, mode := range modes {
+		for s, start := range starts {
+			for _, isDir := range []bool{false, true} {
+				n, errN := os.Lstat(name("native", m, s, isDir))
+				p, errP := os.Lstat(name("puppet", m, s, isDir))
+				if errN != nil || errP != nil {
+					t.Fatalf("%v %v", errN, errP)
+				}
+				if n.Mode() != p.Mode() {
+					t.Errorf("mode %q on %04o (directory %v): native %v, Puppet %v", mode, start, isDir, n.Mode(), p.Mode())
+				}
+			}
+		}
+	}
+}

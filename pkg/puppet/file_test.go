@@ -24,16 +24,16 @@ func TestFileForms(t *testing.T) {
 		{"no ensure keeps a link", map[string]any{"owner": "root", "mode": "0600"}, `{"links":"keep","mode":"0600","owner":"root","path":"/f"}`},
 		{"links manage said", map[string]any{"ensure": "file", "links": "manage"}, `{"links":"replace","path":"/f","state":"exists"}`},
 		{"links follow", map[string]any{"ensure": "file", "links": "follow"}, ""},
-		{"directory", map[string]any{"ensure": "directory", "mode": "0755"}, `{"links":"replace","mode":"0755","path":"/f/","state":"exists"}`},
+		{"directory", map[string]any{"ensure": "directory", "mode": "0755"}, `{"force":true,"links":"replace","mode":"0755","path":"/f/","state":"exists"}`},
 		// Puppet gives a directory search wherever a numeric mode gives
 		// read; a symbolic mode is applied as written.
-		{"directory with a mode without search", map[string]any{"ensure": "directory", "mode": "2640"}, `{"links":"replace","mode":"2750","path":"/f/","state":"exists"}`},
-		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"links":"replace","mode":"u-x+rw,go-wx+r","path":"/f/","state":"exists"}`},
+		{"directory with a mode without search", map[string]any{"ensure": "directory", "mode": "2640"}, `{"force":true,"links":"replace","mode":"2750","path":"/f/","state":"exists"}`},
+		{"directory with a symbolic mode", map[string]any{"ensure": "directory", "mode": "u=rw,go=r"}, `{"force":true,"links":"replace","mode":"u-x+rw,go-wx+r","path":"/f/","state":"exists"}`},
 		{"file with a mode without search", map[string]any{"ensure": "file", "mode": "0644"}, `{"links":"replace","mode":"0644","path":"/f","state":"exists"}`},
 		// With recurse the file kind gives the directories search (the
 		// mode stays as written, for the files).
 		{"local directory source with recurse", map[string]any{"ensure": "directory", "source": "file:///srv//skel/", "recurse": true, "mode": "0644"},
-			`{"links":"replace","mode":"0644","path":"/f/","recurse":true,"source":"/srv/skel/","state":"exists"}`},
+			`{"force":true,"links":"replace","mode":"0644","path":"/f/","recurse":true,"source":"/srv/skel/","state":"exists"}`},
 		{"directory source without recurse", map[string]any{"ensure": "directory", "source": "/srv/skel"}, ""},
 		{"source without a mode", map[string]any{"ensure": "file", "source": "/etc/hostname"}, ""},
 		{"puppet source without Puppet's settings", map[string]any{"ensure": "file", "source": "puppet:///modules/m/f", "mode": "0644"}, ""},
@@ -49,9 +49,13 @@ func TestFileForms(t *testing.T) {
 			`{"links":"replace","path":"/f","selrange":"s0","selrole":"object_r","seltype":"etc_t","seluser":"system_u","state":"exists"}`},
 		{"selinux_ignore_defaults of another value", map[string]any{"ensure": "file", "selinux_ignore_defaults": "maybe"}, ""},
 		{"validate_cmd", map[string]any{"ensure": "file", "validate_cmd": "/bin/true %"}, `{"links":"replace","path":"/f","state":"exists","validate_cmd":"/bin/true %"}`},
+		// without force Puppet's purge keeps the directories
+		{"purge with force", map[string]any{"ensure": "directory", "recurse": true, "purge": true, "force": true},
+			`{"force":true,"links":"replace","path":"/f/","purge":true,"recurse":true,"state":"exists"}`},
+		{"force on a file", map[string]any{"ensure": "file", "force": true}, `{"force":true,"links":"replace","path":"/f","state":"exists"}`},
 		{"purge", map[string]any{"ensure": "directory", "recurse": true, "purge": true},
-			`{"links":"replace","path":"/f/","purge":true,"recurse":true,"state":"exists"}`},
-		{"purge without recurse does nothing", map[string]any{"ensure": "directory", "purge": true}, `{"links":"replace","path":"/f/","state":"exists"}`},
+			`{"force":true,"links":"replace","path":"/f/","purge":true,"purge_dirs":false,"recurse":true,"state":"exists"}`},
+		{"purge without recurse does nothing", map[string]any{"ensure": "directory", "purge": true}, `{"force":true,"links":"replace","path":"/f/","state":"exists"}`},
 		{"purge of a path that may not be a directory", map[string]any{"recurse": true, "purge": true}, ""},
 		{"link", map[string]any{"ensure": "link", "target": "../t", "mode": "0644", "owner": "root"},
 			`{"owner":"root","path":"/f","source":"../t","state":"exists","symlink":true}`},

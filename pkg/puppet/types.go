@@ -16,8 +16,20 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 	"group":   toStr("group"),
 	"mode":    fileMode,
 	"recurse": toBool("recurse"),
-	"force":   toBool("force"),
-	// Puppet purges only while it recurses, and only a directory
+	// Puppet replaces a file (or a link) in a directory's way without
+	// force, so a directory always has the kind's force (fileWhole),
+	// which does nothing else for it; Puppet's force on a directory only
+	// lets purge remove directories (purge_dirs)
+	"force": func(t *tr, k string, v any) {
+		if b, ok := boolValue(v); !ok {
+			t.fallbackValue(k, v)
+		} else if scalar(t.params["ensure"]) != "directory" {
+			t.out["force"] = b
+		}
+	},
+	// Puppet purges only while it recurses, and only a directory; the
+	// directories nothing manages go only with force, otherwise only
+	// what they hold
 	"purge": func(t *tr, k string, v any) {
 		b, ok := boolValue(v)
 		switch {
@@ -28,6 +40,9 @@ var fileMapping = &mapping{kind: "file", title: true, whole: fileWhole, rules: m
 			t.fallback("purge without ensure => directory")
 		default:
 			t.out["purge"] = true
+			if !truthyParam(t.params["force"]) {
+				t.out["purge_dirs"] = false
+			}
 		}
 	},
 	"backup":             fileBackup,
@@ -86,6 +101,7 @@ func fileWhole(t *tr) {
 		t.out["state"] = "exists"
 	case es == "directory":
 		t.out["state"] = "exists"
+		t.out["force"] = true // see the force rule
 		if p != "/" {
 			p += "/"
 		}

@@ -116,6 +116,11 @@ type FileRare struct {
 	// source. It never follows a symbolic link (a link is removed as a
 	// link) nor enters another mounted file system.
 	Purge bool `lang:"purge" yaml:"purge"`
+	// PurgeDirs, when false, makes purge keep the directories below that
+	// nothing manages, and purge what they hold (their files, links and
+	// so on, at every depth), as Puppet's purge does without force.
+	// Unset is true: such a directory is removed with all it holds.
+	PurgeDirs *bool `lang:"purge_dirs" yaml:"purge_dirs"`
 	// SELinux is the SELinux context (the security.selinux attribute) of
 	// the entry; "" removes it. A host without SELinux refuses it.
 	SELinux *string `lang:"selinux" yaml:"selinux"`

@@ -36,7 +36,7 @@ func (obj *FileRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("the group differs")
 	case obj.rare().Symlink != res.rare().Symlink:
 		return fmt.Errorf("symlink differs")
-	case obj.rare().Purge != res.rare().Purge:
+	case obj.rare().Purge != res.rare().Purge || (obj.rare().PurgeDirs == nil || *obj.rare().PurgeDirs) != (res.rare().PurgeDirs == nil || *res.rare().PurgeDirs):
 		return fmt.Errorf("purge differs")
 	case !sameStr(obj.rare().SELinux, res.rare().SELinux):
 		return fmt.Errorf("the selinux context differs")

@@ -26,6 +26,9 @@ func (obj *FileRes) validateLinkPurge() error {
 			return fmt.Errorf("symlink needs the link's target as source")
 		}
 	}
+	if obj.rare().PurgeDirs != nil && !obj.rare().Purge {
+		return fmt.Errorf("purge_dirs is for a directory with purge")
+	}
 	if obj.rare().Purge {
 		switch {
 		case !obj.isDir() || !obj.rare().Recurse:

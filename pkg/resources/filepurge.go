@@ -77,12 +77,15 @@ func (obj *FileRes) ManagedPaths() []engine.ManagedPath {
 
 // A purger walks a purging directory.
 type purger struct {
-	c       *fileCheck
-	keep    purgeKeep
-	source  string // the source directory, or ""
-	dev     uint64 // the directory's file system
-	removed []string
-	mounts  []string // other file systems found below
+	c      *fileCheck
+	keep   purgeKeep
+	source string // the source directory, or ""
+	// keepDirs keeps the directories nothing manages, entering them to
+	// purge what they hold (purge_dirs false)
+	keepDirs bool
+	dev      uint64 // the directory's file system
+	removed  []string
+	mounts   []string // other file systems found below
 }
 
 // checkPurge removes what nobody manages below the directory.
@@ -103,7 +106,7 @@ func (obj *FileRes) checkPurge(c *fileCheck) error {
 		unix.Close(fd)
 		return &os.PathError{Op: "fstat", Path: c.path, Err: err}
 	}
-	p := &purger{c: c, keep: keep, dev: st.Dev}
+	p := &purger{c: c, keep: keep, dev: st.Dev, keepDirs: obj.rare().PurgeDirs != nil && !*obj.rare().PurgeDirs}
 	if obj.rare().Source != "" {
 		p.source = filepath.Clean(obj.rare().Source)
 	}
@@ -155,7 +158,7 @@ func (p *purger) dir(fd int, rel string, depth int) error {
 			p.mounts = append(p.mounts, filepath.Join(f.Name(), name))
 			continue
 		}
-		if p.keep.entry[r] || p.keep.parents[r] || p.inSource(r) {
+		if p.keep.entry[r] || p.keep.parents[r] || p.keepDirs && isDir || p.inSource(r) {
 			if !isDir {
 				continue
 			}

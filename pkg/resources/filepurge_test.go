@@ -148,3 +148,42 @@ func TestFilePurgeNeedsGraph(t *testing.T) {
 		t.Error("purge with Meta:reverse accepted")
 	}
 }
+
+// TestFilePurgeKeepDirs: with purge_dirs false, the directories nothing
+// manages stay, emptied of their files and links at every depth, as
+// Puppet's purge leaves them without force; a link to a directory goes
+// as a link.
+func TestFilePurgeKeepDirs(t *testing.T) {
+	h := newHarness(t)
+	d := t.TempDir()
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "precious"), "keep me")
+	for _, dir := range []string{"old/deeper/empty", "sub"} {
+		if err := os.MkdirAll(filepath.Join(d, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"stale", "old/x", "old/deeper/y", "sub/keep"} {
+		mustWrite(t, filepath.Join(d, f), f)
+	}
+	if err := os.Symlink(outside, filepath.Join(d, "old", "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	p := newFile(t, h, d+"/", &FileRes{State: "exists", Rare: &FileRare{Recurse: true, Purge: true, PurgeDirs: boolp(false)}})
+	h.graph = []engine.Res{p, &FileRes{Path: filepath.Join(d, "sub", "keep"), State: "exists"}}
+	checkApply(t, p, false, false)
+	checkApply(t, p, true, false)
+	if got, want := tree(t, d), "old/ old/deeper/ old/deeper/empty/ sub/ sub/keep"; got != want {
+		t.Fatalf("after the purge:\n got %s\nwant %s", got, want)
+	}
+	if mustRead(t, filepath.Join(outside, "precious")) != "keep me" {
+		t.Fatal("the target of a link was touched")
+	}
+	checkApply(t, p, true, true)
+
+	bad := &FileRes{Path: "/a/", State: "exists", Rare: &FileRare{Recurse: true, PurgeDirs: boolp(false)}}
+	bad.SetName(bad.Path)
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "purge_dirs is for a directory with purge") {
+		t.Fatalf("purge_dirs without purge: %v", err)
+	}
+}

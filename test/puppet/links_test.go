@@ -132,3 +132,64 @@ func TestFileModesAgainstPuppet(t *testing.T) {
 		}
 	}
 }
+
+// TestFilePurgeAgainstPuppet applies recursive purges, with and without
+// force and a source, and directories where a file is found, two ways on
+// copies of the same tree as above; the trees must end up the same.
+// Without force Puppet's purge keeps the directories nothing manages (and
+// empties them); a file in a directory's way is replaced without force.
+func TestFilePurgeAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	dir := t.TempDir()
+	for _, side := range []string{"native", "puppet"} {
+		root := filepath.Join(dir, side)
+		for _, d := range []string{"src/sub", "dst/old/deeper", "dst/sub", "forced/old/deeper", "plain/d/e"} {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range []string{"src/a", "src/sub/b", "dst/stale", "dst/old/x", "dst/old/deeper/y", "forced/stale", "forced/old/x", "plain/z", "plain/d/w", "file-in-the-way"} {
+			if err := os.WriteFile(filepath.Join(root, f), []byte(f+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink("../src", filepath.Join(root, "plain", "d", "link")); err != nil {
+			t.Fatal(err)
+		}
+		pp := strings.ReplaceAll(`
+file { '@/dst': ensure => directory, source => '@/src', recurse => true, purge => true, mode => '0644' }
+file { '@/forced': ensure => directory, recurse => true, purge => true, force => true }
+file { '@/plain': ensure => directory, recurse => true, purge => true }
+file { '@/plain/keep': ensure => file, content => "kept\n" }
+file { '@/file-in-the-way': ensure => directory, mode => '0750' }
+`, "@", root)
+		if side == "native" {
+			applyGraph(t, translateNative(t, dir, pp, "file"))
+			continue
+		}
+		site := filepath.Join(dir, "puppet.pp")
+		os.WriteFile(site, []byte(pp), 0o644)
+		puppetApply(t, site)
+	}
+	if n, p := treeState(t, filepath.Join(dir, "native")), treeState(t, filepath.Join(dir, "puppet")); n != p {
+		t.Errorf("native:\n%s\nPuppet:\n%s", n, p)
+	}
+}
+
+// treeState describes every entry below root, as entryState does.
+func treeState(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&b, "%s %s\n", rel, entryState(p))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

@@ -260,7 +260,22 @@ func fileMode(t *tr, k string, v any) {
 	t.out["mode"] = s
 }
 
-var puppetOctal = regexp.MustCompile(`^0?[0-7]{1,4}$`)
+// puppetOctal reports whether s is an octal mode as Puppet reads one:
+// one to four octal digits, after an optional 0.
+func puppetOctal(s string) bool {
+	if len(s) == 5 && s[0] == '0' {
+		s = s[1:]
+	}
+	if len(s) < 1 || len(s) > 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '7' {
+			return false
+		}
+	}
+	return true
+}
 
 // puppetMode returns a Puppet mode in the file kind's form, which gives
 // the same bits from every current mode, or false when it cannot. An
@@ -276,7 +291,7 @@ var puppetOctal = regexp.MustCompile(`^0?[0-7]{1,4}$`)
 // the sticky bit, "+s" all three special bits), the copy of another
 // class's bits, and spaces are left to Puppet.
 func puppetMode(s string) (string, bool) {
-	if puppetOctal.MatchString(s) {
+	if puppetOctal(s) {
 		return s, true
 	}
 	bigX := strings.Contains(s, "X")

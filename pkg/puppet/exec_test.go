@@ -46,7 +46,9 @@ func TestExecForms(t *testing.T) {
 		pippet bool
 	}{
 		{"line", map[string]any{"command": "/bin/echo a b"},
-			map[string]any{"cmd": "/bin/echo a b", "shell": "/bin/sh"}, []string{"args"}, false},
+			map[string]any{"cmd": "/bin/echo a b", "shell": "/bin/sh", "unsetenv": []any{"HOME", "USER", "LOGNAME"}}, []string{"args"}, false},
+		{"environment sets HOME again", map[string]any{"command": "/bin/true", "environment": []any{"HOME=/srv"}},
+			map[string]any{"env": map[string]any{"HOME": "/srv"}, "unsetenv": []any{"HOME", "USER", "LOGNAME"}}, nil, false},
 		{"argv", map[string]any{"command": []any{"/bin/mkdir", "-p", "/tmp/a dir"}},
 			map[string]any{"cmd": "/bin/mkdir", "args": []any{"-p", "/tmp/a dir"}}, []string{"shell"}, false},
 		{"argv one word with a space", map[string]any{"command": []any{"/opt/my prog"}},

@@ -410,6 +410,9 @@ func execWhole(t *tr) {
 	if len(env) > 0 {
 		t.out["env"] = env
 	}
+	// Puppet runs every command of an exec without these (its
+	// environment parameter may set them again)
+	t.out["unsetenv"] = []any{"HOME", "USER", "LOGNAME"}
 	shellProvider := scalar(t.params["provider"]) == "shell"
 	argv, isArgv := words(cmd)
 	switch {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,11 @@ type ExecRes struct {
 	Shell string `lang:"shell" yaml:"shell"`
 	// Env holds extra environment variables.
 	Env map[string]string `lang:"env" yaml:"env"`
+	// UnsetEnv names variables taken out of the environment the commands
+	// inherit from mgmt-apply (env may set them again): Puppet runs
+	// every exec without HOME, USER and LOGNAME, and puppet-graph sets
+	// those.
+	UnsetEnv []string `lang:"unsetenv" yaml:"unsetenv"`
 	// Timeout bounds each run of cmd, in seconds; 0 is no limit.
 	Timeout uint64 `lang:"timeout" yaml:"timeout"`
 	// User and Group run the commands under another identity (needs
@@ -170,6 +176,11 @@ func (obj *ExecRes) Validate() error {
 	for k := range obj.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("invalid environment variable name %q", k)
+		}
+	}
+	for _, k := range obj.UnsetEnv {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("invalid environment variable name %q in unsetenv", k)
 		}
 	}
 	return obj.validateExtra()
@@ -346,7 +357,7 @@ func (obj *ExecRes) command(ctx context.Context, line string, args []string, she
 	if cwd == "" {
 		cmd.Dir = obj.Cwd
 	}
-	cmd.Env = os.Environ()
+	cmd.Env = withoutEnv(os.Environ(), obj.UnsetEnv)
 	keys := make([]string, 0, len(obj.Env))
 	for k := range obj.Env {
 		keys = append(keys, k)
@@ -426,4 +437,19 @@ func (obj *ExecRes) Cmp(r engine.Res) error {
 		return fmt.Errorf("not a %T", obj)
 	}
 	return cmpParams(obj, r)
+}
+
+// withoutEnv returns env without the variables named in unset.
+func withoutEnv(env, unset []string) []string {
+	if len(unset) == 0 {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(unset, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -84,6 +84,25 @@ func TestExecArgsCwdEnv(t *testing.T) {
 	}
 }
 
+// TestExecUnsetEnv: unsetenv takes variables out of what the commands
+// inherit, the guard's too; env sets one again.
+func TestExecUnsetEnv(t *testing.T) {
+	t.Setenv("MGMT_TEST_A", "a")
+	t.Setenv("MGMT_TEST_B", "b")
+	h := newHarness(t)
+	e := newExec(t, h, &ExecRes{Cmd: `echo "[$MGMT_TEST_A][$MGMT_TEST_B][${MGMT_TEST_C-unset}]"`, Shell: "/bin/sh",
+		IfCmd: `test -z "$MGMT_TEST_A"`, IfShell: "/bin/sh",
+		UnsetEnv: []string{"MGMT_TEST_A", "MGMT_TEST_B"}, Env: map[string]string{"MGMT_TEST_B": "again"}})
+	checkApply(t, e, true, false)
+	if got := *h.sent.(*ExecSends).Stdout; got != "[][again][unset]\n" {
+		t.Fatalf("stdout %q", got)
+	}
+	bad := &ExecRes{Cmd: "x", UnsetEnv: []string{"A=B"}}
+	if err := bad.Validate(); err == nil {
+		t.Fatal("a name with = accepted")
+	}
+}
+
 func TestExecIfCmdAndCreates(t *testing.T) {
 	h := newHarness(t)
 	dir := t.TempDir()

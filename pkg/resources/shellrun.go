@@ -55,12 +55,5 @@ var (
 // without the user's variables and the locale ones, with LANG=C and
 // LC_ALL=C.
 func puppetEnv(base []string) []string {
-	env := []string{"LANG=C", "LC_ALL=C"}
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(puppetUserEnv, k) && !slices.Contains(puppetLocaleEnv, k) {
-			env = append(env, kv)
-		}
-	}
-	return env
+	return append([]string{"LANG=C", "LC_ALL=C"}, withoutEnv(base, slices.Concat(puppetUserEnv, puppetLocaleEnv))...)
 }

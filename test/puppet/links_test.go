@@ -54,13 +54,7 @@ func TestFileLinksAgainstPuppet(t *testing.T) {
 			}
 			pp.WriteString(strings.ReplaceAll(c.manifest, "@", f) + "\n")
 		}
-		if side == "native" {
-			applyGraph(t, translateNative(t, dir, pp.String(), "file"))
-			continue
-		}
-		site := filepath.Join(dir, "puppet.pp")
-		os.WriteFile(site, []byte(pp.String()), 0o644)
-		puppetApply(t, site, "--modulepath", "/usr/share/puppet/modules")
+		applySide(t, dir, side, pp.String(), "file")
 	}
 	for i, c := range linkCases {
 		for _, suffix := range []string{"", ".target", ".target/inner"} {
@@ -109,13 +103,7 @@ func TestFileModesAgainstPuppet(t *testing.T) {
 				}
 			}
 		}
-		if side == "native" {
-			applyGraph(t, translateNative(t, dir, pp.String(), "file"))
-			continue
-		}
-		site := filepath.Join(dir, "puppet.pp")
-		os.WriteFile(site, []byte(pp.String()), 0o644)
-		puppetApply(t, site)
+		applySide(t, dir, side, pp.String(), "file")
 	}
 	for m, mode := range modes {
 		for s, start := range starts {
@@ -163,13 +151,7 @@ file { '@/plain': ensure => directory, recurse => true, purge => true }
 file { '@/plain/keep': ensure => file, content => "kept\n" }
 file { '@/file-in-the-way': ensure => directory, mode => '0750' }
 `, "@", root)
-		if side == "native" {
-			applyGraph(t, translateNative(t, dir, pp, "file"))
-			continue
-		}
-		site := filepath.Join(dir, "puppet.pp")
-		os.WriteFile(site, []byte(pp), 0o644)
-		puppetApply(t, site)
+		applySide(t, dir, side, pp, "file")
 	}
 	if n, p := treeState(t, filepath.Join(dir, "native")), treeState(t, filepath.Join(dir, "puppet")); n != p {
 		t.Errorf("native:\n%s\nPuppet:\n%s", n, p)
@@ -192,4 +174,75 @@ func treeState(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestExecEnvAgainstPuppet runs execs that write their environment, two
+// ways as above: the variables they see must be the same (Puppet runs
+// every exec without HOME, USER and LOGNAME, its environment parameter
+// may set them again), but for the two that Puppet's apt provider sets
+// in its own process when it is loaded, and "_", which each shell sets.
+func TestExecEnvAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	// both sides start with them (mgmt-apply inherits the test's)
+	t.Setenv("HOME", "/root")
+	t.Setenv("USER", "root")
+	t.Setenv("LOGNAME", "root")
+	dir := t.TempDir()
+	names := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			k, v, _ := strings.Cut(l, "=")
+			switch k {
+			case "APT_LISTBUGS_FRONTEND", "APT_LISTCHANGES_FRONTEND", "_":
+			case "HOME", "USER", "LOGNAME", "MGMT_SET":
+				out = append(out, l)
+			default:
+				out = append(out, k+"="+fmt.Sprint(len(v) > 0))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	for _, side := range []string{"native", "puppet"} {
+		d := filepath.Join(dir, side)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		pp := strings.ReplaceAll(`
+exec { 'plain': command => '/usr/bin/env > @/plain', creates => '@/plain' }
+exec { 'set': command => '/usr/bin/env > @/set', environment => ['HOME=/srv', 'MGMT_SET=1'], creates => '@/set' }
+exec { 'guarded': command => '/usr/bin/touch @/guarded', unless => '/usr/bin/test -n "$HOME$USER$LOGNAME"' }
+`, "@", d)
+		applySide(t, dir, side, pp, "exec")
+	}
+	for _, f := range []string{"plain", "set"} {
+		n, p := names(filepath.Join(dir, "native", f)), names(filepath.Join(dir, "puppet", f))
+		if n != p {
+			t.Errorf("%s: native:\n%s\nPuppet:\n%s", f, n, p)
+		}
+	}
+	for _, side := range []string{"native", "puppet"} {
+		if _, err := os.Stat(filepath.Join(dir, side, "guarded")); err != nil {
+			t.Errorf("%s: the unless guard saw HOME, USER or LOGNAME: %v", side, err)
+		}
+	}
+}
+
+// applySide applies the manifest pp natively (every resource translated
+// to one of kinds) or, for side "puppet", with puppet apply and Debian's
+// module path.
+func applySide(t *testing.T, dir, side, pp string, kinds ...string) {
+	t.Helper()
+	if side == "native" {
+		applyGraph(t, translateNative(t, dir, pp, kinds...))
+		return
+	}
+	site := filepath.Join(dir, "puppet.pp")
+	if err := os.WriteFile(site, []byte(pp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	puppetApply(t, site, "--modulepath", "/usr/share/puppet/modules")
 }

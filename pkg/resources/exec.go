@@ -86,7 +86,8 @@ type ExecRes struct {
 	// IfShell runs IfCmd as "IfShell -c IfCmd".
 	IfShell string `lang:"ifshell" yaml:"ifshell"`
 
-	// Creates guards Cmd: Cmd runs only if this path does not exist.
+	// Creates guards Cmd: Cmd runs only if this path does not exist (a
+	// symbolic link is followed: a dangling one does not count).
 	Creates string `lang:"creates" yaml:"creates"`
 
 	// DoneCmd runs after each successful run of Cmd.

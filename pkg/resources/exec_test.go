@@ -126,6 +126,17 @@ func TestExecIfCmdAndCreates(t *testing.T) {
 	h.setRefresh(false)
 	os.Remove(made)
 	checkApply(t, c, true, false)
+
+	// A dangling link is not what creates waits for; its target is.
+	target := filepath.Join(dir, "target")
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(target, linked); err != nil {
+		t.Fatal(err)
+	}
+	l := newExec(t, h, &ExecRes{Cmd: "echo ran >> " + log, Shell: "/bin/sh", Creates: linked})
+	checkApply(t, l, true, false)
+	mustWrite(t, target, "")
+	checkApply(t, l, true, true)
 }
 
 func TestExecFailureAndTimeout(t *testing.T) {

@@ -110,7 +110,9 @@ func (obj *ExecRes) guardsSkip(ctx context.Context) (bool, error) {
 		}
 	}
 	if obj.Creates != "" {
-		if _, err := os.Lstat(obj.Creates); err == nil {
+		// followed, as upstream's stat and Puppet's exist? follow it: a
+		// dangling link is no creates
+		if _, err := os.Stat(obj.Creates); err == nil {
 			return true, nil
 		}
 	}

@@ -59,7 +59,10 @@ type FileRes struct {
 	State string `lang:"state" yaml:"state"`
 	// Content is the wanted content of a file; nil leaves it unmanaged.
 	Content *string `lang:"content" yaml:"content"`
-	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode.
+	// Mode is an octal ("0644") or symbolic ("u=rw,go=r") mode. Without
+	// it a new file gets 0644 and a new directory 0777 less the umask of
+	// mgmt-apply, as mkdir(1) and Puppet make one; a symbolic mode
+	// applies to 0644 or 0755.
 	Mode string `lang:"mode" yaml:"mode"`
 	// Owner is a user name or uid.
 	Owner string `lang:"owner" yaml:"owner"`
@@ -774,11 +777,13 @@ func (obj *FileRes) create(c *fileCheck) error {
 		return err
 	}
 	perm := uint32(0o644)
-	if obj.isDir() {
-		perm = 0o755
-	}
-	if obj.mode != nil {
-		perm = obj.wantPerm(perm, obj.isDir())
+	switch {
+	case obj.isDir() && obj.mode != nil:
+		perm = obj.wantPerm(0o755, true)
+	case obj.isDir():
+		perm = 0o777 &^ processUmask() // as mkdir(1) and Puppet make it
+	case obj.mode != nil:
+		perm = obj.wantPerm(perm, false)
 	}
 	uid, gid, err := obj.owner()
 	if err != nil {

@@ -727,3 +727,20 @@ func missingParent(path string, err error) error {
 	}
 	return err
 }
+
+// processUmask returns the umask of the process, read once from
+// /proc/self/status (setting it to read it would race with the files
+// other goroutines create); 022 where it cannot be read.
+var processUmask = sync.OnceValue(func() uint32 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil && m <= 0o777 {
+					return uint32(m)
+				}
+			}
+		}
+	}
+	return 0o022
+})

@@ -246,3 +246,31 @@ func applySide(t *testing.T, dir, side, pp string, kinds ...string) {
 	}
 	puppetApply(t, site, "--modulepath", "/usr/share/puppet/modules")
 }
+
+// TestNewEntriesUmaskAgainstPuppet makes files and directories, with and
+// without a mode, under a umask of 027, two ways as above: a directory
+// made without a mode follows the umask (as mkdir makes it), a file gets
+// 0644, and a mode is applied as written.
+func TestNewEntriesUmaskAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	old := syscall.Umask(0o027) // inherited by puppet and mgmt-apply
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	for _, side := range []string{"native", "puppet"} {
+		d := filepath.Join(dir, side)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		applySide(t, dir, side, strings.ReplaceAll(`
+file { '@/d': ensure => directory }
+file { '@/dm': ensure => directory, mode => '0711' }
+file { '@/ds': ensure => directory, mode => 'g+w' }
+file { '@/f': ensure => file, content => "x\n" }
+file { '@/e': ensure => file }
+file { '@/fm': ensure => file, mode => '0600' }
+`, "@", d), "file")
+	}
+	if n, p := treeState(t, filepath.Join(dir, "native")), treeState(t, filepath.Join(dir, "puppet")); n != p {
+		t.Errorf("native:\n%s\nPuppet:\n%s", n, p)
+	}
+}

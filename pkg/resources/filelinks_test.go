@@ -136,6 +136,14 @@ func TestFileLinksKeep(t *testing.T) {
 		t.Fatalf("no log of the content left: %q", h.logged())
 	}
 
+	regular := filepath.Join(dir, "regular")
+	mustWrite(t, regular, "old\n")
+	r := newFile(t, h, regular, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0600", Rare: &FileRare{Links: LinksKeep}})
+	checkApply(t, r, true, false)
+	if mustRead(t, regular) != "new\n" || permOf(t, regular) != 0o600 {
+		t.Fatal("a regular file's content and mode are not managed under links keep")
+	}
+
 	missing := filepath.Join(dir, "missing")
 	f := newFile(t, h, missing, &FileRes{State: "exists", Content: strp("new\n"), Rare: &FileRare{Links: LinksKeep}})
 	checkApply(t, f, true, false)

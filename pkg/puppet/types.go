@@ -153,14 +153,15 @@ func fileWhole(t *tr) {
 // manage, its default, with which a symbolic link at the path is never
 // followed: ensure => file or directory (or content or a source without
 // ensure, which make a file) replaces it, ensure => present or no ensure
-// leaves it (managing only the link's owner and group). A file to
-// remove, a link, and a file with replace => false (which follows no
-// link) need none.
+// leaves it (managing only the link's owner and group); ensure => link
+// replaces a file, FIFO or socket in its way (not a directory). A file
+// to remove and a file with replace => false (which follows no link)
+// need none.
 func fileLinks(t *tr, es string, hasEns, hasData bool) {
 	keep, isBool := boolValue(t.params["replace"])
 	switch {
-	case t.out["state"] == "absent" || t.out["symlink"] == true || isBool && !keep:
-	case es == "file" || es == "directory" || !hasEns && hasData:
+	case t.out["state"] == "absent" || isBool && !keep:
+	case es == "file" || es == "directory" || !hasEns && hasData || t.out["symlink"] == true:
 		t.out["links"] = "replace"
 	default:
 		t.out["links"] = "keep"

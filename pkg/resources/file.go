@@ -141,7 +141,7 @@ type FileRare struct {
 	// a file only, not a directory nor a symlink. Unset is true.
 	Replace *bool `lang:"replace" yaml:"replace"`
 	// Links says what a symbolic link found at the path of a file or
-	// directory (not one with symlink) stands for. "follow" (the default)
+	// directory stands for. "follow" (the default)
 	// follows a link it trusts and manages its target: the link stays.
 	// "replace" never follows it: with state "exists" the link is
 	// replaced by the wanted file (renamed over it at once) or directory
@@ -154,7 +154,10 @@ type FileRare struct {
 	// ("replace") and with ensure => present or no ensure ("keep"). A
 	// file with replace false never follows nor replaces a link already.
 	// With "replace" and "keep", a source that is itself a link is an
-	// error (Puppet would copy the link).
+	// error (Puppet would copy the link). "replace" with state "exists"
+	// also replaces a FIFO or a socket at a file's path, and, with
+	// symlink, a file at the link's path (not a directory, which only
+	// force replaces), as Puppet does.
 	Links string `lang:"links" yaml:"links"`
 	// SELType is the type part of the entry's SELinux context, as
 	// Puppet's file seltype gives it: a host without SELinux ignores it,
@@ -585,7 +588,11 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 	if fi != nil && obj.keepsContent() {
 		return obj.checkKept(c)
 	}
-	if fi != nil && fi.Mode()&os.ModeSymlink != 0 && !obj.followsLinks() {
+	if fi != nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 && obj.replacesOthers() {
+		if err := obj.replaceSpecial(c); err != nil || c.fi != nil {
+			return err
+		}
+	} else if fi != nil && fi.Mode()&os.ModeSymlink != 0 && !obj.followsLinks() {
 		if err := obj.linkInTheWay(c); err != nil || c.fi != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ func (obj *FileRes) checkLink(c *fileCheck) error {
 	case c.fi == nil, !isLink && obj.State == "":
 		return nil // existence is not managed
 	case !isLink:
-		if !obj.rare().Force {
+		if !obj.rare().Force && (c.fi.IsDir() || !obj.replacesOthers()) {
 			return fmt.Errorf("%s is a %s, want a symbolic link (set force to replace it)", c.path, kindWord(c.fi.IsDir()))
 		}
 		if obj.MetaParams().Reverse {

@@ -34,8 +34,8 @@ func (obj *FileRes) validateLinks() error {
 	case obj.rare().Links == "":
 	case obj.rare().Links != LinksFollow && obj.rare().Links != LinksReplace && obj.rare().Links != LinksKeep:
 		return fmt.Errorf("links %q must be %q, %q or %q", obj.rare().Links, LinksFollow, LinksReplace, LinksKeep)
-	case obj.rare().Symlink:
-		return fmt.Errorf("links cannot be combined with symlink, which manages the link itself")
+	case obj.rare().Symlink && obj.rare().Links != LinksReplace:
+		return fmt.Errorf("links %q cannot be combined with symlink, which manages the link itself (only \"replace\" can)", obj.rare().Links)
 	case obj.keepsContent():
 		return fmt.Errorf("links cannot be combined with replace false, which never follows nor replaces a link")
 	}
@@ -122,5 +122,29 @@ func (obj *FileRes) checkSourceDir(src string) error {
 	if fi, err := os.Lstat(trimmed); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		return sourceLinkError(trimmed)
 	}
+	return nil
+}
+
+// replacesOthers reports whether an entry that is neither a directory nor
+// what the resource wants (a FIFO or a socket for a file; a file for a
+// link) is replaced without force: links "replace" with state "exists",
+// as Puppet replaces them.
+func (obj *FileRes) replacesOthers() bool {
+	return obj.links() == LinksReplace && obj.State == FileStateExists && !obj.isDir()
+}
+
+// replaceSpecial replaces a FIFO or a socket at a file's path: c.fi
+// becomes nil, and the file is then created as on a missing path (its
+// atomic write renames it over the entry).
+func (obj *FileRes) replaceSpecial(c *fileCheck) error {
+	what := "FIFO"
+	if c.fi.Mode()&os.ModeSocket != 0 {
+		what = "socket"
+	}
+	if obj.MetaParams().Reverse {
+		return fmt.Errorf("refusing to replace the %s %s: Meta:reverse could not restore it", what, c.path)
+	}
+	c.change("replaced a " + what)
+	c.fi = nil
 	return nil
 }

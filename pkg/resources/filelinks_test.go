@@ -2,9 +2,11 @@ package resources
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/internal/testneed"
@@ -293,5 +295,51 @@ func TestFileLinksSource(t *testing.T) {
 	}
 	if exists(filepath.Join(dir, "copydir", "inner")) {
 		t.Fatal("the directory was copied")
+	}
+}
+
+// TestFileLinksReplaceOthers: links "replace" also replaces a FIFO or a
+// socket at a file's path, and, with symlink, a file at the link's path;
+// a directory still needs force.
+func TestFileLinksReplaceOthers(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, p := range []string{fifo, sock} {
+		plain := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n")})
+		if _, err := plain.CheckApply(context.Background(), true); err == nil {
+			t.Fatalf("%s replaced without links replace", p)
+		}
+		f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n"), Rare: &FileRare{Links: LinksReplace}})
+		checkApply(t, f, false, false)
+		checkApply(t, f, true, false)
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || mustRead(t, p) != "new\n" {
+			t.Fatalf("%s: %v %v, want a regular file", p, fi, err)
+		}
+	}
+
+	file := filepath.Join(dir, "file")
+	mustWrite(t, file, "x")
+	ln := newFile(t, h, file, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "elsewhere", Links: LinksReplace}})
+	checkApply(t, ln, true, false)
+	if readlink(t, file) != "elsewhere" {
+		t.Fatal("the file was not replaced by the link")
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dl := newFile(t, h, sub, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "elsewhere", Links: LinksReplace}})
+	if _, err := dl.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "set force") {
+		t.Fatalf("a directory in the link's way: got %v, want an error asking for force", err)
 	}
 }

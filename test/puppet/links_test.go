@@ -122,10 +122,11 @@ func TestFileModesAgainstPuppet(t *testing.T) {
 }
 
 // TestFilePurgeAgainstPuppet applies recursive purges, with and without
-// force and a source, and directories where a file is found, two ways on
-// copies of the same tree as above; the trees must end up the same.
-// Without force Puppet's purge keeps the directories nothing manages (and
-// empties them); a file in a directory's way is replaced without force.
+// force and a source, a directory where a file is found, a file where a
+// FIFO is and a link where a file is, two ways on copies of the same tree
+// as above; the trees must end up the same. Without force Puppet's purge
+// keeps the directories nothing manages (and empties them); the others
+// replace what is in their way without force.
 func TestFilePurgeAgainstPuppet(t *testing.T) {
 	testneed.Puppet(t)
 	dir := t.TempDir()
@@ -144,12 +145,20 @@ func TestFilePurgeAgainstPuppet(t *testing.T) {
 		if err := os.Symlink("../src", filepath.Join(root, "plain", "d", "link")); err != nil {
 			t.Fatal(err)
 		}
+		if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "link-in-the-way"), []byte("file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		pp := strings.ReplaceAll(`
 file { '@/dst': ensure => directory, source => '@/src', recurse => true, purge => true, mode => '0644' }
 file { '@/forced': ensure => directory, recurse => true, purge => true, force => true }
 file { '@/plain': ensure => directory, recurse => true, purge => true }
 file { '@/plain/keep': ensure => file, content => "kept\n" }
 file { '@/file-in-the-way': ensure => directory, mode => '0750' }
+file { '@/fifo': ensure => file, content => "was a FIFO\n" }
+file { '@/link-in-the-way': ensure => link, target => 'src' }
 `, "@", root)
 		applySide(t, dir, side, pp, "file")
 	}

@@ -102,6 +102,9 @@ func entryState(path string) string {
 	if l, err := os.Readlink(path); err == nil {
 		s += " -> " + l
 	}
+	if !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+		return s // a FIFO is not read: nothing may write it
+	}
 	if b, err := os.ReadFile(path); err == nil {
 		s += fmt.Sprintf(" %q", b)
 	}

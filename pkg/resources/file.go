@@ -451,6 +451,9 @@ func (obj *FileRes) checkApply(c *fileCheck) error {
 		}
 		c.path, c.fi = target, tfi
 	}
+	if c.fi != nil && c.fi.IsDir() && !obj.isDir() && obj.links() == LinksKeep {
+		return obj.keepEntry(c) // Puppet's present takes a directory as present
+	}
 	if c.fi != nil && c.fi.IsDir() != obj.isDir() {
 		if err := obj.replaceKind(c); err != nil || c.fi != nil {
 			return err

@@ -99,7 +99,8 @@ func (obj *FileRes) checkAttrs(c *fileCheck) error {
 // as it does every directory below it (treeAttrs.perm), and as Puppet
 // does; without recurse the mode is applied as it is written.
 func (obj *FileRes) wantPerm(perm uint32, isDir bool) uint32 {
-	if obj.rare().Recurse {
+	if obj.rare().Recurse || isDir && !obj.isDir() {
+		// (a directory kept at a file's path, links "keep", too)
 		return treeAttrs{mode: obj.mode}.perm(perm, isDir)
 	}
 	return obj.mode.apply(perm, isDir)

@@ -51,14 +51,7 @@ func (obj *FileRes) validateLinks() error {
 // context) are managed: c.fi stays set, and the check is over.
 func (obj *FileRes) linkInTheWay(c *fileCheck) error {
 	if obj.State != FileStateExists || obj.links() == LinksKeep {
-		if obj.managesContent() {
-			// Puppet warns of the same: ensure => present found a link.
-			obj.init.Logf("kept the symbolic link %s (links %s): its content is not managed", c.path, obj.links())
-		}
-		if err := obj.checkAttrs(c); err != nil {
-			return err
-		}
-		return obj.checkSELinux(c)
+		return obj.keepEntry(c)
 	}
 	if obj.isDir() && obj.MetaParams().Reverse {
 		return fmt.Errorf("refusing to replace the symbolic link %s by a directory: Meta:reverse could not restore it", c.path)
@@ -147,4 +140,25 @@ func (obj *FileRes) replaceSpecial(c *fileCheck) error {
 	c.change("replaced a " + what)
 	c.fi = nil
 	return nil
+}
+
+// keepEntry keeps the symbolic link, or with links "keep" the directory,
+// found at a file's path: its content is not managed (logged when the
+// resource has some), its owner and group are, and a directory's mode
+// (an octal one giving search wherever it gives read, as Puppet's does
+// on a directory); a link has no mode. These are Puppet's ensure =>
+// present, which takes any kind of entry as present, and no ensure.
+func (obj *FileRes) keepEntry(c *fileCheck) error {
+	if obj.managesContent() {
+		// Puppet warns of the same
+		what := "symbolic link"
+		if c.fi.IsDir() {
+			what = "directory"
+		}
+		obj.init.Logf("kept the %s %s (links %s): its content is not managed", what, c.path, obj.links())
+	}
+	if err := obj.checkAttrs(c); err != nil {
+		return err
+	}
+	return obj.checkSELinux(c)
 }

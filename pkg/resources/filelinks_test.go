@@ -343,3 +343,36 @@ func TestFileLinksReplaceOthers(t *testing.T) {
 		t.Fatalf("a directory in the link's way: got %v, want an error asking for force", err)
 	}
 }
+
+// TestFileLinksKeepDirectory: with links "keep", a directory at a file's
+// path is kept, given its owner, group and mode (an octal mode with
+// search wherever it gives read), with state "exists" or "", as Puppet's
+// ensure => present or no ensure do; without it the kind refuses.
+func TestFileLinksKeepDirectory(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	d := filepath.Join(dir, "d")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(d, "inner"), "x")
+	plain := newFile(t, h, d, &FileRes{State: "exists", Content: strp("new\n")})
+	if _, err := plain.CheckApply(context.Background(), true); err == nil {
+		t.Fatal("a directory at a file's path accepted without links keep")
+	}
+	f := newFile(t, h, d, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0644", Rare: &FileRare{Links: LinksKeep}})
+	checkApply(t, f, false, false)
+	checkApply(t, f, true, false)
+	checkApply(t, f, true, true)
+	if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || permOf(t, d) != 0o755 || mustRead(t, filepath.Join(d, "inner")) != "x" {
+		t.Fatalf("%s: %v %v mode %04o, want the directory kept with mode 0755", d, fi, err, permOf(t, d))
+	}
+	if !strings.Contains(h.logged(), "kept the directory "+d+" (links keep): its content is not managed") {
+		t.Fatalf("no log of the content left: %q", h.logged())
+	}
+	g := newFile(t, h, d, &FileRes{Mode: "u=rwx,go=", Rare: &FileRare{Links: LinksKeep}})
+	checkApply(t, g, true, false)
+	if permOf(t, d) != 0o700 {
+		t.Fatalf("mode %04o, want 0700", permOf(t, d))
+	}
+}

@@ -72,8 +72,10 @@ type FileRare struct {
 	// left as it was; otherwise it is kept as "keep" keeps it. "keep"
 	// never follows it either, and leaves it where it is: its content and
 	// mode are not managed (a link has neither), its owner and group are
-	// given to the link itself; a missing path is still created. These
-	// are Puppet's links => manage with ensure => file or directory
+	// given to the link itself; a missing path is still created. "keep"
+	// also keeps a directory found at a file's path, managing its owner,
+	// group and mode (an octal mode gives it search wherever it gives
+	// read) but no content. These are Puppet's links => manage with ensure => file or directory
 	// ("replace") and with ensure => present or no ensure ("keep"). A
 	// file with replace false never follows nor replaces a link already.
 	// With "replace" and "keep", a source that is itself a link is an

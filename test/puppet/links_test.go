@@ -124,15 +124,17 @@ func TestFileModesAgainstPuppet(t *testing.T) {
 // TestFilePurgeAgainstPuppet applies recursive purges, with and without
 // force and a source, a directory where a file is found, a file where a
 // FIFO is and a link where a file is, two ways on copies of the same tree
-// as above; the trees must end up the same. Without force Puppet's purge
-// keeps the directories nothing manages (and empties them); the others
-// replace what is in their way without force.
+// as above, and ensure => present and no ensure on directories; the
+// trees must end up the same. Without force Puppet's purge keeps the
+// directories nothing manages (and empties them); the others replace what
+// is in their way without force, but present and no ensure, which keep a
+// directory and give it its owner and mode (with search where it reads).
 func TestFilePurgeAgainstPuppet(t *testing.T) {
 	testneed.Puppet(t)
 	dir := t.TempDir()
 	for _, side := range []string{"native", "puppet"} {
 		root := filepath.Join(dir, side)
-		for _, d := range []string{"src/sub", "dst/old/deeper", "dst/sub", "forced/old/deeper", "plain/d/e"} {
+		for _, d := range []string{"src/sub", "dst/old/deeper", "dst/sub", "forced/old/deeper", "plain/d/e", "present-dir", "noensure-dir"} {
 			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -159,6 +161,8 @@ file { '@/plain/keep': ensure => file, content => "kept\n" }
 file { '@/file-in-the-way': ensure => directory, mode => '0750' }
 file { '@/fifo': ensure => file, content => "was a FIFO\n" }
 file { '@/link-in-the-way': ensure => link, target => 'src' }
+file { '@/present-dir': ensure => present, content => "never written\n", owner => 'nobody', mode => '0640' }
+file { '@/noensure-dir': mode => '0600' }
 `, "@", root)
 		applySide(t, dir, side, pp, "file")
 	}

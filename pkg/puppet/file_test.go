@@ -16,7 +16,8 @@ import (
 func TestFileForms(t *testing.T) {
 	checkForms(t, "file", "/f", []formCase{
 		{"absent drops the rest", map[string]any{"ensure": "absent", "content": "x", "mode": "0600", "owner": "root"},
-			`{"path":"/f","state":"absent"}`},
+			`{"links":"keep","path":"/f","state":"absent"}`},
+		{"absent with force", map[string]any{"ensure": "absent", "force": true}, `{"force":true,"path":"/f","state":"absent"}`},
 		{"content implies a file", map[string]any{"content": "x"}, `{"content":"x","links":"replace","path":"/f","state":"exists"}`},
 		// Puppet's links => manage: a link at the path is replaced by a
 		// file or directory, and left by ensure => present or no ensure.

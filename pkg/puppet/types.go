@@ -131,7 +131,7 @@ func fileWhole(t *tr) {
 		t.fallbackValue("ensure", ens)
 	}
 	t.out["path"] = p
-	fileLinks(t, es, hasEns, hasContent || hasSource)
+	fileLinks(t, es, hasEns, hasContent || hasSource, truthyParam(t.params["force"]))
 	if c, ok := t.params["content"]; ok && !t.used["content"] {
 		t.get("content")
 		if s, isStr := c.(string); isStr {
@@ -154,12 +154,15 @@ func fileWhole(t *tr) {
 // followed: ensure => file or directory (or content or a source without
 // ensure, which make a file) replaces it, ensure => present or no ensure
 // leaves it (managing only the link's owner and group); ensure => link
-// replaces a file, FIFO or socket in its way (not a directory). A file
-// to remove and a file with replace => false (which follows no link)
-// need none.
-func fileLinks(t *tr, es string, hasEns, hasData bool) {
+// replaces a file, FIFO or socket in its way (not a directory);
+// ensure => absent without force keeps a directory it finds (links keep).
+// A file with replace => false (which follows no link) needs none.
+func fileLinks(t *tr, es string, hasEns, hasData, force bool) {
 	keep, isBool := boolValue(t.params["replace"])
 	switch {
+	case t.out["state"] == "absent" && !force:
+		// Puppet leaves a directory there, with a notice
+		t.out["links"] = "keep"
 	case t.out["state"] == "absent" || isBool && !keep:
 	case es == "file" || es == "directory" || !hasEns && hasData || t.out["symlink"] == true:
 		t.out["links"] = "replace"

@@ -51,7 +51,8 @@ func concatWhole(t *tr) {
 		t.fallbackValue("ensure", ens)
 		return
 	}
-	fileLinks(t, "file", true, true) // the file it generates has ensure => file
+	// the file it generates has ensure => file (or absent), without force
+	fileLinks(t, "file", true, true, false)
 	if tag, ok := t.v.Res.Params["tag"]; ok {
 		if _, isStr := tag.(string); !isStr {
 			t.fallbackValue("tag", tag)

@@ -152,7 +152,10 @@ func TestConcatForms(t *testing.T) {
 			// the generated file's ensure => file replaces a link
 			// at the path (Puppet's links => manage)
 			links := "replace"
-			if state == "absent" || r.Params["replace"] == false {
+			switch {
+			case state == "absent":
+				links = "keep" // a directory there stays, without force
+			case r.Params["replace"] == false:
 				links = ""
 			}
 			if l, _ := r.Params["links"].(string); l != links {
@@ -268,7 +271,7 @@ func TestFileBackupAndValidate(t *testing.T) {
 	if r := tr(map[string]any{"source": "puppet:///modules/m/motd"}); asJSON(r.Params) != `{"content":"hello from m\n","links":"replace","path":"/f","state":"exists"}` {
 		t.Errorf("a module source without ensure: got %s %s", r.Kind, asJSON(r.Params))
 	}
-	if r := tr(map[string]any{"ensure": "absent", "backup": "false", "validate_cmd": "x %"}); asJSON(r.Params) != `{"path":"/f","state":"absent"}` {
+	if r := tr(map[string]any{"ensure": "absent", "backup": "false", "validate_cmd": "x %"}); asJSON(r.Params) != `{"links":"keep","path":"/f","state":"absent"}` {
 		t.Errorf("absent: got %s %s", r.Kind, asJSON(r.Params))
 	}
 }

@@ -542,6 +542,11 @@ func (obj *FileRes) checkAbsent(c *fileCheck) error {
 		return obj.undoCreated(c, true)
 	}
 	if isDir != obj.isDir() && !obj.rare().Force {
+		if isDir && obj.links() == LinksKeep {
+			// as Puppet's ensure => absent without force
+			obj.init.Logf("kept the directory %s (links keep): set force to remove it", c.path)
+			return nil
+		}
 		return fmt.Errorf("%s is a %s, not a %s (set force to remove it)", c.path, kindWord(isDir), kindWord(obj.isDir()))
 	}
 	if isDir && obj.MetaParams().Reverse {

@@ -370,6 +370,15 @@ func TestFileLinksKeepDirectory(t *testing.T) {
 	if !strings.Contains(h.logged(), "kept the directory "+d+" (links keep): its content is not managed") {
 		t.Fatalf("no log of the content left: %q", h.logged())
 	}
+	gone := newFile(t, h, d, &FileRes{State: "absent"})
+	if _, err := gone.CheckApply(context.Background(), true); err == nil {
+		t.Fatal("state absent on a directory at a file's path accepted without links keep or force")
+	}
+	kept := newFile(t, h, d, &FileRes{State: "absent", Rare: &FileRare{Links: LinksKeep}})
+	checkApply(t, kept, true, true)
+	if !exists(filepath.Join(d, "inner")) || !strings.Contains(h.logged(), "kept the directory "+d+" (links keep): set force to remove it") {
+		t.Fatalf("the directory was not kept, or not logged: %q", h.logged())
+	}
 	g := newFile(t, h, d, &FileRes{Mode: "u=rwx,go=", Rare: &FileRare{Links: LinksKeep}})
 	checkApply(t, g, true, false)
 	if permOf(t, d) != 0o700 {

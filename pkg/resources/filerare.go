@@ -75,7 +75,9 @@ type FileRare struct {
 	// given to the link itself; a missing path is still created. "keep"
 	// also keeps a directory found at a file's path, managing its owner,
 	// group and mode (an octal mode gives it search wherever it gives
-	// read) but no content. These are Puppet's links => manage with ensure => file or directory
+	// read) but no content; with state "absent" it keeps (and logs) such
+	// a directory, which only force removes, as Puppet's ensure => absent
+	// without force does. These are Puppet's links => manage with ensure => file or directory
 	// ("replace") and with ensure => present or no ensure ("keep"). A
 	// file with replace false never follows nor replaces a link already.
 	// With "replace" and "keep", a source that is itself a link is an

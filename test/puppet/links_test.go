@@ -128,13 +128,14 @@ func TestFileModesAgainstPuppet(t *testing.T) {
 // trees must end up the same. Without force Puppet's purge keeps the
 // directories nothing manages (and empties them); the others replace what
 // is in their way without force, but present and no ensure, which keep a
-// directory and give it its owner and mode (with search where it reads).
+// directory and give it its owner and mode (with search where it reads),
+// and absent, which keeps a directory (and what requires it still runs).
 func TestFilePurgeAgainstPuppet(t *testing.T) {
 	testneed.Puppet(t)
 	dir := t.TempDir()
 	for _, side := range []string{"native", "puppet"} {
 		root := filepath.Join(dir, side)
-		for _, d := range []string{"src/sub", "dst/old/deeper", "dst/sub", "forced/old/deeper", "plain/d/e", "present-dir", "noensure-dir"} {
+		for _, d := range []string{"src/sub", "dst/old/deeper", "dst/sub", "forced/old/deeper", "plain/d/e", "present-dir", "noensure-dir", "absent-dir"} {
 			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -163,6 +164,8 @@ file { '@/fifo': ensure => file, content => "was a FIFO\n" }
 file { '@/link-in-the-way': ensure => link, target => 'src' }
 file { '@/present-dir': ensure => present, content => "never written\n", owner => 'nobody', mode => '0640' }
 file { '@/noensure-dir': mode => '0600' }
+file { '@/absent-dir': ensure => absent }
+file { '@/after-absent': ensure => file, content => "ran\n", require => File['@/absent-dir'] }
 `, "@", root)
 		applySide(t, dir, side, pp, "file")
 	}

@@ -101,9 +101,7 @@ func TestFileLinksReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	xf := newFile(t, h, x, &FileRes{State: "exists", Content: strp("new\n"), Rare: &FileRare{Links: LinksReplace}})
-	if _, err := xf.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "set force") {
-		t.Fatalf("a directory in the way: got %v, want an error asking for force", err)
-	}
+	applyFails(t, xf, "set force", "a directory in the way")
 }
 
 // TestFileLinksKeep: with links "keep" (and with "replace" without state
@@ -207,9 +205,7 @@ func TestFileLinksReversed(t *testing.T) {
 	d := &FileRes{State: "exists", Rare: &FileRare{Links: LinksReplace}}
 	d.SetMetaParams(&engine.MetaParams{Reverse: true})
 	newFile(t, h, c+"/", d)
-	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "Meta:reverse could not restore it") {
-		t.Fatalf("got %v, want a refusal", err)
-	}
+	applyFails(t, d, "Meta:reverse could not restore it", "a directory replacing a link under Meta:reverse")
 	if readlink(t, c) != "t/d" {
 		t.Fatal("the link was replaced")
 	}
@@ -272,9 +268,7 @@ func TestFileLinksSource(t *testing.T) {
 	p := filepath.Join(dir, "copy")
 	for _, l := range []string{LinksReplace, LinksKeep} {
 		f := newFile(t, h, p, &FileRes{State: "exists", Rare: &FileRare{Source: src, Links: l}})
-		if _, err := f.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
-			t.Fatalf("links %s: got %v, want a refusal of the link", l, err)
-		}
+		applyFails(t, f, "is a symbolic link", "links "+l)
 		if exists(p) {
 			t.Fatal("the file was made")
 		}
@@ -290,9 +284,7 @@ func TestFileLinksSource(t *testing.T) {
 	srcDir := filepath.Join(dir, "srcdir")
 	symlink(t, "t/d", srcDir)
 	d := newFile(t, h, filepath.Join(dir, "copydir")+"/", &FileRes{State: "exists", Rare: &FileRare{Source: srcDir + "/", Recurse: true, Links: LinksReplace}})
-	if _, err := d.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
-		t.Fatalf("a directory source that is a link: got %v, want a refusal", err)
-	}
+	applyFails(t, d, "is a symbolic link", "a directory source that is a link")
 	if exists(filepath.Join(dir, "copydir", "inner")) {
 		t.Fatal("the directory was copied")
 	}
@@ -316,9 +308,7 @@ func TestFileLinksReplaceOthers(t *testing.T) {
 	defer l.Close()
 	for _, p := range []string{fifo, sock} {
 		plain := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n")})
-		if _, err := plain.CheckApply(context.Background(), true); err == nil {
-			t.Fatalf("%s replaced without links replace", p)
-		}
+		applyFails(t, plain, "", p+" replaced without links replace")
 		f := newFile(t, h, p, &FileRes{State: "exists", Content: strp("new\n"), Rare: &FileRare{Links: LinksReplace}})
 		checkApply(t, f, false, false)
 		checkApply(t, f, true, false)
@@ -339,9 +329,7 @@ func TestFileLinksReplaceOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	dl := newFile(t, h, sub, &FileRes{State: "exists", Rare: &FileRare{Symlink: true, Source: "elsewhere", Links: LinksReplace}})
-	if _, err := dl.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), "set force") {
-		t.Fatalf("a directory in the link's way: got %v, want an error asking for force", err)
-	}
+	applyFails(t, dl, "set force", "a directory in the link's way")
 }
 
 // TestFileLinksKeepDirectory: with links "keep", a directory at a file's
@@ -357,9 +345,7 @@ func TestFileLinksKeepDirectory(t *testing.T) {
 	}
 	mustWrite(t, filepath.Join(d, "inner"), "x")
 	plain := newFile(t, h, d, &FileRes{State: "exists", Content: strp("new\n")})
-	if _, err := plain.CheckApply(context.Background(), true); err == nil {
-		t.Fatal("a directory at a file's path accepted without links keep")
-	}
+	applyFails(t, plain, "", "a directory at a file's path accepted without links keep")
 	f := newFile(t, h, d, &FileRes{State: "exists", Content: strp("new\n"), Mode: "0644", Rare: &FileRare{Links: LinksKeep}})
 	checkApply(t, f, false, false)
 	checkApply(t, f, true, false)
@@ -371,9 +357,7 @@ func TestFileLinksKeepDirectory(t *testing.T) {
 		t.Fatalf("no log of the content left: %q", h.logged())
 	}
 	gone := newFile(t, h, d, &FileRes{State: "absent"})
-	if _, err := gone.CheckApply(context.Background(), true); err == nil {
-		t.Fatal("state absent on a directory at a file's path accepted without links keep or force")
-	}
+	applyFails(t, gone, "", "state absent on a directory at a file's path accepted without links keep or force")
 	kept := newFile(t, h, d, &FileRes{State: "absent", Rare: &FileRare{Links: LinksKeep}})
 	checkApply(t, kept, true, true)
 	if !exists(filepath.Join(d, "inner")) || !strings.Contains(h.logged(), "kept the directory "+d+" (links keep): set force to remove it") {
@@ -383,5 +367,14 @@ func TestFileLinksKeepDirectory(t *testing.T) {
 	checkApply(t, g, true, false)
 	if permOf(t, d) != 0o700 {
 		t.Fatalf("mode %04o, want 0700", permOf(t, d))
+	}
+}
+
+// applyFails checks that applying r fails with an error that contains
+// want, naming what the case is.
+func applyFails(t *testing.T, r *FileRes, want, what string) {
+	t.Helper()
+	if _, err := r.CheckApply(context.Background(), true); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: got %v, want an error with %q", what, err, want)
 	}
 }

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
@@ -234,26 +236,16 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	// pairs name the ends of the edges by
 	byIndex := make([]*Vertex, len(doc.Resources))
 	srcs := make([]source, len(doc.Resources))
-	var errs graph.ErrorList
-	var dg digester
 	var prev *place
 	for i, rr := range doc.Resources {
 		setSource(&srcs[i], rr, prev)
 		prev = srcs[i].place
-		v, err := newVertex(rr, &srcs[i], opts, &dg)
-		if err != nil {
-			l, _ := graph.AsList(err)
-			errs = append(errs, l...)
-			continue
-		}
-		byIndex[i] = v
-		g.all = append(g.all, v)
-		if opts.Consume && (rr.Meta == nil || len(rr.Meta.Export) == 0) {
-			rr.Params = nil
-		}
 	}
-	if len(errs) > 0 {
+	if errs := makeVertices(doc.Resources, srcs, byIndex, opts); len(errs) > 0 {
 		return nil, errs
+	}
+	for _, v := range byIndex {
+		g.all = append(g.all, v)
 	}
 	slices.SortFunc(g.all, compareVertices)
 	g.linkDocEdges(doc.Edges, pairs, byIndex)
@@ -299,6 +291,68 @@ func (g *Graph) Compact() {
 // newVertex makes the vertex of rr, which Validate checked, at src: its
 // resource is opts.Made's or made by NewRes, and dg takes the digest of its
 // parameters.
+// parallelMin is the number of resources from which Build makes them on
+// more than one goroutine (makeVertices); a graph smaller than that is
+// made faster than goroutines start.
+var parallelMin = 512
+
+// makeVertices makes the vertex of each resource of rs into byIndex, at
+// the same index, with srcs its sources, and returns the errors of those
+// that cannot be made, in the order of rs. Each resource is made on its
+// own (its parameters decoded into its kind's fields, its own Validate
+// run, its parameters digested): a graph of parallelMin resources or more
+// is split into one contiguous part per processor the runtime uses, made
+// at once. The result is the same as one goroutine's; a panic in a part
+// is raised again in the caller's goroutine, whose recover (Build's) turns
+// it into an error.
+func makeVertices(rs []*graph.Resource, srcs []source, byIndex []*Vertex, opts BuildOptions) graph.ErrorList {
+	parts := 1
+	if len(rs) >= parallelMin {
+		parts = min(runtime.GOMAXPROCS(0), len(rs)/(parallelMin/2))
+	}
+	errs := make([]graph.ErrorList, parts)
+	panics := make([]any, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(rs)/parts, (p+1)*len(rs)/parts
+		work := func() {
+			defer func() {
+				if r := recover(); r != nil {
+					panics[p] = r
+				}
+			}()
+			var dg digester
+			for i := lo; i < hi; i++ {
+				rr := rs[i]
+				v, err := newVertex(rr, &srcs[i], opts, &dg)
+				if err != nil {
+					l, _ := graph.AsList(err)
+					errs[p] = append(errs[p], l...)
+					continue
+				}
+				byIndex[i] = v
+				if opts.Consume && (rr.Meta == nil || len(rr.Meta.Export) == 0) {
+					rr.Params = nil
+				}
+			}
+		}
+		if p == parts-1 {
+			work() // the last part on this goroutine
+		} else {
+			wg.Go(work)
+		}
+	}
+	wg.Wait()
+	var all graph.ErrorList
+	for p := range parts {
+		if panics[p] != nil {
+			panic(panics[p])
+		}
+		all = append(all, errs[p]...)
+	}
+	return all
+}
+
 func newVertex(rr *graph.Resource, src *source, opts BuildOptions, dg *digester) (*Vertex, error) {
 	key := rr.Ref().String()
 	if opts.Consume {

@@ -40,7 +40,7 @@ func filesDoc(n int) []byte {
 // resource with its parameters, autoedges, compact): the part of a warm
 // run that does not depend on the files.
 func BenchmarkLoadFiles(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
+	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			data := filesDoc(n)
 			b.SetBytes(int64(len(data)))
@@ -71,7 +71,7 @@ func BenchmarkLoadFiles(b *testing.B) {
 
 // BenchmarkDecodeFiles decodes the document of bench/cfengine.sh alone.
 func BenchmarkDecodeFiles(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
+	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			data := filesDoc(n)
 			b.SetBytes(int64(len(data)))

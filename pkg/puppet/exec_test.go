@@ -66,7 +66,10 @@ func TestExecForms(t *testing.T) {
 			map[string]any{"env": map[string]any{"PATH": "/x", "A": "b=c"}}, nil, false},
 		{"returns other codes", map[string]any{"command": "/bin/true", "returns": []any{int64(0), int64(2)}}, nil, nil, true},
 		{"returns zero", map[string]any{"command": "/bin/true", "returns": []any{int64(0)}}, map[string]any{"cmd": "/bin/true"}, nil, false},
-		{"user: the interval watch would run as a user that may not exist yet", map[string]any{"command": "/bin/true", "user": "nobody"}, nil, nil, true},
+		{"user and group", map[string]any{"command": "/bin/true", "user": "nobody", "group": "nogroup"},
+			map[string]any{"user": "nobody", "group": "nogroup", "watchinterval": int64(1800)}, []string{"watchcmd", "watchshell"}, false},
+		{"refreshonly has no interval", map[string]any{"command": "/bin/true", "refreshonly": true},
+			map[string]any{"refreshonly": true}, []string{"watchinterval"}, false},
 		{"shell provider with argv", map[string]any{"command": []any{"/bin/true"}, "provider": "shell"}, nil, nil, true},
 		{"umask", map[string]any{"command": "/bin/true", "umask": "077"}, nil, nil, true},
 	} {

@@ -25,8 +25,8 @@ type Options struct {
 	// pippet.
 	Schema func(kind string) (*graph.KindSchema, bool)
 	// RunInterval is Puppet's runinterval in seconds (0: 1800). Puppet
-	// runs every exec once per run: translated execs rerun on a watchcmd
-	// tick at this interval.
+	// runs every exec once per run: translated execs rerun at this
+	// interval (the exec kind's watchinterval).
 	RunInterval int
 	// Check, when set, validates a native translation the way the engine
 	// will (parameters decoded, the resource's own Validate); an error

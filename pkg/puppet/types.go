@@ -376,6 +376,11 @@ var execMapping = &mapping{kind: "exec", title: true, whole: execWhole, rules: m
 	},
 	"logoutput": none,
 	"provider":  only("posix", "shell"),
+	// The commands run as user (its groups as initgroups(3) gives them)
+	// and group, as Puppet runs them; the graph orders a user or group
+	// resource of the catalog before the exec (autorequire).
+	"user":  toStr("user"),
+	"group": toStr("group"),
 	"tries": func(t *tr, k string, v any) {
 		n, err := strconv.Atoi(scalar(v))
 		if err != nil || n < 1 || n > 32767 {
@@ -464,8 +469,7 @@ func execWhole(t *tr) {
 		return // runs on a refresh only, not at every Puppet run
 	}
 	// Puppet runs an exec at every run: a tick per runinterval reruns it
-	t.out["watchcmd"] = fmt.Sprintf("while sleep %d; do echo puppet run interval passed; done", t.opts.runInterval())
-	t.out["watchshell"] = "/bin/sh"
+	t.out["watchinterval"] = int64(t.opts.runInterval())
 }
 
 // refreshOnly reads Puppet's refreshonly: only false turns it off.

@@ -26,7 +26,8 @@ func init() {
 //
 // Without a guard (ifcmd, nifcmd, creates), the command runs on the first
 // CheckApply, on a refresh notification, after each line printed by
-// watchcmd and after each change of a watchfiles path; other CheckApply
+// watchcmd, at each tick of watchinterval and after each change of a
+// watchfiles path; other CheckApply
 // calls (a poke from a changed predecessor, the second half of a paired
 // execution) find the state right. With a guard, the command runs
 // whenever the guards let it: ifcmd must exit 0 (and print ifequals, when
@@ -78,6 +79,11 @@ type ExecRes struct {
 	WatchCwd string `lang:"watchcwd" yaml:"watchcwd"`
 	// WatchShell runs WatchCmd as "WatchShell -c WatchCmd".
 	WatchShell string `lang:"watchshell" yaml:"watchshell"`
+	// WatchInterval makes the command due every this many seconds while
+	// the resource is watched, as a line of watchcmd does, without a
+	// process; 0 is never. puppet-graph sets it to Puppet's run interval,
+	// at which Puppet runs every exec again.
+	WatchInterval uint32 `lang:"watchinterval" yaml:"watchinterval"`
 
 	// IfCmd guards Cmd: Cmd runs only if IfCmd exits 0.
 	IfCmd string `lang:"ifcmd" yaml:"ifcmd"`
@@ -131,7 +137,7 @@ type ExecRes struct {
 	SendStderr *string `lang:"send_stderr" yaml:"send_stderr"`
 
 	mu    sync.Mutex
-	dirty bool // cmd is due: first run, or watchcmd printed a line
+	dirty bool // cmd is due: first run, a line of watchcmd, a tick of watchinterval
 }
 
 // ExecSends is what an exec resource sends after running its command.
@@ -155,7 +161,7 @@ func (obj *ExecRes) Default() engine.Res { return &ExecRes{} }
 // graph.yaml examples still carry (see engine.Retiring).
 func (obj *ExecRes) RetiredParams() map[string]string {
 	return map[string]string{
-		"pollint": "no kind polls: exec re-runs on watchcmd output, watchfiles and refreshes",
+		"pollint": "no kind polls: exec re-runs on watchcmd output, watchinterval, watchfiles and refreshes",
 		"state":   "exec has no state: it runs when ifcmd, nifcmd, mtimes or creates say so",
 	}
 }
@@ -383,9 +389,10 @@ func (obj *ExecRes) UIDs() []engine.ResUID {
 	return []engine.ResUID{&engine.BaseUID{Kind: "exec", Name: obj.Name()}}
 }
 
-// AutoEdges makes the exec wait for the file resource of its cwd and for
-// the file or pkg resource providing its program (when named by an
-// absolute path), and run before the file resource of the path it creates.
+// AutoEdges makes the exec wait for the file resource of its cwd, for the
+// file or pkg resource providing its program (when named by an absolute
+// path) and for the user and group resources of its user and group, and
+// run before the file resource of the path it creates.
 func (obj *ExecRes) AutoEdges() (engine.AutoEdge, error) {
 	var uids []engine.ResUID
 	if obj.Cwd != "" {
@@ -396,6 +403,13 @@ func (obj *ExecRes) AutoEdges() (engine.AutoEdge, error) {
 	}
 	if obj.Creates != "" {
 		uids = append(uids, newFileUID(obj.Creates, true))
+	}
+	// the identity the commands run under, made before they run
+	if obj.User != "" {
+		uids = append(uids, &engine.BaseUID{Kind: "user", Name: obj.User})
+	}
+	if obj.Group != "" {
+		uids = append(uids, &engine.BaseUID{Kind: "group", Name: obj.Group})
 	}
 	return &onceAutoEdge{uids: uids}, nil
 }

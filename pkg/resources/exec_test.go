@@ -216,6 +216,49 @@ func TestExecWatchCmd(t *testing.T) {
 	}
 }
 
+// TestExecWatchInterval: each tick makes the command due, as a line of
+// watchcmd does, with no process behind it: the watch of an exec that runs
+// as a user the graph has not made yet starts, and the command runs as
+// that user once it exists.
+func TestExecWatchInterval(t *testing.T) {
+	h := newHarness(t)
+	log := filepath.Join(t.TempDir(), "log")
+	e := newExec(t, h, &ExecRes{Cmd: "echo ran >> " + log, Shell: "/bin/sh", WatchInterval: 1})
+	checkApply(t, e, true, false)
+	checkApply(t, e, true, true)
+	startWatch(t, h, e)
+	expectEvent(t, h, "tick", func() {})
+	checkApply(t, e, true, false)
+	if n := countLines(t, log); n != 2 {
+		t.Fatalf("ran %d times, want 2", n)
+	}
+	if err := (&ExecRes{Cmd: "x", RefreshOnly: true, WatchInterval: 5}).Validate(); err == nil {
+		t.Fatal("refreshonly with watchinterval accepted")
+	}
+
+	if os.Geteuid() != 0 {
+		testneed.Missing(t, "needs root to add a user")
+	}
+	name := fmt.Sprintf("mgmtexw%x", time.Now().UnixNano()&0xffffff)
+	h = newHarness(t) // its own events
+	u := newExec(t, h, &ExecRes{Cmd: "id -un", Shell: "/bin/sh", User: name, WatchInterval: 1})
+	startWatch(t, h, u) // the user does not exist yet
+	if out, err := exec.Command("useradd", "-M", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	for run := range 2 {
+		if run > 0 {
+			h.sent = nil
+			expectEvent(t, h, "tick of the exec run as a user", func() {})
+		}
+		checkApply(t, u, true, false)
+		if got := *h.sent.(*ExecSends).Stdout; got != name+"\n" {
+			t.Fatalf("run %d: ran as %q, want %s", run, got, name)
+		}
+	}
+}
+
 func TestExecValidateAndCmp(t *testing.T) {
 	for _, e := range []*ExecRes{
 		{},
@@ -244,6 +287,12 @@ func TestExecValidateAndCmp(t *testing.T) {
 	}
 	if ae.Test([]bool{false, false}) || ae.Next() != nil {
 		t.Fatal("autoedges go on after their one batch")
+	}
+	ae, _ = (&ExecRes{Cmd: "true", User: "app", Group: "staff"}).AutoEdges()
+	uids = ae.Next()
+	if len(uids) != 2 || uids[0].GetKind() != "user" || uids[0].GetName() != "app" || uids[0].IsReversed() ||
+		uids[1].GetKind() != "group" || uids[1].GetName() != "staff" || uids[1].IsReversed() {
+		t.Fatalf("user and group autoedges %v", uids)
 	}
 	ae, _ = (&ExecRes{Cmd: "/opt/tool/bin/run --fast"}).AutoEdges()
 	uids = ae.Next()

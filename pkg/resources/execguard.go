@@ -52,6 +52,8 @@ func (obj *ExecRes) validateExtra() error {
 		switch {
 		case obj.WatchCmd != "":
 			return fmt.Errorf("refreshonly cannot be combined with watchcmd: its events would never run the command")
+		case obj.WatchInterval > 0:
+			return fmt.Errorf("refreshonly cannot be combined with watchinterval: its ticks would never run the command")
 		case len(obj.WatchFiles) > 0:
 			return fmt.Errorf("refreshonly cannot be combined with watchfiles: their events would never run the command")
 		case len(obj.MTimes) > 0:

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
 )
 
 // Watch follows what makes the command due and what its guards read: each
-// line of watchcmd's output and each change below a watchfiles path make
-// the command due; a change of creates or of an mtimes file is an event
+// line of watchcmd's output, each tick of watchinterval and each change
+// below a watchfiles path make the command due; a change of creates or of an mtimes file is an event
 // for CheckApply to judge. Without any of them, nothing but a refresh or
 // a poll runs the command again.
 func (obj *ExecRes) Watch(ctx context.Context) error {
@@ -67,6 +68,25 @@ func (obj *ExecRes) Watch(ctx context.Context) error {
 		if err := obj.startWatchCmd(ctx, &wg, dueC, watchErr); err != nil {
 			return err
 		}
+	}
+	if obj.WatchInterval > 0 {
+		t := time.NewTicker(time.Duration(obj.WatchInterval) * time.Second)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					select {
+					case dueC <- struct{}{}:
+					default:
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
 	}
 	obj.init.Running()
 	for {

@@ -155,3 +155,63 @@ exec { 'as the group': command => '%s', group => '%s', path => '/usr/bin:/bin' }
 		t.Errorf("as the user: %q", b)
 	}
 }
+
+// TestExecUserTranslatedAgainstPuppet runs execs as a user and a group that the
+// same manifest creates, natively (the exec translated with its user and
+// group, ordered after them) and with puppet apply, each side with its
+// own throwaway accounts: each command must run under the same identity
+// (user, primary group, supplementary groups) on both sides.
+func TestExecUserTranslatedAgainstPuppet(t *testing.T) {
+	testneed.Puppet(t)
+	testneed.Command(t, "useradd", "groupadd")
+	if os.Geteuid() != 0 {
+		testneed.Missing(t, "adding users needs root")
+	}
+	id := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	// the users write their results here: a directory they may enter
+	top, err := os.MkdirTemp("/tmp", "mgmt-execuser")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	got := map[string]string{}
+	for _, side := range []string{"native", "puppet"} {
+		d := filepath.Join(top, side)
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d, 0o777)
+		os.Chmod(top, 0o755)
+		usr, grp, extra := "mgmteu"+id+side[:1], "mgmteg"+id+side[:1], "mgmtex"+id+side[:1]
+		t.Cleanup(func() {
+			exec.Command("userdel", usr).Run()
+			exec.Command("groupdel", usr).Run()
+			exec.Command("groupdel", grp).Run()
+			exec.Command("groupdel", extra).Run()
+		})
+		pp := strings.NewReplacer("@", d, "USR", usr, "GRP", grp, "EXTRA", extra).Replace(`
+group { 'GRP': ensure => present }
+group { 'EXTRA': ensure => present }
+user { 'USR': ensure => present, gid => 'GRP', groups => ['EXTRA'], membership => inclusive }
+exec { 'as user': command => '/usr/bin/id -un > @/user; /usr/bin/id -gn >> @/user; /usr/bin/id -Gn >> @/user', provider => shell, user => 'USR', creates => '@/user' }
+exec { 'as user and group': command => '/usr/bin/id -un > @/both; /usr/bin/id -gn >> @/both; /usr/bin/id -Gn >> @/both', provider => shell, user => 'USR', group => 'EXTRA', creates => '@/both' }
+exec { 'as group': command => '/usr/bin/id -gn > @/group', provider => shell, group => 'GRP', creates => '@/group' }
+`)
+		applySide(t, top, side, pp, "exec", "user", "group")
+		for _, f := range []string{"user", "both", "group"} {
+			b, err := os.ReadFile(filepath.Join(d, f))
+			if err != nil {
+				t.Fatalf("%s: %v", side, err)
+			}
+			got[side+"/"+f] = strings.NewReplacer(usr, "USR", grp, "GRP", extra, "EXTRA").Replace(string(b))
+		}
+	}
+	for _, f := range []string{"user", "both", "group"} {
+		if n, p := got["native/"+f], got["puppet/"+f]; n != p {
+			t.Errorf("exec %s: natively:\n%s\nwith Puppet:\n%s", f, n, p)
+		}
+	}
+	if want := "USR\nGRP\nGRP EXTRA\n"; got["native/user"] != want {
+		t.Errorf("exec as user: %q, want %q", got["native/user"], want)
+	}
+}

@@ -209,8 +209,8 @@ File["/tmp/pg-l"] ~> Exec["e"]
 	if m := byRef["msg[hello]"]; m == nil || m.Params["body"] != "world" {
 		t.Errorf("notify: want msg[hello] with body world, got %+v", m)
 	}
-	if e := byRef["exec[e]"]; e == nil || e.Params["refreshonly"] != true || e.Params["watchcmd"] != nil {
-		t.Errorf("refreshonly exec: want exec[e] with refreshonly and no run-interval watchcmd, got %+v", e)
+	if e := byRef["exec[e]"]; e == nil || e.Params["refreshonly"] != true || e.Params["watchinterval"] != nil {
+		t.Errorf("refreshonly exec: want exec[e] with refreshonly and no watchinterval, got %+v", e)
 	}
 	if p := byRef["pippet[Exec[/bin/false]]"]; p == nil {
 		t.Errorf("exec returns [0, 2]: want a pippet fallback")
@@ -382,7 +382,7 @@ func TestPuppetConf(t *testing.T) {
 		if d := decode(t, out); d.Graph != "confnode" {
 			t.Errorf("%s: graph %q, want confnode (the certname of puppet.conf)", engine, d.Graph)
 		}
-		if !strings.Contains(out, "while sleep 300; do") {
+		if !strings.Contains(out, `"watchinterval":300`) {
 			t.Errorf("%s: the exec does not rerun every runinterval (5m):\n%s", engine, out)
 		}
 	}

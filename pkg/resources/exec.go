@@ -225,12 +225,17 @@ func (obj *ExecRes) CheckApply(ctx context.Context, apply bool) (bool, error) {
 	if !apply {
 		return false, nil
 	}
-	if err := obj.run(ctx); err != nil {
-		return false, err
-	}
+	// What makes the command due while it runs (a line of watchcmd, a
+	// tick) makes it due again after this run.
 	obj.mu.Lock()
 	obj.dirty = false
 	obj.mu.Unlock()
+	if err := obj.run(ctx); err != nil {
+		obj.mu.Lock()
+		obj.dirty = true // still due: the retry runs it
+		obj.mu.Unlock()
+		return false, err
+	}
 	if obj.DoneCmd != "" {
 		cmd, err := obj.command(ctx, obj.DoneCmd, nil, obj.DoneShell, obj.DoneCwd)
 		if err != nil {

@@ -216,6 +216,57 @@ func TestExecWatchCmd(t *testing.T) {
 	}
 }
 
+// TestExecDueWhileRunning: a line of watchcmd printed while the command
+// runs makes it due again once that run is over, and a failed run leaves
+// it due.
+func TestExecDueWhileRunning(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	lines, log, gate := filepath.Join(dir, "lines"), filepath.Join(dir, "log"), filepath.Join(dir, "gate")
+	mustWrite(t, lines, "")
+	e := newExec(t, h, &ExecRes{Cmd: "echo ran >> " + log + "; while [ ! -e " + gate + " ]; do sleep 0.01; done",
+		Shell: "/bin/sh", WatchCmd: "tail -n +1 -f " + lines, WatchShell: "/bin/sh"})
+	startWatch(t, h, e)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.CheckApply(t.Context(), true)
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !exists(log); {
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	expectEvent(t, h, "watchcmd line while the command runs", func() {
+		f, err := os.OpenFile(lines, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("changed\n")
+		f.Close()
+	})
+	mustWrite(t, gate, "")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkApply(t, e, true, false)
+	if n := countLines(t, log); n != 2 {
+		t.Fatalf("ran %d times, want 2: the line printed during the first run was lost", n)
+	}
+	checkApply(t, e, true, true)
+
+	failing := newExec(t, newHarness(t), &ExecRes{Cmd: "echo ran >> " + log + "; exit 1", Shell: "/bin/sh"})
+	for range 2 {
+		if _, err := failing.CheckApply(t.Context(), true); err == nil {
+			t.Fatal("a failing command succeeded")
+		}
+	}
+	if n := countLines(t, log); n != 4 {
+		t.Fatalf("ran %d times in all, want 4: a failed run must stay due", n)
+	}
+}
+
 // TestExecWatchInterval: each tick makes the command due, as a line of
 // watchcmd does, with no process behind it: the watch of an exec that runs
 // as a user the graph has not made yet starts, and the command runs as

@@ -20,7 +20,9 @@ import (
 // most a MiB or two more); up to
 // gcSmallHeap, by half of it (gcSmallPercent), where a few MiB more cost
 // little and more collections would slow a small graph's whole run;
-// beyond, by gcPercent of it, at most gcHeadroom and never less than
+// beyond, by gcPercent of it, by gcLargePercent from gcLargeHeap live on
+// (fewer collections while a large graph loads, where 30% of the live heap
+// is little beside its size), at most gcHeadroom and never less than
 // gcMinPercent of it. A graph of 10,000
 // files, about 10 MiB live, peaks at 1.3 times that instead of 1.5, and
 // one of 100,000, about 110 MiB live, at 32 MiB above it. The collector
@@ -44,6 +46,8 @@ const (
 	gcSmallHeap    = 8 << 20
 	gcSmallPercent = 50
 	gcPercent      = 30
+	gcLargeHeap    = 32 << 20
+	gcLargePercent = 50
 	gcHeadroom     = 32 << 20
 	gcMinPercent   = 25
 )
@@ -58,7 +62,10 @@ func gcPercentFor(live uint64) int {
 		return gcSmallPercent
 	}
 	p := gcPercent
-	if live*gcPercent/100 > gcHeadroom {
+	if live >= gcLargeHeap {
+		p = gcLargePercent
+	}
+	if live*uint64(p)/100 > gcHeadroom {
 		p = int(gcHeadroom * 100 / live)
 	}
 	return max(p, gcMinPercent)

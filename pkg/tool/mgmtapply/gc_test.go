@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// TestGCPercentFor: 100% below 4 MiB live, 50% below 8 MiB, then 30%, at
-// most 32 MiB of headroom and never less than 25%.
+// TestGCPercentFor: 100% below 4 MiB live, 50% below 8 MiB, then 30%, 50%
+// from 32 MiB, at most 32 MiB of headroom and never less than 25%.
 func TestGCPercentFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
@@ -21,8 +21,11 @@ func TestGCPercentFor(t *testing.T) {
 		{7 << 20, 50},
 		{8 << 20, 30},
 		{16 << 20, 30},
-		{64 << 20, 30},
-		{100 << 20, 30},
+		{32<<20 - 1, 30},
+		{32 << 20, 50},
+		{64 << 20, 50},
+		{80 << 20, 40},
+		{100 << 20, 32},
 		{110 << 20, 29},
 		{128 << 20, 25},
 		{170 << 20, 25},

@@ -288,13 +288,10 @@ func (g *Graph) Compact() {
 	g.docEdges, g.autoPairs = nil, nil
 }
 
-// newVertex makes the vertex of rr, which Validate checked, at src: its
-// resource is opts.Made's or made by NewRes, and dg takes the digest of its
-// parameters.
 // parallelMin is the number of resources from which Build makes them on
 // more than one goroutine (makeVertices); a graph smaller than that is
 // made faster than goroutines start.
-var parallelMin = 512
+const parallelMin = 512
 
 // makeVertices makes the vertex of each resource of rs into byIndex, at
 // the same index, with srcs its sources, and returns the errors of those
@@ -353,6 +350,9 @@ func makeVertices(rs []*graph.Resource, srcs []source, byIndex []*Vertex, opts B
 	return all
 }
 
+// newVertex makes the vertex of rr, which Validate checked, at src: its
+// resource is opts.Made's or made by NewRes, and dg takes the digest of its
+// parameters.
 func newVertex(rr *graph.Resource, src *source, opts BuildOptions, dg *digester) (*Vertex, error) {
 	key := rr.Ref().String()
 	if opts.Consume {

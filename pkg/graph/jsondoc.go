@@ -196,7 +196,7 @@ func (p *jsonParser) document(doc *Document) {
 		case "source":
 			doc.Source = p.stringField(strDoc)
 		case "resources":
-			if !p.null() {
+			if !p.null() && !p.resourcesSplit(doc) {
 				p.array(func(int) { doc.Resources = append(doc.Resources, p.resource()) })
 			}
 		case "edges":

@@ -72,8 +72,8 @@ func TestBuildParallelSame(t *testing.T) {
 		t.Errorf("kinds without parameters: on one processor:\n%s\non two:\n%s", one, two)
 	}
 
-	// Files and directories with automatic edges between them, and an
-	// error in each half.
+	// Files and directories with automatic edges between them, execs,
+	// users and groups with theirs, and an error in each half.
 	b.Reset()
 	b.WriteString(`{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[`)
 	for d := range 10 {
@@ -84,6 +84,14 @@ func TestBuildParallelSame(t *testing.T) {
 	}
 	for i := range 1000 {
 		fmt.Fprintf(&b, `,{"kind":"file","name":"/srv/b/d%d/f%d","params":{"state":"exists","content":"file %d\n","mode":"0644"}}`, i%10, i, i)
+		if i%50 == 0 {
+			// other kinds whose automatic edges reach files, users,
+			// groups and packages, in both halves
+			fmt.Fprintf(&b, `,{"kind":"exec","name":"e%d","params":{"cmd":"/srv/b/d%d/f%d","cwd":"/srv/b/d%d","user":"u%d","group":"g%d","creates":"/srv/b/made%d"}}`, i, i%10, i, i%10, i, i, i)
+			fmt.Fprintf(&b, `,{"kind":"user","name":"u%d","params":{"group":"g%d","groups":["g%d"]}}`, i, i, (i+50)%1000)
+			fmt.Fprintf(&b, `,{"kind":"group","name":"g%d"}`, i)
+			fmt.Fprintf(&b, `,{"kind":"file","name":"/srv/b/made%d","params":{"owner":"u%d"}}`, i, i)
+		}
 	}
 	fine := b.String() + `],"edges":[{"from":{"kind":"file","name":"/srv/b/d0/f0"},"to":{"kind":"file","name":"/srv/b/d1/f1"},"notify":true}]}` + "\n"
 	one, two = buildBoth(t, func() *graph.Document { return decode(t, fine) })

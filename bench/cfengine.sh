@@ -16,6 +16,9 @@
 # over N/1000 directories, and cf-agent runs only up to CF_MAX files
 # (default 10000; "-" in the table beyond it).
 #
+# The warm runs of each tool start once the files of its cold runs are
+# written back (sync).
+#
 # The files are made under TMPDIR (default /tmp). The header names its file
 # system: ext4 without a journal makes cold times swing several-fold (see
 # docs/operating.md), so use one with a journal (or tmpfs, for the tools'
@@ -147,6 +150,9 @@ for n in $SIZES; do
 		fi
 		inputs "$n" "$work/files-$tool"
 		cold=$(measure $tool "$n" cold)
+		# The cold runs' files are written back before the warm runs,
+		# which would otherwise share the machine with that writeback.
+		sync
 		warm=$(measure $tool "$n" warm)
 		if [ $tool = mgmt ]; then mg_cold=$cold mg_warm=$warm; else cf_cold=$cold cf_warm=$warm; fi
 		mv "$work/files-$tool" "$work/old.$$.$(date +%s%N)"

@@ -28,6 +28,10 @@ type Decoder struct {
 	line int    // line of the next unread byte, from 1
 	col  int    // bytes already read on that line
 	buf  []byte // YAML frame
+
+	// splitMin is the size of a resources array from which it is
+	// decoded in two halves (resourcesSplit); 0 is splitMin's default.
+	splitMin int
 }
 
 const (
@@ -255,7 +259,7 @@ func (d *Decoder) nextJSON() (*Document, error) {
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if doc, eof, err := tryDecodeJSON(line, start); !eof {
+	if doc, eof, err := tryDecodeJSON(line, start, d.splitMin); !eof {
 		d.src.discard(len(line))
 		if nl {
 			d.src.discard(1)
@@ -283,7 +287,8 @@ func (d *Decoder) nextJSON() (*Document, error) {
 		}
 		return nil, &PosError{Pos: end.String(), Msg: msg}
 	}
-	return decodeJSON(frame, start)
+	doc, _, err := tryDecodeJSON(frame, start, d.splitMin)
+	return doc, err
 }
 
 // peekLine returns the unread data up to the next newline, without

@@ -42,6 +42,10 @@ type jsonParser struct {
 
 	// Incremental offset -> position conversion.
 	posOff, posLine, posLineStart int
+
+	// splitMin is the size from which a resources array is decoded in
+	// two halves (resourcesSplit).
+	splitMin int
 }
 
 type jsonErr struct {
@@ -58,16 +62,14 @@ func (p *jsonParser) failEOF(off int) {
 
 const maxJSONDepth = 1000
 
-// decodeJSON parses one framed document.
-func decodeJSON(frame []byte, start Position) (doc *Document, err error) {
-	doc, _, err = tryDecodeJSON(frame, start)
-	return doc, err
-}
-
 // tryDecodeJSON parses one document from data; eof reports that the data
 // ended inside the document.
-func tryDecodeJSON(data []byte, start Position) (doc *Document, eof bool, err error) {
-	p := &jsonParser{data: data, start: start, intern: map[string]string{}, values: map[string]any{}, posLine: start.Line, posLineStart: -(start.Col - 1)}
+func tryDecodeJSON(data []byte, start Position, splitMin int) (doc *Document, eof bool, err error) {
+	if splitMin <= 0 {
+		splitMin = defaultSplitMin
+	}
+	p := &jsonParser{data: data, start: start, intern: map[string]string{}, values: map[string]any{}, posLine: start.Line, posLineStart: -(start.Col - 1),
+		splitMin: splitMin}
 	defer func() {
 		if r := recover(); r != nil {
 			je, ok := r.(jsonErr)

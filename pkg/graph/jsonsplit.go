@@ -5,11 +5,11 @@ import (
 	"sync"
 )
 
-// splitMin is the size, in bytes from the start of a document's resources
-// array to the end of the frame, from which the array is decoded in two
-// halves at once (resourcesSplit); below it, one goroutine is faster than
-// starting another.
-var splitMin = 256 << 10
+// defaultSplitMin is the size, in bytes from the start of a document's
+// resources array to the end of the frame, from which the array is decoded
+// in two halves at once (resourcesSplit); below it, one goroutine is
+// faster than starting another.
+const defaultSplitMin = 256 << 10
 
 // resourcesSplit decodes the resources array that starts at p.i into doc
 // in two halves, one of them on another goroutine, when the document is
@@ -23,7 +23,7 @@ var splitMin = 256 << 10
 // error and its position, are always those of that decoding.
 func (p *jsonParser) resourcesSplit(doc *Document) bool {
 	start := p.peekOff()
-	if len(p.data)-start < splitMin || runtime.GOMAXPROCS(0) < 2 || p.data[start] != '[' {
+	if len(p.data)-start < p.splitMin || runtime.GOMAXPROCS(0) < 2 || p.data[start] != '[' {
 		return false
 	}
 	cut, index, ok := splitPoint(p.data, start)

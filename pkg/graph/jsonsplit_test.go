@@ -7,14 +7,13 @@ import (
 	"testing"
 )
 
-// decodeEach decodes every document of data with splitMin set to min and
-// returns, for each, its canonical JSON and the positions of its
-// resources, or its error.
+// decodeEach decodes every document of data, its resources arrays split
+// from min bytes, and returns, for each, its canonical JSON and the
+// positions of its resources, or its error.
 func decodeEach(t testing.TB, data []byte, min int) []string {
-	defer func(old int) { splitMin = old }(splitMin)
-	splitMin = min
 	var out []string
 	d := NewDecoder(bytes.NewReader(data), "f")
+	d.splitMin = min
 	for range 100 {
 		doc, err := d.Next()
 		if err != nil {
@@ -75,14 +74,12 @@ func TestResourcesSplit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			one := decodeEach(t, []byte(tc.data), 1<<62)
-			two := decodeEach(t, []byte(tc.data), 0)
+			two := decodeEach(t, []byte(tc.data), 1)
 			if strings.Join(one, "\n") != strings.Join(two, "\n") {
 				t.Fatalf("on one goroutine:\n%.3000s\nin two halves:\n%.3000s", strings.Join(one, "\n"), strings.Join(two, "\n"))
 			}
 			i := strings.LastIndex(tc.data, `"resources":`) + len(`"resources":`)
-			p := &jsonParser{data: []byte(tc.data), i: i, intern: map[string]string{}, values: map[string]any{}, posLine: 1}
-			defer func(old int) { splitMin = old }(splitMin)
-			splitMin = 0
+			p := &jsonParser{data: []byte(tc.data), i: i, intern: map[string]string{}, values: map[string]any{}, posLine: 1, splitMin: 1}
 			if got := p.resourcesSplit(&Document{}); got != tc.split {
 				t.Errorf("resourcesSplit = %v, want %v", got, tc.split)
 			}
@@ -100,7 +97,7 @@ func FuzzDecodeSplit(f *testing.F) {
 	f.Add([]byte(bigDoc(20, "")))
 	f.Add([]byte(bigDoc(20, `,{"kind":"x","name":"]"}`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		one, two := decodeEach(t, data, 1<<62), decodeEach(t, data, 0)
+		one, two := decodeEach(t, data, 1<<62), decodeEach(t, data, 1)
 		if strings.Join(one, "\n") != strings.Join(two, "\n") {
 			t.Fatalf("on one goroutine:\n%s\nin two halves:\n%s", strings.Join(one, "\n"), strings.Join(two, "\n"))
 		}

@@ -75,17 +75,7 @@ func (obj *ExecRes) Watch(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					select {
-					case dueC <- struct{}{}:
-					default:
-					}
-				case <-ctx.Done():
-					return
-				}
-			}
+			forwardSignals(ctx, t.C, dueC)
 		}()
 	}
 	obj.init.Running()
@@ -121,9 +111,9 @@ func (obj *ExecRes) Watch(ctx context.Context) error {
 	}
 }
 
-// forwardSignals passes each signal of in to the one-slot channel out,
-// coalescing, until ctx is done.
-func forwardSignals(ctx context.Context, in <-chan struct{}, out chan struct{}) {
+// forwardSignals passes each value of in, as a signal, to the one-slot
+// channel out, coalescing, until ctx is done.
+func forwardSignals[T any](ctx context.Context, in <-chan T, out chan struct{}) {
 	for {
 		select {
 		case <-in:

@@ -438,19 +438,7 @@ func forwardEvents(ctx context.Context, subs []*fswatch.Sub, event func()) error
 	defer cancel()
 	merged := make(chan struct{}, 1)
 	for _, s := range subs[1:] {
-		wg.Go(func() {
-			for {
-				select {
-				case <-s.C:
-					select {
-					case merged <- struct{}{}:
-					default:
-					}
-				case <-ctx.Done():
-					return
-				}
-			}
-		})
+		wg.Go(func() { forwardSignals(ctx, s.C, merged) })
 	}
 	for {
 		select {

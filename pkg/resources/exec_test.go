@@ -202,14 +202,7 @@ func TestExecWatchCmd(t *testing.T) {
 	checkApply(t, e, true, false)
 	checkApply(t, e, true, true)
 	startWatch(t, h, e)
-	expectEvent(t, h, "watchcmd line", func() {
-		f, err := os.OpenFile(fifo, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString("something happened\n")
-		f.Close()
-	})
+	expectEvent(t, h, "watchcmd line", func() { appendLine(t, fifo, "something happened") })
 	checkApply(t, e, true, false)
 	if n := countLines(t, log); n != 2 {
 		t.Fatalf("ran %d times, want 2", n)
@@ -238,14 +231,7 @@ func TestExecDueWhileRunning(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	expectEvent(t, h, "watchcmd line while the command runs", func() {
-		f, err := os.OpenFile(lines, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString("changed\n")
-		f.Close()
-	})
+	expectEvent(t, h, "watchcmd line while the command runs", func() { appendLine(t, lines, "changed") })
 	mustWrite(t, gate, "")
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -412,5 +398,19 @@ func TestExecWatchCmdExit(t *testing.T) {
 	case <-h.events:
 	default:
 		t.Fatal("the line printed before exiting made no event")
+	}
+}
+
+// appendLine appends line and a newline to the existing file path, as a
+// watchcmd's tail -f sees it.
+func appendLine(t testing.TB, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
 	}
 }

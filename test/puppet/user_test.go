@@ -22,12 +22,7 @@ import (
 // supplementary groups. A group without ensure is created, a user with
 // neither ensure nor a property is not.
 func TestUserAgainstPuppet(t *testing.T) {
-	testneed.Puppet(t)
-	testneed.Command(t, "useradd", "passwd")
-	if os.Geteuid() != 0 {
-		testneed.Missing(t, "adding users needs root")
-	}
-	id := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	id := needAccounts(t)
 	grp := "mgmtug" + id
 	run := func(args ...string) {
 		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
@@ -102,12 +97,7 @@ func account(t *testing.T, name string) string {
 // resources applied by mgmt-apply and by puppet apply: the commands must
 // see the same identity, groups included.
 func TestExecUserAgainstPuppet(t *testing.T) {
-	testneed.Puppet(t)
-	testneed.Command(t, "useradd", "passwd")
-	if os.Geteuid() != 0 {
-		testneed.Missing(t, "adding users needs root")
-	}
-	id := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	id := needAccounts(t)
 	grp, usr := "mgmteg"+id, "mgmteu"+id
 	for _, args := range [][]string{{"groupadd", grp}, {"useradd", "-M", "-N", "-g", "nogroup", "-G", grp, usr}} {
 		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
@@ -162,12 +152,7 @@ exec { 'as the group': command => '%s', group => '%s', path => '/usr/bin:/bin' }
 // own throwaway accounts: each command must run under the same identity
 // (user, primary group, supplementary groups) on both sides.
 func TestExecUserTranslatedAgainstPuppet(t *testing.T) {
-	testneed.Puppet(t)
-	testneed.Command(t, "useradd", "groupadd")
-	if os.Geteuid() != 0 {
-		testneed.Missing(t, "adding users needs root")
-	}
-	id := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	id := needAccounts(t)
 	// the users write their results here: a directory they may enter
 	top, err := os.MkdirTemp("/tmp", "mgmt-execuser")
 	if err != nil {
@@ -214,4 +199,17 @@ exec { 'as group': command => '/usr/bin/id -gn > @/group', provider => shell, gr
 	if want := "USR\nGRP\nGRP EXTRA\n"; got["native/user"] != want {
 		t.Errorf("exec as user: %q, want %q", got["native/user"], want)
 	}
+}
+
+// needAccounts checks what a test of accounts against Puppet needs (Puppet,
+// useradd, root) and returns a suffix for the names of its throwaway
+// accounts.
+func needAccounts(t *testing.T) string {
+	t.Helper()
+	testneed.Puppet(t)
+	testneed.Command(t, "useradd", "passwd")
+	if os.Geteuid() != 0 {
+		testneed.Missing(t, "adding users needs root")
+	}
+	return fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
 }

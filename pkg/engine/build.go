@@ -244,9 +244,7 @@ func Build(doc *graph.Document, opts BuildOptions) (g *Graph, err error) {
 	if errs := makeVertices(doc.Resources, srcs, byIndex, opts); len(errs) > 0 {
 		return nil, errs
 	}
-	for _, v := range byIndex {
-		g.all = append(g.all, v)
-	}
+	g.all = append(g.all, byIndex...)
 	slices.SortFunc(g.all, compareVertices)
 	g.linkDocEdges(doc.Edges, pairs, byIndex)
 	if !opts.NoAutoEdges {

@@ -30,7 +30,7 @@ type Decoder struct {
 	buf  []byte // YAML frame
 
 	// splitMin is the size of a resources array from which it is
-	// decoded in two halves (resourcesSplit); 0 is splitMin's default.
+	// decoded in two halves (resourcesSplit); 0 is defaultSplitMin.
 	splitMin int
 }
 

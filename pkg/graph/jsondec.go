@@ -44,7 +44,7 @@ type jsonParser struct {
 	posOff, posLine, posLineStart int
 
 	// splitMin is the size from which a resources array is decoded in
-	// two halves (resourcesSplit).
+	// two halves (resourcesSplit); 0 is defaultSplitMin.
 	splitMin int
 }
 
@@ -65,9 +65,6 @@ const maxJSONDepth = 1000
 // tryDecodeJSON parses one document from data; eof reports that the data
 // ended inside the document.
 func tryDecodeJSON(data []byte, start Position, splitMin int) (doc *Document, eof bool, err error) {
-	if splitMin <= 0 {
-		splitMin = defaultSplitMin
-	}
 	p := &jsonParser{data: data, start: start, intern: map[string]string{}, values: map[string]any{}, posLine: start.Line, posLineStart: -(start.Col - 1),
 		splitMin: splitMin}
 	defer func() {

@@ -23,7 +23,11 @@ const defaultSplitMin = 256 << 10
 // error and its position, are always those of that decoding.
 func (p *jsonParser) resourcesSplit(doc *Document) bool {
 	start := p.peekOff()
-	if len(p.data)-start < p.splitMin || runtime.GOMAXPROCS(0) < 2 || p.data[start] != '[' {
+	least := p.splitMin
+	if least <= 0 {
+		least = defaultSplitMin
+	}
+	if len(p.data)-start < least || runtime.GOMAXPROCS(0) < 2 || p.data[start] != '[' {
 		return false
 	}
 	cut, index, ok := splitPoint(p.data, start)

@@ -8,13 +8,18 @@
 #   mgmt-apply --tmp-prefix --converged-timeout 0 --file g.json
 #   cf-agent -K -f p.cf
 #
-# Each is run RUNS times (default 3) per case; the table gives the medians
-# of the wall time and of the peak resident memory (GNU time's %M: the
-# process's own high-water mark, GNU time forks its child) and the ratio of
-# the peak memories. N is SIZES (default "1000 10000 100000": the rows
-# of the table `make bench` prints); above 10,000 the files are spread
-# over N/1000 directories, and cf-agent runs only up to CF_MAX files
-# (default 10000; "-" in the table beyond it).
+# Each is run RUNS times per case (default: 21 up to 1,000 files, 7 up to
+# 10,000, 3 above; a run of 1,000 files takes a few hundredths of a
+# second, and the exit of one run in four or so waits about 12 ms more for
+# the kernel, see "Scale" in docs/operating.md); the table gives the
+# medians of the wall time and of the peak resident memory and the ratio
+# of the peak memories. Both are measured by bench/measure, which starts
+# the process, waits for it and reports the time between and the
+# process's own high-water mark (wait4's maxrss, GNU time's %M). N is
+# SIZES (default "1000 10000 100000": the rows of the table `make bench`
+# prints); above 10,000 the files are spread over N/1000 directories,
+# and cf-agent runs only up to CF_MAX files (default 10000; "-" in the
+# table beyond it).
 #
 # The warm runs of each tool start once the files of its cold runs are
 # written back (sync).
@@ -31,16 +36,25 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/mgmt-apply}
 CF=${CF:-$(command -v cf-agent || true)}
 SIZES=${SIZES:-"1000 10000 100000"}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-}
 CF_MAX=${CF_MAX:-10000}
 [ -x "$BIN" ] || { echo "build first: make" >&2; exit 1; }
 if [ -z "$CF" ]; then
 	echo "cfengine.sh: cf-agent not found: skipped (on Debian: apt-get install cfengine3)"
 	exit 0
 fi
-[ -x /usr/bin/time ] || { echo "cfengine.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/mgmt-bench-cf.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
+${GO:-go} build -o "$work/measure" ./bench/measure || { echo "cfengine.sh: cannot build bench/measure" >&2; exit 1; }
+
+# runs N: how many times each case of N files is run.
+runs() {
+	if [ -n "$RUNS" ]; then echo "$RUNS"
+	elif [ "$1" -le 1000 ]; then echo 21
+	elif [ "$1" -le 10000 ]; then echo 7
+	else echo 3
+	fi
+}
 
 # inputs N ROOT: writes the graph ($work/g.json) and the policy
 # ($work/p.cf) of N files under ROOT.
@@ -67,12 +81,9 @@ inputs() {
 	}'
 }
 
-# run CMD...: runs the command, prints "seconds peak-KiB".
+# run CMD...: runs the command, prints "microseconds peak-KiB".
 run() {
-	t0=$(date +%s%N)
-	/usr/bin/time -o "$work/rss" -f '%M' "$@" >"$work/out" 2>&1 || { echo "failed: $*" >&2; tail "$work/out" >&2; exit 1; }
-	t1=$(date +%s%N)
-	echo "$(( (t1 - t0) / 1000 )) $(tail -n 1 "$work/rss")"
+	"$work/measure" -o "$work/out" -- "$@" </dev/null || { echo "failed: $*" >&2; tail "$work/out" >&2; exit 1; }
 }
 
 # check N ROOT: every file is in place with its line.
@@ -91,13 +102,13 @@ median() {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# measure TOOL N STATE: RUNS runs; prints "median-seconds median-MiB".
+# measure TOOL N STATE: runs N runs; prints "median-seconds median-MiB".
 measure() {
 	root="$work/files-$1"
 	: >"$work/t"
 	: >"$work/m"
 	done_runs=0
-	while [ $done_runs -lt "$RUNS" ]; do
+	while [ $done_runs -lt "$(runs "$2")" ]; do
 		if [ "$3" = cold ]; then
 			# The files of the previous run are moved aside, not
 			# removed: on ext4 without a journal, making files right
@@ -132,7 +143,7 @@ fsinfo() {
 	echo "$typ"
 }
 fs=$(fsinfo "$work")
-echo "mgmt-apply ($BIN) against $("$CF" --version | head -n 1), medians of $RUNS runs, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), files in $work ($fs)"
+echo "mgmt-apply ($BIN) against $("$CF" --version | head -n 1), medians of $(for n in $SIZES; do printf '%s ' "$(runs "$n")"; done | sed 's/ $//; s/ /, /g') runs (by size), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), files in $work ($fs)"
 case $fs in
 *"without a journal")
 	echo

@@ -13,6 +13,7 @@ TOOLS   := mcl-compile puppet-graph graph-merge mgmt-apply mgmt-cluster
 LDFLAGS := -X github.com/mgmtpipe/mgmt/internal/cli.Version=$(VERSION)
 SHARED  ?= ../shared
 TESTFLAGS ?= -timeout 20m
+CGO_ENABLED ?= 0
 
 .PHONY: all build test bench pgo install deb conformance clean fmt vet example $(TOOLS:%=bin/%)
 
@@ -20,8 +21,11 @@ all: build
 
 build: $(TOOLS:%=bin/%)
 
+# Static binaries: no C library to load at each start (about 0.6 ms of
+# every run) or to match on the target host. Accounts that only another
+# source of nsswitch.conf knows are found through getent (internal/account).
 $(TOOLS:%=bin/%):
-	$(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/$(@F)
+	CGO_ENABLED=$(CGO_ENABLED) $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/$(@F)
 
 test: build
 	$(GO) vet ./...

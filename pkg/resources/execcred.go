@@ -7,6 +7,8 @@ import (
 	"os/user"
 	"strconv"
 	"syscall"
+
+	"github.com/mgmtpipe/mgmt/internal/account"
 )
 
 // credential returns the identity the commands run under, nil for the
@@ -27,7 +29,7 @@ func (obj *ExecRes) credential() (*syscall.Credential, error) {
 		}
 		uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
 		gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-		ids, err3 := u.GroupIds()
+		ids, err3 := account.GroupIDs(u)
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, fmt.Errorf("user %q: reading its ids and groups: %v", obj.User, errors.Join(err1, err2, err3))
 		}
@@ -55,9 +57,9 @@ func lookupUser(s string) (*user.User, error) {
 	var u *user.User
 	var err error
 	if n, perr := strconv.Atoi(s); perr == nil && n >= 0 {
-		u, err = user.LookupId(s)
+		u, err = account.LookupID(s)
 	} else {
-		u, err = user.Lookup(s)
+		u, err = account.Lookup(s)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("unknown user %q", s)

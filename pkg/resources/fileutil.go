@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mgmtpipe/mgmt/internal/dirents"
 	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -20,6 +18,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mgmtpipe/mgmt/internal/account"
+	"github.com/mgmtpipe/mgmt/internal/dirents"
 )
 
 // tmpMarker is part of the name of every temporary file written before an
@@ -380,7 +381,7 @@ func lookupUID(s string) (int, error) {
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
 		return n, nil
 	}
-	u, err := user.Lookup(s)
+	u, err := account.Lookup(s)
 	if err != nil {
 		return -1, fmt.Errorf("unknown user %q", s)
 	}
@@ -392,7 +393,7 @@ func lookupGID(s string) (int, error) {
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
 		return n, nil
 	}
-	g, err := user.LookupGroup(s)
+	g, err := account.LookupGroup(s)
 	if err != nil {
 		return -1, fmt.Errorf("unknown group %q", s)
 	}

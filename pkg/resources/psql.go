@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mgmtpipe/mgmt/internal/account"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
 )
@@ -323,7 +323,7 @@ func psqlCredential(userName, group string) (*syscall.Credential, error) {
 	}
 	var gid int
 	if group == "" {
-		u, err := user.LookupId(strconv.Itoa(uid))
+		u, err := account.LookupID(strconv.Itoa(uid))
 		if err != nil {
 			return nil, fmt.Errorf("psql_user %q: %v", userName, err)
 		}
@@ -337,11 +337,11 @@ func psqlCredential(userName, group string) (*syscall.Credential, error) {
 		}
 		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
 	}
-	u, err := user.LookupId(strconv.Itoa(uid))
+	u, err := account.LookupID(strconv.Itoa(uid))
 	if err != nil {
 		return nil, fmt.Errorf("psql_user %q: %v", userName, err)
 	}
-	ids, err := u.GroupIds()
+	ids, err := account.GroupIDs(u)
 	if err != nil {
 		return nil, fmt.Errorf("psql_user %q: groups: %v", userName, err)
 	}

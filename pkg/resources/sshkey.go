@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/mgmtpipe/mgmt/internal/account"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
 )
@@ -213,7 +213,7 @@ func (s *SSHAuthorizedKeyRes) owner() (int, int, error) {
 	if s.User == "" {
 		return -1, -1, nil
 	}
-	u, err := user.Lookup(s.User)
+	u, err := account.Lookup(s.User)
 	if err != nil {
 		return -1, -1, fmt.Errorf("user %s: %v", s.User, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mgmtpipe/mgmt/internal/account"
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 )
@@ -173,7 +174,7 @@ func expandHome(p string) (string, error) {
 	if name == "" {
 		u, err = user.Current()
 	} else {
-		u, err = user.Lookup(name)
+		u, err = account.Lookup(name)
 	}
 	if err != nil {
 		return "", fmt.Errorf("expanding %s: %v", p, err)

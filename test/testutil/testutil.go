@@ -62,8 +62,10 @@ func Tools(t testing.TB) string {
 		if buildErr = os.WriteFile(filepath.Join(binDir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); buildErr != nil {
 			return
 		}
+		// As the Makefile builds them: static (internal/account).
 		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...")
 		cmd.Dir = Root()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		buildOut, buildErr = cmd.CombinedOutput()
 	})
 	if buildErr != nil {

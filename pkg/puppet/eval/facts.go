@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mgmtpipe/mgmt/internal/account"
 )
 
 // GatherFacts reads this machine's facts the way Facter 4 reports them,
@@ -319,10 +320,10 @@ func memStats(total, avail int64) map[string]any {
 
 func identityFact() map[string]any {
 	out := map[string]any{"uid": int64(os.Getuid()), "gid": int64(os.Getgid()), "privileged": os.Geteuid() == 0}
-	if u, err := user.LookupId(strconv.Itoa(os.Getuid())); err == nil {
+	if u, err := account.LookupID(strconv.Itoa(os.Getuid())); err == nil {
 		out["user"] = u.Username
 	}
-	if g, err := user.LookupGroupId(strconv.Itoa(os.Getgid())); err == nil {
+	if g, err := account.LookupGroupID(strconv.Itoa(os.Getgid())); err == nil {
 		out["group"] = g.Name
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mgmtpipe/mgmt/internal/account"
 	"github.com/mgmtpipe/mgmt/pkg/engine"
 	"github.com/mgmtpipe/mgmt/pkg/engine/traits"
 )
@@ -166,7 +167,7 @@ func (r *GsettingsRes) command(ctx context.Context, args ...string) (*exec.Cmd, 
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
 	if r.Group != "" {
-		g, err := user.LookupGroup(r.Group)
+		g, err := account.LookupGroup(r.Group)
 		if err != nil {
 			return nil, fmt.Errorf("group %s: %v", r.Group, err)
 		}
@@ -185,7 +186,7 @@ func (r *GsettingsRes) command(ctx context.Context, args ...string) (*exec.Cmd, 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if int(uid) != os.Getuid() || int(gid) != os.Getgid() {
 		cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		gids, _ := u.GroupIds() // the user's groups, never the engine's
+		gids, _ := account.GroupIDs(u) // the user's groups, never the engine's
 		for _, g := range gids {
 			if n, err := strconv.ParseUint(g, 10, 32); err == nil {
 				cred.Groups = append(cred.Groups, uint32(n))
@@ -206,7 +207,7 @@ func lookupUser(name string) (*user.User, error) {
 		}
 		return u, nil
 	}
-	u, err := user.Lookup(name)
+	u, err := account.Lookup(name)
 	if err != nil {
 		return nil, fmt.Errorf("user %s: %v", name, err)
 	}

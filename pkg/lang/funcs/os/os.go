@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mgmtpipe/mgmt/internal/account"
 	"github.com/mgmtpipe/mgmt/internal/fswatch"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
 	"github.com/mgmtpipe/mgmt/pkg/lang/values"
@@ -73,7 +74,7 @@ func lookupUser(name string) (*user.User, error) {
 	if name == "" {
 		return user.Current()
 	}
-	u, err := user.Lookup(name)
+	u, err := account.Lookup(name)
 	if _, ok := err.(user.UnknownUserError); ok {
 		return nil, funcs.Catchablef("no user named %q", name)
 	}
@@ -113,7 +114,7 @@ func inPasswd(env *funcs.Env, name string) (bool, error) {
 	if p != "/etc/passwd" {
 		return false, nil
 	}
-	_, err = user.Lookup(name)
+	_, err = account.Lookup(name)
 	return err == nil, nil
 }
 

@@ -25,10 +25,16 @@
 // ancestor is reported: the watches at and below it are then dropped (a
 // moved directory would keep reporting under its old name) and their
 // subscriptions re-anchored. The cost is a handful of extra watches for the
-// whole process, and events about unrelated entries of those ancestors,
-// which a map look-up discards. Sticky world-writable ancestors such as
-// /tmp are left out: they are never renamed, and their constant traffic
-// would wake an idle process.
+// whole process, and the creations, removals and renames of unrelated
+// entries of those ancestors, which a map look-up discards: a watch of a
+// mere ancestor does not ask for the writes and attribute changes of its
+// entries (ancestorMask), which would make the kernel mark every entry of
+// the directory it holds in memory when the watch is added, and report
+// every write in /etc to a process that follows one file below it; the
+// watch asks for them too from the moment a subscription uses the
+// directory. Sticky world-writable ancestors such as /tmp are left out:
+// they are never renamed, and their constant traffic would wake an idle
+// process.
 //
 // # Never missing a change
 //

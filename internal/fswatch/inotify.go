@@ -18,6 +18,20 @@ const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_DELETE | unix.IN_DEL
 	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_MOVE_SELF | unix.IN_ATTRIB |
 	unix.IN_EXCL_UNLINK | unix.IN_ONLYDIR
 
+// ancestorMask is what a kernel watch of a mere ancestor of what the
+// subscriptions follow reports: its entries made, removed and renamed, and
+// the directory itself removed or moved; not the writes and attribute
+// changes of its entries, which concern no subscription. Those two are
+// the events the kernel delivers through the entry's parent: a watch that
+// asks for them makes the kernel mark every entry of the directory that
+// it holds in memory as having a watched parent (a walk of them all, about
+// 1 µs per hundred or so, which a directory such as /etc or one where
+// temporary files come and go makes long), and then look at the parent on
+// each open, write or attribute change of any of them.
+const ancestorMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_DELETE_SELF |
+	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_MOVE_SELF |
+	unix.IN_EXCL_UNLINK | unix.IN_ONLYDIR
+
 // An event is what a kernel watch reported about a path: the path of an
 // entry of a watched directory, or of the directory itself.
 type event struct {
@@ -43,6 +57,9 @@ type kernel struct {
 	fd     int // -1 once closed
 	byWd   map[int32][]string
 	byPath map[string]int32
+	// entries: the watches that report the changes of their entries
+	// (watchMask); the others report what ancestorMask says
+	entries map[int32]bool
 	// released: every watch was removed for the exit (removeAll), and
 	// none may be added
 	released bool
@@ -58,8 +75,9 @@ func newKernel() (*kernel, error) {
 	return &kernel{
 		file:   os.NewFile(uintptr(fd), "inotify"),
 		fd:     fd,
-		byWd:   map[int32][]string{},
-		byPath: map[string]int32{},
+		byWd:    map[int32][]string{},
+		byPath:  map[string]int32{},
+		entries: map[int32]bool{},
 	}, nil
 }
 
@@ -74,16 +92,26 @@ func (k *kernel) close() error {
 	return k.file.Close()
 }
 
-// add watches the directory dir.
-func (k *kernel) add(dir string) error {
+// add watches the directory dir: with entries, the changes of its entries
+// too (watchMask), else as an ancestor (ancestorMask). The events of a
+// watch are only ever added to (IN_MASK_ADD): another name of the same
+// directory may need them.
+func (k *kernel) add(dir string, entries bool) error {
 	if k.fd < 0 || k.released {
 		return os.ErrClosed
 	}
-	wd, err := unix.InotifyAddWatch(k.fd, dir, watchMask)
+	mask := uint32(ancestorMask)
+	if entries {
+		mask = watchMask
+	}
+	wd, err := unix.InotifyAddWatch(k.fd, dir, mask|unix.IN_MASK_ADD)
 	if err != nil {
 		return &os.PathError{Op: "inotify_add_watch", Path: dir, Err: err}
 	}
 	w := int32(wd)
+	if entries {
+		k.entries[w] = true
+	}
 	if old, ok := k.byPath[dir]; ok {
 		if old == w {
 			return nil
@@ -93,6 +121,13 @@ func (k *kernel) add(dir string) error {
 	k.byPath[dir] = w
 	k.byWd[w] = append(k.byWd[w], dir)
 	return nil
+}
+
+// watchesEntries reports whether the watch of dir reports the changes of
+// its entries.
+func (k *kernel) watchesEntries(dir string) bool {
+	w, ok := k.byPath[dir]
+	return ok && k.entries[w]
 }
 
 // remove stops watching dir. The kernel watch goes with the last name that
@@ -119,6 +154,7 @@ func (k *kernel) removeAll() {
 	}
 	clear(k.byWd)
 	clear(k.byPath)
+	clear(k.entries)
 	k.released = true
 }
 
@@ -135,6 +171,7 @@ func (k *kernel) forget(dir string, w int32) bool {
 	}
 	if len(names) == 0 {
 		delete(k.byWd, w)
+		delete(k.entries, w)
 		return true
 	}
 	k.byWd[w] = names
@@ -147,6 +184,7 @@ func (k *kernel) dropWd(w int32) {
 		delete(k.byPath, n)
 	}
 	delete(k.byWd, w)
+	delete(k.entries, w)
 }
 
 // readBuf holds a read of the inotify descriptor: at least one event with

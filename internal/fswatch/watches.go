@@ -178,7 +178,7 @@ func (w *Watcher) acquireLocked(dir string) error {
 	if !fi.IsDir() {
 		return errNotDir
 	}
-	if err := w.watchLocked(dir, fi); err != nil {
+	if err := w.watchLocked(dir, fi, true); err != nil {
 		return err
 	}
 	for a := dir; a != "/"; {
@@ -191,7 +191,7 @@ func (w *Watcher) acquireLocked(dir string) error {
 		// ancestor would go unseen. The watches just added have no
 		// references then, and go when the operation ends.
 		if afi, err := os.Stat(a); err == nil {
-			if err := w.watchLocked(a, afi); isLimit(err) {
+			if err := w.watchLocked(a, afi, false); isLimit(err) {
 				return err
 			}
 		}
@@ -210,15 +210,25 @@ func (w *Watcher) acquireLocked(dir string) error {
 }
 
 // watchLocked makes sure the kernel watch of dir is on the directory fi
-// describes. A directory watched through other references is checked when
-// the operation ends, if it is not the one the watch is on; one counted
-// as an ancestor but left unwatched (sticky, such as /tmp) is watched now.
-func (w *Watcher) watchLocked(dir string, fi fs.FileInfo) error {
+// describes, reporting the changes of its entries when entries is set (a
+// directory that subscriptions use) or only what concerns the path below
+// it (an ancestor). A directory watched through other references is
+// checked when the operation ends, if it is not the one the watch is on;
+// one watched as an ancestor alone is made to report its entries when a
+// subscription uses it; one counted as an ancestor but left unwatched
+// (sticky, such as /tmp) is watched now.
+func (w *Watcher) watchLocked(dir string, fi fs.FileInfo, entries bool) error {
 	id := idOf(fi)
 	old, had := w.kid[dir]
 	if had && w.kref[dir] > 0 {
 		if old != id {
 			w.check = append(w.check, dir)
+			return nil
+		}
+		if entries && !w.k.watchesEntries(dir) {
+			if err := w.k.add(dir, true); err != nil {
+				return limitError(err)
+			}
 		}
 		return nil
 	}
@@ -228,7 +238,7 @@ func (w *Watcher) watchLocked(dir string, fi fs.FileInfo) error {
 		w.k.remove(dir)
 		delete(w.kid, dir)
 	}
-	if err := w.k.add(dir); err != nil {
+	if err := w.k.add(dir, entries); err != nil {
 		return limitError(err)
 	}
 	w.kid[dir] = id

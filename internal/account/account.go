@@ -40,7 +40,8 @@ func Lookup(name string) (*user.User, error) {
 	if err == nil || nativeNSS || !unknown(err) {
 		return u, err
 	}
-	if u := getentUser(name); u != nil {
+	// getent takes a number for an id: the name must match.
+	if u := getentUser(name); u != nil && u.Username == name {
 		return u, nil
 	}
 	return nil, err
@@ -64,7 +65,7 @@ func LookupGroup(name string) (*user.Group, error) {
 	if err == nil || nativeNSS || !unknown(err) {
 		return g, err
 	}
-	if g := getentGroup(name); g != nil {
+	if g := getentGroup(name); g != nil && g.Name == name {
 		return g, nil
 	}
 	return nil, err

@@ -15,7 +15,8 @@
 // deadline of 10 seconds, the time a slow directory server gets; an
 // account it does not know either is unknown. A user found through
 // getent has its groups from getent as well ("getent initgroups"), the
-// groups of every source, as login would give them.
+// groups of every source, as login would give them. getent's answers are
+// used again for answerTTL (see resolver).
 //
 // Order: /etc/passwd and /etc/group come first. On a system whose
 // nsswitch.conf names another source before "files" for a name that both
@@ -31,6 +32,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -41,7 +43,7 @@ func Lookup(name string) (*user.User, error) {
 		return u, err
 	}
 	// getent takes a number for an id: the name must match.
-	if u := getentUser(name); u != nil && u.Username == name {
+	if u := accounts.user(name); u != nil && u.Username == name {
 		return u, nil
 	}
 	return nil, err
@@ -53,7 +55,7 @@ func LookupID(uid string) (*user.User, error) {
 	if err == nil || nativeNSS || !unknown(err) {
 		return u, err
 	}
-	if u := getentUser(uid); u != nil && u.Uid == uid {
+	if u := accounts.user(uid); u != nil && u.Uid == uid {
 		return u, nil
 	}
 	return nil, err
@@ -65,7 +67,7 @@ func LookupGroup(name string) (*user.Group, error) {
 	if err == nil || nativeNSS || !unknown(err) {
 		return g, err
 	}
-	if g := getentGroup(name); g != nil && g.Name == name {
+	if g := accounts.group(name); g != nil && g.Name == name {
 		return g, nil
 	}
 	return nil, err
@@ -77,7 +79,7 @@ func LookupGroupID(gid string) (*user.Group, error) {
 	if err == nil || nativeNSS || !unknown(err) {
 		return g, err
 	}
-	if g := getentGroup(gid); g != nil && g.Gid == gid {
+	if g := accounts.group(gid); g != nil && g.Gid == gid {
 		return g, nil
 	}
 	return nil, err
@@ -89,7 +91,7 @@ func LookupGroupID(gid string) (*user.Group, error) {
 func GroupIDs(u *user.User) ([]string, error) {
 	if !nativeNSS {
 		if _, err := user.Lookup(u.Username); unknown(err) {
-			if ids := getentGroups(u.Username); ids != nil {
+			if ids := accounts.groups(u.Username); ids != nil {
 				// getent lists the groups the user is a member
 				// of, not always its primary group.
 				if u.Gid != "" && !slices.Contains(ids, u.Gid) {
@@ -144,19 +146,101 @@ func getent(database, key string) string {
 	return ""
 }
 
-// getentUser asks getent for the user of a name or id.
-func getentUser(key string) *user.User {
-	return parsePasswd(getent("passwd", key))
+// answerTTL is how long an answer of getent is used again. Name services
+// keep theirs about as long (sssd keeps what it did not find for 15 s,
+// nscd longer), and the checks of a graph of many files owned by an
+// account of a directory then start one getent a few seconds, not one
+// each.
+const answerTTL = 5 * time.Second
+
+// maxAnswers is the size from which the answers past answerTTL are
+// dropped, when a new question comes.
+const maxAnswers = 1024
+
+// A resolver asks getent (its run function) and keeps the answers for
+// answerTTL; a question asked again while it is being answered waits for
+// that answer rather than starting getent again (the checks of many
+// resources ask the same at once).
+type resolver struct {
+	run func(database, key string) string
+	now func() time.Time
+
+	mu      sync.Mutex
+	answers map[question]*answer
 }
 
-// getentGroup asks getent for the group of a name or id.
-func getentGroup(key string) *user.Group {
-	return parseGroup(getent("group", key))
+type question struct{ database, key string }
+
+type answer struct {
+	ready chan struct{} // closed once line and at are set
+	line  string
+	at    time.Time
 }
 
-// getentGroups asks getent for the groups of a user, or returns nil.
-func getentGroups(name string) []string {
-	return parseInitgroups(getent("initgroups", name), name)
+func newResolver(run func(database, key string) string, now func() time.Time) *resolver {
+	return &resolver{run: run, now: now, answers: map[question]*answer{}}
+}
+
+// accounts is the process's resolver.
+var accounts = newResolver(getent, time.Now)
+
+// ask returns getent's answer to DATABASE KEY, from the last
+// answerTTL if it has one.
+func (r *resolver) ask(database, key string) string {
+	q := question{database, key}
+	r.mu.Lock()
+	if a := r.answers[q]; a != nil {
+		select {
+		case <-a.ready:
+			if r.now().Sub(a.at) < answerTTL {
+				r.mu.Unlock()
+				return a.line
+			}
+		default:
+			r.mu.Unlock()
+			<-a.ready
+			return a.line
+		}
+	}
+	if len(r.answers) >= maxAnswers {
+		r.pruneLocked()
+	}
+	a := &answer{ready: make(chan struct{})}
+	r.answers[q] = a
+	r.mu.Unlock()
+	a.line = r.run(database, key)
+	a.at = r.now()
+	close(a.ready)
+	return a.line
+}
+
+// pruneLocked drops the answers older than answerTTL.
+func (r *resolver) pruneLocked() {
+	now := r.now()
+	for q, a := range r.answers {
+		select {
+		case <-a.ready:
+			if now.Sub(a.at) >= answerTTL {
+				delete(r.answers, q)
+			}
+		default:
+		}
+	}
+}
+
+// user asks for the user of a name or id.
+func (r *resolver) user(key string) *user.User {
+	return parsePasswd(r.ask("passwd", key))
+}
+
+// group asks for the group of a name or id.
+func (r *resolver) group(key string) *user.Group {
+	return parseGroup(r.ask("group", key))
+}
+
+// groups asks for the groups of a user, or returns nil.
+func (r *resolver) groups(name string) []string {
+	return parseInitgroups(r.ask("initgroups", name), name)
 }
 
 // parsePasswd reads a line of the passwd database

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"os/user"
 	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
@@ -84,7 +88,7 @@ func TestExtraUsers(t *testing.T) {
 			t.Fatalf("os/user without cgo found %s: it reads only /etc/passwd", acc.User)
 		}
 	}
-	for name, lookup := range map[string]func(string) *user.User{"getentUser": getentUser, "Lookup": mustUser(Lookup)} {
+	for name, lookup := range map[string]func(string) *user.User{"user": accounts.user, "Lookup": mustUser(Lookup)} {
 		u := lookup(acc.User)
 		if u == nil || u.Uid != acc.UID || u.Gid != acc.GID || u.HomeDir != "/nonexistent" || u.Name != "Extra User" {
 			t.Errorf("%s(%s) = %+v", name, acc.User, u)
@@ -107,8 +111,8 @@ func TestExtraUsers(t *testing.T) {
 	if err != nil || !slices.Contains(ids, acc.GID) || !slices.Contains(ids, acc.SuppGID) {
 		t.Errorf("GroupIDs(%s) = %q, %v; want %s and %s among them", acc.User, ids, err, acc.GID, acc.SuppGID)
 	}
-	if ids := getentGroups(acc.User); !slices.Contains(ids, acc.SuppGID) {
-		t.Errorf("getentGroups(%s) = %q", acc.User, ids)
+	if ids := accounts.groups(acc.User); !slices.Contains(ids, acc.SuppGID) {
+		t.Errorf("groups(%s) = %q", acc.User, ids)
 	}
 	if _, err := Lookup(acc.User + "-none"); err == nil {
 		t.Errorf("Lookup found a user no source has")
@@ -122,5 +126,68 @@ func mustUser(f func(string) (*user.User, error)) func(string) *user.User {
 	return func(s string) *user.User {
 		u, _ := f(s)
 		return u
+	}
+}
+
+// TestResolverAnswersOnce asks for one account of another source from 50
+// goroutines at once, through a resolver that counts its runs of getent
+// and reads a clock the test moves: getent runs once, its answer serves
+// every question for answerTTL, and runs again after it.
+func TestResolverAnswersOnce(t *testing.T) {
+	acc := testutil.NeedExtraUsers(t)
+	var runs atomic.Int32
+	var clock atomic.Int64
+	r := newResolver(func(database, key string) string {
+		runs.Add(1)
+		return getent(database, key)
+	}, func() time.Time { return time.Unix(0, clock.Load()) })
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Go(func() {
+			if u := r.user(acc.User); u == nil || u.Uid != acc.UID {
+				t.Errorf("user(%s) = %+v", acc.User, u)
+			}
+		})
+	}
+	wg.Wait()
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("50 questions at once ran getent %d times, want 1", n)
+	}
+	clock.Add(int64(answerTTL - time.Millisecond))
+	r.user(acc.User)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("a question within %s ran getent again (%d runs)", answerTTL, n)
+	}
+	clock.Add(int64(2 * time.Millisecond))
+	if u := r.user(acc.User); u == nil || u.Uid != acc.UID {
+		t.Fatalf("user(%s) after %s = %+v", acc.User, answerTTL, u)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("a question after %s ran getent %d times in all, want 2", answerTTL, n)
+	}
+	// another question is another run
+	if r.user(acc.User+"-none") != nil || runs.Load() != 3 {
+		t.Fatalf("an unknown user was found, or asked without a run (%d runs)", runs.Load())
+	}
+}
+
+// TestResolverPrunes fills a resolver past maxAnswers: the answers older
+// than answerTTL go, the others stay.
+func TestResolverPrunes(t *testing.T) {
+	var clock atomic.Int64
+	r := newResolver(func(database, key string) string { return "" }, func() time.Time { return time.Unix(0, clock.Load()) })
+	for i := 0; i < maxAnswers; i++ {
+		r.ask("passwd", strconv.Itoa(i))
+	}
+	clock.Add(int64(answerTTL))
+	r.ask("passwd", "fresh1")
+	if len(r.answers) != 1 {
+		t.Fatalf("%d answers after a prune of the old ones, want 1", len(r.answers))
+	}
+	for i := 0; i < maxAnswers; i++ {
+		r.ask("passwd", strconv.Itoa(i))
+	}
+	if len(r.answers) != maxAnswers+1 {
+		t.Fatalf("%d answers, want %d: fresh ones were dropped", len(r.answers), maxAnswers+1)
 	}
 }

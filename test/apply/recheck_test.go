@@ -34,7 +34,11 @@ func TestRecheckRepairsUnseenDrift(t *testing.T) {
 	f := d + "/f"
 	p := startApply(t, "--tmp-prefix", "--recheck", "300ms", "--prometheus", "--prometheus-listen", "127.0.0.1:0")
 	p.Write(gdoc(1, []res{file(f, P{"content": "hello\n"}), file(d+"/g", P{"content": "g\n"})}))
-	p.WaitLines(`file\[.*/f\]: changed`, 1)
+	// Converged: the checks that followed the files' creation are over
+	// (a creation event that came before the engine marked it as its
+	// own makes the file checked once more, by design). One that ran
+	// after the change below would repair it before any recheck.
+	p.WaitLines(`graph seq 1 converged in`, 1)
 	p.WaitLines(`prometheus metrics on`, 1)
 	if m := scrape(t, p); !strings.Contains(m, `mgmt_recheck_drift_total{kind="file"} 0`) {
 		t.Fatalf("no mgmt_recheck_drift_total at 0 before any drift:\n%s", m)

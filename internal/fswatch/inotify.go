@@ -74,8 +74,8 @@ func newKernel() (*kernel, error) {
 		return nil, os.NewSyscallError("inotify_init1", err)
 	}
 	return &kernel{
-		file:   os.NewFile(uintptr(fd), "inotify"),
-		fd:     fd,
+		file:    os.NewFile(uintptr(fd), "inotify"),
+		fd:      fd,
 		byWd:    map[int32][]string{},
 		byPath:  map[string]int32{},
 		entries: map[int32]bool{},

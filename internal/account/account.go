@@ -39,48 +39,37 @@ import (
 // Lookup finds a user by name.
 func Lookup(name string) (*user.User, error) {
 	u, err := user.Lookup(name)
-	if err == nil || nativeNSS || !unknown(err) {
-		return u, err
-	}
 	// getent takes a number for an id: the name must match.
-	if u := accounts.user(name); u != nil && u.Username == name {
-		return u, nil
-	}
-	return nil, err
+	return orGetent(u, err, func() *user.User { return accounts.user(name) }, func(u *user.User) bool { return u.Username == name })
 }
 
 // LookupID finds a user by numeric id.
 func LookupID(uid string) (*user.User, error) {
 	u, err := user.LookupId(uid)
-	if err == nil || nativeNSS || !unknown(err) {
-		return u, err
-	}
-	if u := accounts.user(uid); u != nil && u.Uid == uid {
-		return u, nil
-	}
-	return nil, err
+	return orGetent(u, err, func() *user.User { return accounts.user(uid) }, func(u *user.User) bool { return u.Uid == uid })
 }
 
 // LookupGroup finds a group by name.
 func LookupGroup(name string) (*user.Group, error) {
 	g, err := user.LookupGroup(name)
-	if err == nil || nativeNSS || !unknown(err) {
-		return g, err
-	}
-	if g := accounts.group(name); g != nil && g.Name == name {
-		return g, nil
-	}
-	return nil, err
+	return orGetent(g, err, func() *user.Group { return accounts.group(name) }, func(g *user.Group) bool { return g.Name == name })
 }
 
 // LookupGroupID finds a group by numeric id.
 func LookupGroupID(gid string) (*user.Group, error) {
 	g, err := user.LookupGroupId(gid)
+	return orGetent(g, err, func() *user.Group { return accounts.group(gid) }, func(g *user.Group) bool { return g.Gid == gid })
+}
+
+// orGetent returns what os/user found (v, err), or, when it did not know
+// the account and does not ask the C library itself, what ask finds
+// through getent and match accepts; err when getent knows it no better.
+func orGetent[T any](v *T, err error, ask func() *T, match func(*T) bool) (*T, error) {
 	if err == nil || nativeNSS || !unknown(err) {
-		return g, err
+		return v, err
 	}
-	if g := accounts.group(gid); g != nil && g.Gid == gid {
-		return g, nil
+	if w := ask(); w != nil && match(w) {
+		return w, nil
 	}
 	return nil, err
 }

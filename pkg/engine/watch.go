@@ -176,7 +176,7 @@ func (vs *vstate) takeEarlyLocked() error {
 // Subscriber that is not polled. parked reports that the subscription now
 // owns the watch (and ends it); otherwise err, if any, is a failure to
 // handle as a failed Watch, and a nil err with parked false means vs is no
-// Subscriber.
+// Subscriber. A OneShot engine parks a Subscriber without subscribing.
 func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 	sub, ok := vs.v.Res.(Subscriber)
 	if !ok || vs.meta().Poll != 0 {
@@ -186,6 +186,13 @@ func (e *Engine) subscribe(vs *vstate, retries int16) (parked bool, err error) {
 	if vs.wstop {
 		vs.mu.Unlock()
 		vs.endWatch()
+		return true, nil
+	}
+	if e.cfg.OneShot {
+		// Parked with nothing behind it (Config.OneShot).
+		vs.subState, vs.subStop = subParked, func() {}
+		vs.mu.Unlock()
+		e.post(msg{kind: msgRunning, vs: vs})
 		return true, nil
 	}
 	vs.subState, vs.wretries = subStarting, retries

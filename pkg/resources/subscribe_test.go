@@ -112,3 +112,51 @@ func TestExitAfterRun(t *testing.T) {
 		}
 	}
 }
+
+// TestOneShotSubscribesNothing: an engine whose program stops at the
+// first convergence (engine.Config.OneShot) makes no subscription for its
+// files, whose directory then has no group, and still applies them, a
+// graph that replaces the first one included, and stops.
+func TestOneShotSubscribesNothing(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(seq int64, content string, n int) *engine.Graph {
+		var rs []*graph.Resource
+		for i := range n {
+			rs = append(rs, &graph.Resource{Kind: "file", Name: filepath.Join(dir, fmt.Sprint(i)),
+				Params: map[string]any{"content": content, "state": "exists"}})
+		}
+		g, err := engine.Build(&graph.Document{Mgmt: graph.Version, Graph: "t", Seq: seq, Resources: rs}, engine.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	var logs lockedLog
+	e := runEngine(t, engine.Config{Prefix: t.TempDir(), ConvergedTimeout: 0, Logf: logs.logf, OneShot: true})
+	e.Load(doc(1, "one\n", 3))
+	select {
+	case <-e.Converged():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not converged; log:\n%s", logs.String())
+	}
+	dirGroups.mu.Lock()
+	g := dirGroups.m[dir]
+	dirGroups.mu.Unlock()
+	if g != nil {
+		t.Errorf("one-shot: %s has a group of %d subscribed files, want none", dir, g.refs)
+	}
+	for i := range 3 {
+		if b, err := os.ReadFile(filepath.Join(dir, fmt.Sprint(i))); string(b) != "one\n" {
+			t.Errorf("file %d: %q, %v; log:\n%s", i, b, err, logs.String())
+		}
+	}
+	// A new graph replaces the vertices parked with nothing behind them.
+	e.Load(doc(2, "two\n", 2))
+	for i := range 2 {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		waitUntil(t, p+" rewritten by graph 2", func() bool {
+			b, _ := os.ReadFile(p)
+			return string(b) == "two\n"
+		}, logs.String)
+	}
+}

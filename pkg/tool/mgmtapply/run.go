@@ -345,7 +345,7 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, s
 	cfg := engine.Config{
 		Program: name, Version: cli.BuildVersion(), Hostname: hostname, Prefix: prefix,
 		Noop: f.Noop, Sema: f.Sema, Recheck: f.Recheck, ConvergedTimeout: localCT, Debug: f.Debug, ExitAfterRun: exiting,
-		Log: lg.Logger, DiffLines: f.DiffMax, Metrics: metrics, World: wld,
+		OneShot: localCT == 0, Log: lg.Logger, DiffLines: f.DiffMax, Metrics: metrics, World: wld,
 		Exit: func(code int) {
 			select {
 			case exitReq <- code:

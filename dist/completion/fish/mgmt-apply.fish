@@ -3,7 +3,7 @@ complete -c mgmt-apply -f
 complete -c mgmt-apply -s h -l help -d 'Show context-sensitive help'
 complete -c mgmt-apply -l version -d 'Print the version and exit'
 complete -c mgmt-apply -l file -r -F -d 'Read graph documents from this file (JSON lines or graph.yaml) instead of stdin (\'-\')'
-complete -c mgmt-apply -l converged-timeout -x -d 'Exit once everything has been converged this many seconds: 0, or 1 if a resource failed (-1 disables)'
+complete -c mgmt-apply -l converged-timeout -x -d 'Exit once everything has been converged this many seconds: 0, or 1 if a resource failed (-1 disables; 0 without --seeds is a one-time run, which checks each file once and watches none)'
 complete -c mgmt-apply -l max-runtime -x -d 'Exit after this many seconds (0 means no limit)'
 complete -c mgmt-apply -l noop -d 'Check every resource but change nothing; report what would change, with a diff of text content'
 complete -c mgmt-apply -l detailed-exitcodes -d 'At the end of a run (--converged-timeout, --max-runtime): exit 0 when nothing changed, 2 when something changed (with --noop: would change), 4 when some resource failed, 6 for both'

@@ -48,7 +48,7 @@ type flags struct {
 	cli.VersionFlag
 
 	File             string  `help:"Read graph documents from this file (JSON lines or graph.yaml) instead of stdin ('-')." default:"-" placeholder:"PATH"`
-	ConvergedTimeout float64 `help:"Exit once everything has been converged this many seconds: 0, or 1 if a resource failed (-1 disables)." default:"-1" placeholder:"SECONDS"`
+	ConvergedTimeout float64 `help:"Exit once everything has been converged this many seconds: 0, or 1 if a resource failed (-1 disables; 0 without --seeds is a one-time run, which checks each file once and watches none)." default:"-1" placeholder:"SECONDS"`
 	MaxRuntime       float64 `help:"Exit after this many seconds (0 means no limit)." default:"0" placeholder:"SECONDS"`
 	Noop             bool    `help:"Check every resource but change nothing; report what would change, with a diff of text content."`
 	// Puppet's convention, for scripts and CI.

@@ -52,11 +52,11 @@ type Config struct {
 	// ended, a matter of timing). Each such resource is checked once, as
 	// it starts, with no kernel watch behind it. A Watch that runs in a
 	// goroutine of its own still runs. A run of 1,000 files that creates
-	// them took 41 ms instead of 51 (its own creations, reported back,
-	// checked again some of the files), one that finds them in place 13.6
-	// ms instead of 14.9, and the program needs no inotify instance, whose
-	// release in the exit waited some 12 ms for the kernel in about one
-	// run in four.
+	// them took 50 ms instead of 62 (its own creations, reported back,
+	// checked again some of the files), one that finds them in place 16.4
+	// ms instead of 24.7 (medians of 31 alternated runs), and the program
+	// needs no inotify instance, whose release in the exit waited some 12
+	// ms for the kernel in one run in four to half of them.
 	OneShot bool
 
 	// Recheck, when > 0, gives every resource a check-only CheckApply once

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
-	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 )
@@ -54,7 +53,7 @@ func compileAgent(ctx context.Context, src Source, env PuppetEnv) (*Result, erro
 		return nil, fmt.Errorf("agent: %s: %s", agentStep(failure.Step), failure.Error)
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("agent: puppet failed: %v: %s", runErr, strings.TrimSpace(errb.String()))
+		return nil, fmt.Errorf("agent: puppet failed: %v: %s", runErr, puppetStderr(errb.String()))
 	}
 	cat, err := catalog.Decode(bytes.NewReader(data))
 	if err != nil {

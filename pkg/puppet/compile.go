@@ -253,7 +253,11 @@ func compilePuppet(ctx context.Context, src Source, env PuppetEnv) (*Result, err
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	if err != nil {
-		return nil, puppetError(errb.String(), err)
+		where := src.Manifest
+		if where == "" {
+			where = "<code>"
+		}
+		return nil, puppetError(errb.String(), err, where)
 	}
 	// the JSON starts at the first '{' (notices may precede it)
 	data := out.Bytes()
@@ -274,20 +278,52 @@ func compilePuppet(ctx context.Context, src Source, env PuppetEnv) (*Result, err
 var (
 	puppetPos   = regexp.MustCompile(`\s*\((?:file: ([^,]*), )?line: (\d+)(?:, column: (\d+))?\)`)
 	puppetNoise = regexp.MustCompile(`^Error: Facter:`)
+	puppetLevel = regexp.MustCompile(`^[A-Z][a-z]+: `)
 )
 
-// puppetError turns Puppet's stderr into one positioned error.
-func puppetError(stderr string, err error) error {
+// puppetStderr returns Puppet's stderr without what Facter says about the
+// facts it could not resolve, which Puppet prints whether it fails or not:
+// each "Error: Facter:" line with the lines under it (a custom fact's
+// failing Ruby, quoted indented), up to the next line of a log level.
+func puppetStderr(stderr string) string {
+	var kept []string
+	noise := false
+	for _, line := range strings.Split(stderr, "\n") {
+		switch {
+		case puppetNoise.MatchString(line):
+			noise = true
+			continue
+		case puppetLevel.MatchString(line):
+			noise = false
+		}
+		if !noise {
+			kept = append(kept, line)
+		}
+	}
+	return strings.TrimSpace(strings.Join(kept, "\n"))
+}
+
+// puppetError turns Puppet's stderr into one positioned error; where (the
+// manifest, or <code>) is the position of a failure Puppet gives none for.
+func puppetError(stderr string, err error, where string) error {
+	stderr = puppetStderr(stderr)
 	var msgs []string
 	for _, line := range strings.Split(stderr, "\n") {
 		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "Error: ") || puppetNoise.MatchString(line) {
+		if !strings.HasPrefix(line, "Error: ") {
 			continue
 		}
 		msgs = append(msgs, strings.TrimPrefix(line, "Error: "))
 	}
 	if len(msgs) == 0 {
-		return fmt.Errorf("puppet failed: %v: %s", err, strings.TrimSpace(stderr))
+		// Puppet's own failures all have an Error line; without one, it
+		// ended some other way: on a signal, or on an overflow of Ruby's
+		// stack it does not report (classes nested some thousands deep).
+		msg := fmt.Sprintf("puppet failed (%v) without saying why", err)
+		if stderr != "" {
+			msg = fmt.Sprintf("puppet failed (%v): %s", err, stderr)
+		}
+		return &Error{Pos: where, Msg: msg}
 	}
 	msg := msgs[0]
 	m := puppetPos.FindStringSubmatchIndex(msg)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mgmtpipe/mgmt/internal/testneed"
 	"github.com/mgmtpipe/mgmt/test/testutil"
 )
 
@@ -32,5 +33,22 @@ func TestNativeDeepInput(t *testing.T) {
 				t.Fatalf("exit %d, want 1 and %s:1:COL: %s:\n%.2000s", r.Code, pp, tc.want, r.Stderr)
 			}
 		})
+	}
+}
+
+// TestPuppetDeepInput gives real Puppet classes nested 5,000 deep, on which
+// Puppet 8 exits 1 with no error of its own (its stack overflows): the
+// failure is reported once, at the manifest, without the complaints of
+// Facter that precede it on Puppet's stderr.
+func TestPuppetDeepInput(t *testing.T) {
+	testneed.Puppet(t)
+	const n = 5000
+	pp := filepath.Join(t.TempDir(), "deep.pp")
+	if err := os.WriteFile(pp, []byte(strings.Repeat("class a { ", n)+strings.Repeat("}", n)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Run(t, "", "puppet-graph", "--engine", "puppet", "--manifest", pp)
+	if r.Code != 1 || !strings.Contains(r.Stderr, pp+": puppet failed") || strings.Contains(r.Stderr, "Facter") || strings.Count(r.Stderr, "\n") != 1 {
+		t.Fatalf("exit %d, want 1 and one line %s: puppet failed...:\n%.3000s", r.Code, pp, r.Stderr)
 	}
 }

@@ -43,17 +43,14 @@ type uidIndex struct {
 	entries []uidEntry
 }
 
-// newUIDIndex indexes the UIDs of the Edgeable resources of vs.
-func newUIDIndex(vs []*Vertex) *uidIndex {
+// newUIDIndex indexes the UIDs of the resources of vs, prep[i].uids those
+// of vs[i] (prepareAutoEdges).
+func newUIDIndex(vs []*Vertex, prep []autoPrep) *uidIndex {
 	x := &uidIndex{first: make(map[uidIndexKey]int32, len(vs)), entries: make([]uidEntry, 0, len(vs))}
 	// Backwards, each entry put first in its chain: a chain then holds
 	// its entries in the order of vs, and of each resource's UIDs.
 	for i := len(vs) - 1; i >= 0; i-- {
-		ev, ok := vs[i].Res.(Edgeable)
-		if !ok {
-			continue
-		}
-		uids := ev.UIDs()
+		uids := prep[i].uids
 		for j := len(uids) - 1; j >= 0; j-- {
 			u := uids[j]
 			k := uidKey(u.GetKind(), u.GetName())
@@ -76,30 +73,73 @@ func (x *uidIndex) head(u ResUID) int32 {
 	return -1
 }
 
+// An autoPrep is what autoEdges asks of one resource before it adds any
+// edge: its UIDs, and when its automatic edges are on, its AutoEdge (a
+// failedAutoEdge when its AutoEdges failed).
+type autoPrep struct {
+	uids []ResUID
+	ae   AutoEdge
+}
+
+// A failedAutoEdge stands for the AutoEdge of a resource whose AutoEdges
+// returned err.
+type failedAutoEdge struct{ err error }
+
+func (failedAutoEdge) Next() []ResUID   { return nil }
+func (failedAutoEdge) Test([]bool) bool { return false }
+
+// prepareAutoEdges asks each Edgeable resource of vs for its UIDs, and each
+// whose autoedge metaparameter is on for its AutoEdge: calls of the
+// resources' own code, each about its own resource alone, which a graph
+// of parallelMin resources or more makes on every processor (inParts), as
+// it reads each resource from memory once. A resource is asked for its
+// UIDs before its AutoEdges, as it was when one loop asked them all.
+func prepareAutoEdges(vs []*Vertex) []autoPrep {
+	prep := make([]autoPrep, len(vs))
+	inParts(partsFor(len(vs)), len(vs), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ev, ok := vs[i].Res.(Edgeable)
+			if !ok {
+				continue
+			}
+			p := &prep[i]
+			p.uids = ev.UIDs()
+			if !boolOr(ev.MetaParams().AutoEdge, true) {
+				continue
+			}
+			ae, err := ev.AutoEdges()
+			if err != nil {
+				ae = failedAutoEdge{err}
+			}
+			p.ae = ae
+		}
+	})
+	return prep
+}
+
 // autoEdges adds the automatic edges: for every Edgeable resource whose
 // autoedge metaparameter is on, the UIDs its AutoEdge asks for are matched
 // (by IFF) against the UIDs of the other resources, and an edge is added
 // from each match to the resource (or the reverse when the UID says so). An
-// edge that would close a cycle is skipped.
+// edge that would close a cycle is skipped. The resources are asked first,
+// all at once (prepareAutoEdges); the edges are then added one resource
+// after the other, in the order of the graph's vertices.
 func (g *Graph) autoEdges() error {
 	if len(g.all) >= math.MaxInt32 {
 		return graph.Errorf("", "", "autoedges: too many resources (%d)", len(g.all))
 	}
-	index := newUIDIndex(g.all)
+	prep := prepareAutoEdges(g.all)
+	index := newUIDIndex(g.all, prep)
 	if len(index.entries) == 0 {
 		return nil
 	}
 	g.topoOrder()
 	defer func() { g.linked = nil }()
 	var found []bool
-	for _, v := range g.all {
-		ev, ok := v.Res.(Edgeable)
-		if !ok || !boolOr(v.Res.MetaParams().AutoEdge, true) {
-			continue
-		}
-		ae, err := ev.AutoEdges()
-		if err != nil {
-			return graph.Errorf(v.where(), "", "%s: autoedges: %v", v.key, err)
+	for vi, v := range g.all {
+		ae := prep[vi].ae
+		if f, ok := ae.(failedAutoEdge); ok {
+			return graph.Errorf(v.where(), "", "%s: autoedges: %v", v.key, f.err)
 		}
 		if ae == nil {
 			continue
@@ -130,6 +170,7 @@ func (g *Graph) autoEdges() error {
 				break
 			}
 		}
+		prep[vi] = autoPrep{} // what the resource's AutoEdge holds goes with it
 	}
 	return nil
 }

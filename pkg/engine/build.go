@@ -286,64 +286,83 @@ func (g *Graph) Compact() {
 	g.docEdges, g.autoPairs = nil, nil
 }
 
-// parallelMin is the number of resources from which Build makes them on
-// more than one goroutine (makeVertices); a graph smaller than that is
-// made faster than goroutines start.
+// parallelMin is the number of resources from which Build makes them, and
+// asks them for their automatic edges, on more than one goroutine
+// (inParts); a graph smaller than that is done faster than goroutines
+// start.
 const parallelMin = 512
 
-// makeVertices makes the vertex of each resource of rs into byIndex, at
-// the same index, with srcs its sources, and returns the errors of those
-// that cannot be made, in the order of rs. Each resource is made on its
-// own (its parameters decoded into its kind's fields, its own Validate
-// run, its parameters digested): a graph of parallelMin resources or more
-// is split into one contiguous part per processor the runtime uses, made
-// at once. The result is the same as one goroutine's; a panic in a part
-// is raised again in the caller's goroutine, whose recover (Build's) turns
-// it into an error.
-func makeVertices(rs []*graph.Resource, srcs []source, byIndex []*Vertex, opts BuildOptions) graph.ErrorList {
-	parts := 1
-	if len(rs) >= parallelMin {
-		parts = min(runtime.GOMAXPROCS(0), len(rs)/(parallelMin/2))
+// partsFor returns the number of parts inParts splits n items into: one
+// per processor the runtime uses from parallelMin items on, each of at
+// least parallelMin/2, else one.
+func partsFor(n int) int {
+	if n < parallelMin {
+		return 1
 	}
-	errs := make([]graph.ErrorList, parts)
+	return min(runtime.GOMAXPROCS(0), n/(parallelMin/2))
+}
+
+// inParts runs work on the items [0, n) split into parts contiguous
+// parts, at once, the last one on the caller's goroutine, and returns when
+// every part has ended. Each part's items are done in order; a part
+// changes only what belongs to its own items and its own index p. A panic
+// in a part is raised again in the caller's goroutine (Build's recover
+// turns it into an error).
+func inParts(parts, n int, work func(p, lo, hi int)) {
 	panics := make([]any, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
-		lo, hi := p*len(rs)/parts, (p+1)*len(rs)/parts
-		work := func() {
+		lo, hi := p*n/parts, (p+1)*n/parts
+		run := func() {
 			defer func() {
 				if r := recover(); r != nil {
 					panics[p] = r
 				}
 			}()
-			var dg digester
-			for i := lo; i < hi; i++ {
-				rr := rs[i]
-				v, err := newVertex(rr, &srcs[i], opts, &dg)
-				if err != nil {
-					l, _ := graph.AsList(err)
-					errs[p] = append(errs[p], l...)
-					continue
-				}
-				byIndex[i] = v
-				if opts.Consume && (rr.Meta == nil || len(rr.Meta.Export) == 0) {
-					rr.Params = nil
-				}
-			}
+			work(p, lo, hi)
 		}
 		if p == parts-1 {
-			work() // the last part on this goroutine
+			run()
 		} else {
-			wg.Go(work)
+			wg.Go(run)
 		}
 	}
 	wg.Wait()
-	var all graph.ErrorList
-	for p := range parts {
-		if panics[p] != nil {
-			panic(panics[p])
+	for _, r := range panics {
+		if r != nil {
+			panic(r)
 		}
-		all = append(all, errs[p]...)
+	}
+}
+
+// makeVertices makes the vertex of each resource of rs into byIndex, at
+// the same index, with srcs its sources, and returns the errors of those
+// that cannot be made, in the order of rs. Each resource is made on its
+// own (its parameters decoded into its kind's fields, its own Validate
+// run, its parameters digested), in parts made at once (inParts): the
+// result is the same as one goroutine's.
+func makeVertices(rs []*graph.Resource, srcs []source, byIndex []*Vertex, opts BuildOptions) graph.ErrorList {
+	parts := partsFor(len(rs))
+	errs := make([]graph.ErrorList, parts)
+	inParts(parts, len(rs), func(p, lo, hi int) {
+		var dg digester
+		for i := lo; i < hi; i++ {
+			rr := rs[i]
+			v, err := newVertex(rr, &srcs[i], opts, &dg)
+			if err != nil {
+				l, _ := graph.AsList(err)
+				errs[p] = append(errs[p], l...)
+				continue
+			}
+			byIndex[i] = v
+			if opts.Consume && (rr.Meta == nil || len(rr.Meta.Export) == 0) {
+				rr.Params = nil
+			}
+		}
+	})
+	var all graph.ErrorList
+	for _, e := range errs {
+		all = append(all, e...)
 	}
 	return all
 }

@@ -659,3 +659,38 @@ func TestChangedCountsEachResourceOnce(t *testing.T) {
 		t.Errorf("%d changes made, want 10: %v", got, changed())
 	}
 }
+
+// TestAutoEdgesInParts: a graph large enough for its resources to be asked
+// for their automatic edges on every processor gets the edges one loop
+// would add, in the same order: a chain of 1,000 resources, each after the
+// one before, and the first after the last, loses only the edge of the
+// vertex placed last (r999, by name), which would close the cycle. Of two
+// resources whose AutoEdges fail, the first in the graph's order is
+// reported; a panic in one is an error of Build.
+func TestAutoEdgesInParts(t *testing.T) {
+	register()
+	const n = 1000
+	res := make([]string, n)
+	for i := range n {
+		res[i] = fmt.Sprintf("r%d after=[r%d]", i, (i+n-1)%n)
+	}
+	g, err := engine.Build(doc(1, res), engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range g.Document().Edges {
+		got[e.From.Name+"->"+e.To.Name] = true
+	}
+	if len(got) != n-1 || got["r998->r999"] || !got["r999->r0"] || !got["r997->r998"] {
+		t.Fatalf("%d edges (r998->r999 %v, r999->r0 %v), want %d without r998->r999", len(got), got["r998->r999"], got["r999->r0"], n-1)
+	}
+	res[900], res[100] = "r900 after=[!error]", "r100 after=[!error]"
+	if _, err := engine.Build(doc(1, res), engine.BuildOptions{}); err == nil || !strings.Contains(err.Error(), "tval[r100]: autoedges: r100 cannot say") {
+		t.Fatalf("error %v, want r100's", err)
+	}
+	res[100] = "r100 after=[!panic]"
+	if _, err := engine.Build(doc(1, res), engine.BuildOptions{}); err == nil || !strings.Contains(err.Error(), "panic: autoedge bug") {
+		t.Fatalf("error %v, want the panic's", err)
+	}
+}

@@ -245,9 +245,16 @@ func (a *afterEdges) Next() []engine.ResUID {
 }
 func (a *afterEdges) Test([]bool) bool { return false }
 
+// AutoEdges fails for an After of [!error], and panics for [!panic].
 func (r *tval) AutoEdges() (engine.AutoEdge, error) {
 	if len(r.After) == 0 {
 		return nil, nil
+	}
+	switch r.After[0] {
+	case "!error":
+		return nil, fmt.Errorf("%s cannot say", r.Name())
+	case "!panic":
+		panic("autoedge bug")
 	}
 	a := &afterEdges{}
 	for _, n := range r.After {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"container/heap"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -274,16 +275,33 @@ func (x *Index) cycleIn(comp []int) []int {
 	return []int{s}
 }
 
-// CycleString prints a cycle as a -> b -> c -> a.
+// maxCycleShown is the number of resources of a cycle an error names; a
+// longer cycle is shown by its first and last resources and the number of
+// those between.
+const maxCycleShown = 20
+
+// CycleString prints a cycle as a -> b -> c -> a. A cycle of more than
+// maxCycleShown resources (a ring of 200,000 files would make a line of
+// megabytes) names its first and last maxCycleShown/2 resources and says
+// how many it leaves out between them.
 func CycleString(c []Ref) string {
-	parts := make([]string, 0, len(c)+1)
-	for _, r := range c {
-		parts = append(parts, r.String())
+	if len(c) == 0 {
+		return ""
 	}
-	if len(c) > 0 {
-		parts = append(parts, c[0].String())
+	var b strings.Builder
+	half := maxCycleShown / 2
+	for i, r := range c {
+		if len(c) > maxCycleShown && i == half {
+			fmt.Fprintf(&b, "(%d more) -> ", len(c)-maxCycleShown)
+		}
+		if len(c) > maxCycleShown && i >= half && i < len(c)-half {
+			continue
+		}
+		b.WriteString(r.String())
+		b.WriteString(" -> ")
 	}
-	return strings.Join(parts, " -> ")
+	b.WriteString(c[0].String())
+	return b.String()
 }
 
 // Reachable returns the resources reachable from the given ones by

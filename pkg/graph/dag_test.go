@@ -187,3 +187,42 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff %+v", d)
 	}
 }
+
+// A cycle is named in full up to maxCycleShown resources; a longer one
+// by its ends and the number left out, and the error of a ring of 200,000
+// resources stays one short line.
+func TestCycleString(t *testing.T) {
+	ring := func(n int) []Ref {
+		var c []Ref
+		for i := range n {
+			c = append(c, Ref{Kind: "n", Name: fmt.Sprint(i)})
+		}
+		return c
+	}
+	if got, want := CycleString(ring(3)), "n[0] -> n[1] -> n[2] -> n[0]"; got != want {
+		t.Errorf("3: got %q, want %q", got, want)
+	}
+	if got := CycleString(ring(maxCycleShown)); strings.Contains(got, "more") || strings.Count(got, " -> ") != maxCycleShown {
+		t.Errorf("%d: got %q", maxCycleShown, got)
+	}
+	want := "n[0] -> n[1] -> n[2] -> n[3] -> n[4] -> n[5] -> n[6] -> n[7] -> n[8] -> n[9] -> (1 more) -> " +
+		"n[11] -> n[12] -> n[13] -> n[14] -> n[15] -> n[16] -> n[17] -> n[18] -> n[19] -> n[20] -> n[0]"
+	if got := CycleString(ring(maxCycleShown + 1)); got != want {
+		t.Errorf("%d: got %q, want %q", maxCycleShown+1, got, want)
+	}
+
+	d := &Document{Mgmt: Version, Graph: "r"}
+	const n = 200000
+	for i := range n {
+		d.Resources = append(d.Resources, &Resource{Kind: "n", Name: fmt.Sprint(i)})
+		d.Edges = append(d.Edges, &Edge{From: Ref{Kind: "n", Name: fmt.Sprint(i)}, To: Ref{Kind: "n", Name: fmt.Sprint((i + 1) % n)}})
+	}
+	_, err := TopoOrder(d)
+	if err == nil {
+		t.Fatal("a ring has no order")
+	}
+	msg := err.Error()
+	if len(msg) > 500 || !strings.Contains(msg, "n[0] -> n[1] -> ") || !strings.Contains(msg, "(199980 more) -> n[199990]") || !strings.HasSuffix(msg, "n[199999] -> n[0]") {
+		t.Errorf("ring of %d: %d bytes: %.600s", n, len(msg), msg)
+	}
+}

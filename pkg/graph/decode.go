@@ -29,9 +29,54 @@ type Decoder struct {
 	col  int    // bytes already read on that line
 	buf  []byte // YAML frame
 
+	// yamlRest is what followed the separator ("--- ") that ended the
+	// last YAML document, on line yamlRestLine: the first line of the
+	// next one.
+	yamlRest     []byte
+	yamlRestLine int
+
+	// skipping is set when the last document was found too large before
+	// its end: the next call reads the rest first, for JSON from scan.
+	skipping bool
+	scan     jsonScan
+
 	// splitMin is the size of a resources array from which it is
 	// decoded in two halves (resourcesSplit); 0 is defaultSplitMin.
 	splitMin int
+
+	maxDoc int // the largest document kept, in bytes (SetMaxDocument)
+}
+
+// DefaultMaxDocument is the size of the largest document a Decoder
+// decodes unless told otherwise (SetMaxDocument): 256 MiB, some 1.7
+// million files of one line each, 17 times the largest graph the project
+// measures itself on.
+const DefaultMaxDocument = 256 << 20
+
+// SetMaxDocument sets the size in bytes of the largest document d decodes
+// (n > 0). Next returns an error at the start of a larger one as soon as
+// it has read n bytes of it, and the next call reads the rest without
+// keeping it before it goes on with the next document: a producer gone
+// wrong cannot make the reader hold an endless document, and its error is
+// seen while it writes.
+func (d *Decoder) SetMaxDocument(n int) {
+	if n > 0 {
+		d.maxDoc = n
+	}
+}
+
+// tooLarge is the error of a document larger than d.maxDoc starting at
+// start.
+func (d *Decoder) tooLarge(start Position) error {
+	return &PosError{Pos: start.String(), Msg: fmt.Sprintf("document larger than %s (--max-document-mib): skipped to its end", sizeString(d.maxDoc))}
+}
+
+// sizeString prints n bytes in MiB when it is a whole number of them.
+func sizeString(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 const (
@@ -43,7 +88,7 @@ const (
 // NewDecoder returns a decoder reading r; name is used in positions
 // (FILE:LINE:COL), typically the file name or "-".
 func NewDecoder(r io.Reader, name string) *Decoder {
-	return &Decoder{src: newSource(r), name: name, line: 1}
+	return &Decoder{src: newSource(r), name: name, line: 1, maxDoc: DefaultMaxDocument}
 }
 
 // Next returns the next document of the stream. At the end of the stream it
@@ -68,10 +113,27 @@ func (d *Decoder) Next() (doc *Document, err error) {
 		}
 	}
 	defer d.src.release()
+	if d.skipping {
+		d.skipping = false
+		if err := d.skip(); err != nil {
+			return nil, err
+		}
+	}
 	if d.mode == modeJSON {
 		return d.nextJSON()
 	}
 	return d.nextYAML()
+}
+
+// skip reads the rest of a document found too large.
+func (d *Decoder) skip() error {
+	var err error
+	if d.mode == modeJSON {
+		_, _, _, err = d.frameJSON(true)
+	} else {
+		_, _, _, _, err = d.frameYAML(true)
+	}
+	return err
 }
 
 // ReadAll decodes every document of r. It stops at the first error.
@@ -97,34 +159,33 @@ func (d *Decoder) fill() ([]byte, error) { return d.src.fill() }
 
 // detect consumes blank and comment lines and returns the first
 // significant byte of the stream. The indentation of the line holding it
-// stays unread.
+// stays unread, however the reads cut the stream.
 func (d *Decoder) detect() (byte, error) {
+	j := 0 // bytes of the unread data looked at
 	for {
-		b, err := d.fill()
-		if err != nil {
-			return 0, err
-		}
-		lineStart := 0
-		for i, c := range b {
-			switch c {
+		data := d.src.unread()
+		for ; j < len(data); j++ {
+			switch c := data[j]; c {
 			case '\n':
 				d.line++
-				lineStart = i + 1
+				d.src.discard(j + 1)
+				data, j = d.src.unread(), -1
 			case ' ', '\t', '\r':
 			case '#':
-				d.src.discard(i)
+				d.src.discard(j)
 				d.skipLine()
-				goto next
+				data, j = d.src.unread(), -1
 			default:
-				d.src.discard(lineStart)
 				return c, nil
 			}
 		}
-		if lineStart == 0 {
-			lineStart = len(b)
+		if j > d.maxDoc {
+			d.src.discard(j)
+			return 0, d.tooLarge(d.pos(d.line, 1))
 		}
-		d.src.discard(lineStart)
-	next:
+		if err := d.src.more(); err != nil {
+			return 0, err
+		}
 	}
 }
 
@@ -169,37 +230,50 @@ func (d *Decoder) skipLine() {
 	}
 }
 
+// jsonScan is the state of frameJSON between two bytes: the depth of
+// brackets, and whether the byte is in a string, after a backslash in one,
+// or first on its line.
+type jsonScan struct {
+	depth                 int
+	inStr, esc, lineStart bool
+}
+
 // frameJSON reads one JSON document: from a '{' to its matching '}'. It
 // returns the frame, a slice of the source's buffer valid until the next
-// read, and whether it is complete.
-func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
-	depth := 0
-	inStr, esc, lineStart := false, false, false
+// read, and whether it is complete. Once the document is found larger
+// than d.maxDoc, frameJSON returns big and no frame at once, and sets
+// d.skipping: the next call, with skip, reads the rest of the document
+// (from d.scan) without keeping it.
+func (d *Decoder) frameJSON(skip bool) (frame []byte, complete, big bool, err error) {
+	st := &d.scan
+	if !skip {
+		*st = jsonScan{}
+	}
 	j := 0
 	for {
 		data := d.src.unread()
 		for ; j < len(data); j++ {
 			c := data[j]
-			if lineStart {
-				lineStart = false
-				if c == '{' && depth > 0 {
+			if st.lineStart {
+				st.lineStart = false
+				if c == '{' && st.depth > 0 {
 					d.src.discard(j)
-					return data[:j], false, nil
+					return d.framed(data[:j], false, skip)
 				}
 			}
-			if inStr {
+			if st.inStr {
 				switch {
-				case esc:
-					esc = false
+				case st.esc:
+					st.esc = false
 				case c == '\\':
-					esc = true
+					st.esc = true
 				case c == '"':
-					inStr = false
+					st.inStr = false
 				case c == '\n':
-					inStr = false
+					st.inStr = false
 					d.line++
 					d.col = 0
-					lineStart = true
+					st.lineStart = true
 				}
 				continue
 			}
@@ -214,33 +288,63 @@ func (d *Decoder) frameJSON() (frame []byte, complete bool, err error) {
 						continue
 					}
 				}
-				inStr = true
+				st.inStr = true
 			case '{', '[':
-				depth++
+				st.depth++
 			case '}', ']':
-				depth--
-				if depth <= 0 {
+				st.depth--
+				if st.depth <= 0 {
 					d.src.discard(j + 1)
-					if nl := bytes.LastIndexByte(data[:j+1], '\n'); nl >= 0 {
-						d.col = j - nl
-					} else {
-						d.col += j + 1
-					}
-					return data[:j+1], true, nil
+					d.advanceCol(data[:j+1])
+					return d.framed(data[:j+1], true, skip)
 				}
 			case '\n':
 				d.line++
 				d.col = 0
-				lineStart = true
+				st.lineStart = true
 			}
+		}
+		if skip || len(data) > d.maxDoc {
+			// What is read of a document too large is let go; the
+			// scan and the line go on.
+			d.src.discard(len(data))
+			d.advanceCol(data)
+			if !skip {
+				d.skipping = true
+				return nil, false, true, nil
+			}
+			data, j = nil, 0
 		}
 		if err := d.src.more(); err != nil {
 			d.src.discard(len(data))
 			if err == io.EOF {
-				return data, false, nil
+				err = nil
 			}
-			return data, false, err
+			frame, complete, big, _ := d.framed(data, false, skip)
+			return frame, complete, big, err
 		}
+	}
+}
+
+// framed returns what frameJSON returns for the frame it read: nothing when
+// it skipped, big when the frame is larger than d.maxDoc.
+func (d *Decoder) framed(frame []byte, complete, skip bool) ([]byte, bool, bool, error) {
+	switch {
+	case skip:
+		return nil, complete, false, nil
+	case len(frame) > d.maxDoc:
+		return nil, complete, true, nil
+	}
+	return frame, complete, false, nil
+}
+
+// advanceCol sets d.col after reading b, which starts at column d.col and
+// whose newlines d.line counts already.
+func (d *Decoder) advanceCol(b []byte) {
+	if nl := bytes.LastIndexByte(b, '\n'); nl >= 0 {
+		d.col = len(b) - 1 - nl
+	} else {
+		d.col += len(b)
 	}
 }
 
@@ -254,12 +358,15 @@ func (d *Decoder) nextJSON() (*Document, error) {
 		d.skipLine()
 		return nil, &PosError{Pos: start.String(), Msg: fmt.Sprintf("expected '{' to start a JSON graph document, got %s", quoteByte(c))}
 	}
-	// Fast path, for JSON lines: parse the line as the document.
+	// Fast path, for JSON lines: parse the line as the document, unless
+	// it is longer than the largest document.
 	line, nl, err := d.peekLine()
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if doc, eof, err := tryDecodeJSON(line, start, d.splitMin); !eof {
+	if len(line) > d.maxDoc {
+		// peekLine stopped there
+	} else if doc, eof, err := tryDecodeJSON(line, start, d.splitMin); !eof {
 		d.src.discard(len(line))
 		if nl {
 			d.src.discard(1)
@@ -270,9 +377,12 @@ func (d *Decoder) nextJSON() (*Document, error) {
 	}
 	// The document goes on after the line (pretty-printed JSON) or ends
 	// early: frame it by counting brackets.
-	frame, complete, err := d.frameJSON()
-	if err != nil && err != io.EOF {
+	frame, complete, big, err := d.frameJSON(false)
+	if err != nil {
 		return nil, err
+	}
+	if big {
+		return nil, d.tooLarge(start)
 	}
 	if !complete {
 		end := posIn(frame, start, len(bytes.TrimRight(frame, " \t\r\n")))
@@ -292,7 +402,8 @@ func (d *Decoder) nextJSON() (*Document, error) {
 }
 
 // peekLine returns the unread data up to the next newline, without
-// consuming it; nl tells whether a newline follows.
+// consuming it; nl tells whether a newline follows. It stops looking once
+// it has more than d.maxDoc bytes.
 func (d *Decoder) peekLine() (line []byte, nl bool, err error) {
 	j := 0
 	for {
@@ -301,6 +412,9 @@ func (d *Decoder) peekLine() (line []byte, nl bool, err error) {
 			return data[:j+i], true, nil
 		}
 		j = len(data)
+		if j > d.maxDoc {
+			return data, false, nil
+		}
 		if err := d.src.more(); err != nil {
 			return d.src.unread(), false, err
 		}

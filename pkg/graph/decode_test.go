@@ -94,7 +94,9 @@ func TestDecodeYAML(t *testing.T) {
 }
 
 func TestDecodeYAMLStream(t *testing.T) {
-	in := "# comment\n---\ngraph: a\n---\n\n---\ngraph: b\nresources:\n  noop:\n  - name: x\n...\n--- {graph: c}\n"
+	// A document may start on the separator that ends the one before
+	// (d, e), up to the last line.
+	in := "# comment\n---\ngraph: a\n---\n\n---\ngraph: b\nresources:\n  noop:\n  - name: x\n...\n--- {graph: c}\n--- {graph: d}\n--- {graph: e}"
 	docs, err := ReadAll(strings.NewReader(in), "s")
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +105,7 @@ func TestDecodeYAMLStream(t *testing.T) {
 	for _, d := range docs {
 		names = append(names, d.Graph+"@"+d.At.String())
 	}
-	if got := strings.Join(names, " "); got != "a@s:3:1 b@s:7:1 c@s:12:1" {
+	if got := strings.Join(names, " "); got != "a@s:3:1 b@s:7:1 c@s:12:1 d@s:13:1 e@s:14:1" {
 		t.Errorf("got %s", got)
 	}
 }

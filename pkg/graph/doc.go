@@ -16,8 +16,11 @@
 // '{' ending a frame left open (a truncated document). For YAML, a frame is
 // the lines between "---" or "..." separators. A frame is then parsed
 // on its own, so a bad document yields one positioned error and the next
-// call goes on with the next document. JSON frames go through a small
-// recursive-descent parser (jsondec.go) that knows the document's fields:
+// call goes on with the next document. A frame holds at most
+// SetMaxDocument bytes (DefaultMaxDocument, 256 MiB): a larger document
+// is reported once that much is read, and its rest is read without being
+// kept. JSON frames go through a small recursive-descent parser
+// (jsondec.go) that knows the document's fields:
 // it keeps numbers as json.Number, names the failing field by its path
 // (resources[3].meta.retry) and gives every resource and edge the position
 // of its opening brace. YAML frames go through yaml.v3's node tree, whose

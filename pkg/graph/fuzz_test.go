@@ -8,15 +8,25 @@ import (
 )
 
 func addSeeds(f *testing.F) {
-	f.Add([]byte(sampleJSON))
-	f.Add([]byte(`{"mgmt":"graph/v1","graph":"g","seq":1,"error":{"message":"x","pos":"a:1:2"}}` + "\n{\"mgmt\":\"graph/v1\"}"))
-	f.Add([]byte("{\n \"mgmt\": \"graph/v1\",\n \"resources\": [{\"kind\":\"a\",\"name\":\"\\u00e9\\ud83d\\ude00\"}]\n}\n"))
-	f.Add([]byte("---\ngraph: g\nresources:\n  file:\n  - name: /a\n    x: [1, 2.5, {a: b}]\n    meta: {retry: -1, sema: [a]}\nedges:\n- {from: {kind: file, name: /a}, to: {kind: file, name: /a}}\n...\n"))
+	for _, b := range seeds() {
+		f.Add(b)
+	}
+}
+
+// seeds are documents of every syntax the decoder reads.
+func seeds() [][]byte {
+	out := [][]byte{
+		[]byte(sampleJSON),
+		[]byte(`{"mgmt":"graph/v1","graph":"g","seq":1,"error":{"message":"x","pos":"a:1:2"}}` + "\n{\"mgmt\":\"graph/v1\"}"),
+		[]byte("{\n \"mgmt\": \"graph/v1\",\n \"resources\": [{\"kind\":\"a\",\"name\":\"\\u00e9\\ud83d\\ude00\"}]\n}\n"),
+		[]byte("---\ngraph: g\nresources:\n  file:\n  - name: /a\n    x: [1, 2.5, {a: b}]\n    meta: {retry: -1, sema: [a]}\nedges:\n- {from: {kind: file, name: /a}, to: {kind: file, name: /a}}\n...\n"),
+	}
 	for _, name := range []string{"ex2.mgmtgraph.yaml", "ex3.lang.yaml"} {
 		if b, err := os.ReadFile("testdata/" + name); err == nil {
-			f.Add(b)
+			out = append(out, b)
 		}
 	}
+	return out
 }
 
 // roundTrip checks that a decoded document survives JSON and YAML

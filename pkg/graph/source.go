@@ -112,22 +112,34 @@ func (s *source) more() error {
 
 // readLine returns the next line without its newline and consumes it; eof
 // is set when the stream ended without a newline (the line may still hold
-// the last bytes). The line is valid until the next call.
-func (s *source) readLine() (line []byte, eof bool, err error) {
+// the last bytes). The line is valid until the next call. A line longer
+// than max bytes is consumed without being kept: readLine returns long and
+// no line, having held at most about max bytes of it at once.
+func (s *source) readLine(max int) (line []byte, eof, long bool, err error) {
 	j := 0
 	for {
 		data := s.unread()
 		if i := bytes.IndexByte(data[j:], '\n'); i >= 0 {
 			s.discard(j + i + 1)
-			return data[:j+i], false, nil
+			if long || j+i > max {
+				return nil, false, true, nil
+			}
+			return data[:j+i], false, false, nil
 		}
 		j = len(data)
+		if j > max {
+			s.discard(j)
+			j, long = 0, true
+		}
 		if err := s.more(); err != nil {
 			s.discard(j)
-			if err == io.EOF {
-				return data, true, nil
+			if long {
+				data = nil
 			}
-			return data, true, err
+			if err == io.EOF {
+				return data, true, long, nil
+			}
+			return data, true, long, err
 		}
 	}
 }

@@ -35,13 +35,14 @@ func isYAMLSeparator(line []byte) (sep bool, rest []byte) {
 }
 
 // readLine appends the next line, without its newline, to dst; eof is
-// set when the stream ended.
-func (d *Decoder) readLine(dst []byte) (line []byte, eof bool, err error) {
-	l, eof, err := d.src.readLine()
+// set when the stream ended, and long when the line alone is longer than
+// the largest document (the line is then left out).
+func (d *Decoder) readLine(dst []byte) (line []byte, eof, long bool, err error) {
+	l, eof, long, err := d.src.readLine(d.maxDoc)
 	if !eof {
 		d.line++
 	}
-	return append(dst, l...), eof, err
+	return append(dst, l...), eof, long, err
 }
 
 // isBlankYAML reports whether line holds nothing but space or a comment.
@@ -50,53 +51,75 @@ func isBlankYAML(line []byte) bool {
 	return len(t) == 0 || t[0] == '#'
 }
 
-// frameYAML reads the lines of one YAML document.
-func (d *Decoder) frameYAML() (frame []byte, start int, eof bool, err error) {
+// frameYAML reads the lines of one YAML document. Once the document is
+// found larger than d.maxDoc, frameYAML returns big and no frame at once,
+// and sets d.skipping: the next call, with skip, reads the rest of the
+// document without keeping it.
+func (d *Decoder) frameYAML(skip bool) (frame []byte, start int, eof, big bool, err error) {
 	frame = d.buf[:0]
 	defer func() { d.buf = frame[:0] }()
 	start = d.line
-	blank := true
+	blank := !skip // the document skipped has begun
+	if d.yamlRest != nil {
+		// The document starts on the separator line that ended the
+		// one before ("--- {graph: b}").
+		frame = append(append(frame, d.yamlRest...), '\n')
+		start, blank, d.yamlRest = d.yamlRestLine, false, nil
+	}
 	for {
 		at, lineNo := len(frame), d.line
 		var line []byte
-		line, eof, err = d.readLine(frame)
+		var long bool
+		line, eof, long, err = d.readLine(frame)
 		if err != nil {
-			return nil, start, true, err
+			return nil, start, true, false, err
 		}
 		frame = line
 		lineText := frame[at:]
-		if sep, rest := isYAMLSeparator(lineText); sep {
+		if sep, rest := isYAMLSeparator(lineText); sep && !long {
 			frame = frame[:at]
 			if !blank {
-				return frame, start, eof, nil
+				if !isBlankYAML(rest) {
+					d.yamlRest, d.yamlRestLine = bytes.Clone(rest), lineNo
+				}
+				return frame, start, eof, false, nil
 			}
 			frame = append(frame[:0], rest...)
 			frame = append(frame, '\n')
 			blank = isBlankYAML(rest)
 			start = lineNo // the frame's first line is what follows the separator on its line
 			if eof {
-				return frame, start, eof, nil
+				return frame, start, eof, false, nil
 			}
 			continue
 		}
 		frame = append(frame, '\n')
-		if blank && !isBlankYAML(lineText) {
+		if blank && (long || !isBlankYAML(lineText)) {
 			blank = false
+		}
+		if skip {
+			frame = frame[:0]
+		} else if long || len(frame) > d.maxDoc {
+			d.skipping = !eof
+			return frame[:0], start, eof, true, nil
 		}
 		if eof {
 			if blank {
 				frame = frame[:0]
 			}
-			return frame, start, eof, nil
+			return frame, start, eof, false, nil
 		}
 	}
 }
 
 func (d *Decoder) nextYAML() (*Document, error) {
 	for {
-		frame, start, eof, err := d.frameYAML()
+		frame, start, eof, big, err := d.frameYAML(false)
 		if err != nil {
 			return nil, err
+		}
+		if big {
+			return nil, d.tooLarge(d.pos(start, 1))
 		}
 		first := -1 // the first significant line, counted in the frame
 		for i, l := range bytes.Split(frame, []byte{'\n'}) {

@@ -175,6 +175,9 @@ func TestBadInput(t *testing.T) {
 		{"invalid UTF-8 in a YAML name", "graph: g\nresources:\n  file:\n  - name: /tmp/a\xfe\n", "in:4:17: invalid UTF-8 byte 0xfe"},
 		{"bad kind", `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"No-op","name":"a"}]}`, `bad resource kind "No-op"`},
 		{"empty input", "", "in: input ended without a valid graph"},
+		// MGMT_MAX_DOCUMENT_MIB=1 below
+		{"document too large", ok + "\n" + `{"mgmt":"graph/v1","graph":"g","seq":2,"resources":[` + strings.Repeat(`{"kind":"noop","name":"n"},`, 80000) + "]}\n",
+			"in:2:1: document larger than 1 MiB (--max-document-mib): skipped to its end"},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
@@ -185,6 +188,7 @@ func TestBadInput(t *testing.T) {
 			}
 			cmd := exec.Command(testutil.Bin(t, "graph-merge"), "in")
 			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "MGMT_MAX_DOCUMENT_MIB=1")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()

@@ -45,6 +45,7 @@ type flags struct {
 	AllowUnmatched bool     `help:"Warn about, instead of failing on, a mgmt_<X> class or a puppet_<X> noop without a partner."`
 	Inputs         []string `arg:"" name:"input" help:"Input streams: files, fifos, or - for stdin."`
 	cli.LogFlags
+	cli.DocumentFlags
 }
 
 // An event is what an input's reader reports to the merge loop: a valid
@@ -64,6 +65,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	format, err := graph.ParseFormat(f.Output)
+	if err == nil {
+		err = f.DocumentFlags.Check()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return cli.ExitUsage
@@ -83,7 +87,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer cancel()
 	events := make(chan event)
 	for i, in := range f.Inputs {
-		go readInput(ctx, i, in, stdin, events)
+		go readInput(ctx, i, in, stdin, f.DocumentFlags, events)
 	}
 	m := &merger{
 		names:  make([]string, len(f.Inputs)),
@@ -109,7 +113,7 @@ func inputName(in string) string {
 }
 
 // readInput decodes and validates the documents of one input.
-func readInput(ctx context.Context, i int, path string, stdin io.Reader, events chan<- event) {
+func readInput(ctx context.Context, i int, path string, stdin io.Reader, df cli.DocumentFlags, events chan<- event) {
 	send := func(ev event) bool {
 		ev.input = i
 		select {
@@ -129,7 +133,7 @@ func readInput(ctx context.Context, i int, path string, stdin io.Reader, events 
 		defer fh.Close()
 		r = fh
 	}
-	dec := graph.NewDecoder(r, inputName(path))
+	dec := df.NewDecoder(r, inputName(path))
 	for {
 		doc, err := dec.Next()
 		switch {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mgmtpipe/mgmt/internal/cli"
+	"github.com/mgmtpipe/mgmt/pkg/graph"
 )
 
 // TestLoadGateShutsOutTheReader: once the tool starts to stop, the input
@@ -21,7 +22,7 @@ func TestLoadGateShutsOutTheReader(t *testing.T) {
 	}
 	doc := `{"mgmt":"graph/v1","graph":"g","seq":1,"resources":[{"kind":"noop","name":"a"}]}` + "\n"
 	done := make(chan readResult, 1)
-	readGraphs(strings.NewReader(doc+doc), "in", g, nil, nil, cli.NewLogger(name, &strings.Builder{}, cli.LogFlags{}), "", done)
+	readGraphs(graph.NewDecoder(strings.NewReader(doc+doc), "in"), "in", g, nil, nil, cli.NewLogger(name, &strings.Builder{}, cli.LogFlags{}), "", done)
 	if r := <-done; r.anyValid {
 		t.Fatal("the reader loaded a graph through a closed gate")
 	}

@@ -69,6 +69,7 @@ type flags struct {
 	Graphviz         string `help:"Write each prepared graph to this file in Graphviz dot format." placeholder:"FILE"`
 	PrintGraph       bool   `help:"Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing."`
 	cli.LogFlags
+	cli.DocumentFlags
 
 	// The safety net under the watches: a missed event costs at most this.
 	Recheck time.Duration `help:"Check every resource once per DURATION, spread over it, one at a time, and repair drift no watch reported (0 disables)." default:"30m" placeholder:"DURATION"`
@@ -102,6 +103,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if f.ListKinds || len(f.Kinds) > 0 {
 		return listKinds(f.ListKinds, f.Kinds, stdout, stderr)
 	}
+	if err := f.DocumentFlags.Check(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\nrun '%s --help' for usage\n", name, err, name)
+		return cli.ExitUsage
+	}
 	if f.PrintGraph && f.Events != "" {
 		fmt.Fprintf(stderr, "%s: --events cannot be used with --print-graph, which checks nothing\nrun '%s --help' for usage\n", name, name)
 		return cli.ExitUsage
@@ -119,7 +124,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// On a signal, the reader may stay blocked on its input: the
 		// tool exits without waiting for it.
 		done := make(chan int, 1)
-		go func() { done <- printGraphs(in, inName, stdout, lg, f.Graphviz) }()
+		go func() { done <- printGraphs(f.NewDecoder(in, inName), inName, stdout, lg, f.Graphviz) }()
 		select {
 		case code := <-done:
 			return code
@@ -143,8 +148,7 @@ func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) 
 
 // printGraphs prepares every document and prints it (or an error document).
 // It exits 1 when the last document was not a valid graph.
-func printGraphs(in io.Reader, inName string, stdout io.Writer, lg *cli.Logger, dot string) int {
-	dec := graph.NewDecoder(in, inName)
+func printGraphs(dec *graph.Decoder, inName string, stdout io.Writer, lg *cli.Logger, dot string) int {
 	ok, seen := false, false
 	for {
 		o, err := next(dec, engine.BuildOptions{})
@@ -397,13 +401,13 @@ func apply(ctx context.Context, f *flags, in io.Reader, inName string, stdout, s
 		case <-stopping:
 			return
 		}
-		readGraphs(in, in.Name(), gate, eng, exp, lg, f.Graphviz, make(chan readResult, 1))
+		readGraphs(f.NewDecoder(in, in.Name()), in.Name(), gate, eng, exp, lg, f.Graphviz, make(chan readResult, 1))
 	}, lg)
 	defer stopReload()
 	defer close(stopping) // before stopReload, which waits for a reload in progress
 	go func() {
 		defer close(firstRead)
-		readGraphs(in, inName, gate, eng, exp, lg, f.Graphviz, readDone)
+		readGraphs(f.NewDecoder(in, inName), inName, gate, eng, exp, lg, f.Graphviz, readDone)
 	}()
 	code := waitEnd(ctx, f, eng, converged, readDone, exitReq, lg)
 	if exiting {
@@ -565,8 +569,7 @@ func resources(n int) string {
 
 // readGraphs decodes the input and loads each valid graph into eng, through
 // gate.
-func readGraphs(in io.Reader, inName string, gate *loadGate, eng *engine.Engine, exp *exporter, lg *cli.Logger, dot string, done chan<- readResult) {
-	dec := graph.NewDecoder(in, inName)
+func readGraphs(dec *graph.Decoder, inName string, gate *loadGate, eng *engine.Engine, exp *exporter, lg *cli.Logger, dot string, done chan<- readResult) {
 	var r readResult
 	defer func() { done <- r }()
 	for {

@@ -26,5 +26,6 @@ complete -c mgmt-apply -l graphviz -r -F -d 'Write each prepared graph to this f
 complete -c mgmt-apply -l print-graph -d 'Prepare each graph exactly as it would run (validate, autoedges, autogroup), write it to stdout as JSON lines and apply nothing'
 complete -c mgmt-apply -l log-format -x -a 'text plain json' -d 'Log format on stderr: text (time, level, tool: message), plain (tool: message, as compilers write diagnostics) or json (one object per line, for journald, Loki, jq)'
 complete -c mgmt-apply -s v -l debug -d 'Log debug messages too'
+complete -c mgmt-apply -l max-document-mib -x -d 'Refuse a graph document larger than this many MiB: it is read to its end without being kept, reported at its start, and the next document is read (the engine keeps its graph)'
 complete -c mgmt-apply -l recheck -x -d 'Check every resource once per DURATION, spread over it, one at a time, and repair drift no watch reported (0 disables)'
 complete -c mgmt-apply -l list-kinds -d 'Print the resource kinds with a line each, or with KIND arguments their parameters, and exit'

@@ -3,6 +3,7 @@ package puppet
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/eval"
 )
@@ -141,7 +143,10 @@ func compileNative(ctx context.Context, src Source, env PuppetEnv) (*Result, err
 		res.Read = append(res.Read, ec)
 	}
 	if src.Manifest != "" {
-		b, err := os.ReadFile(src.Manifest)
+		b, err := bounded.ReadFile(src.Manifest)
+		if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+			return nil, &Error{Pos: src.Manifest + ":1:1", Msg: tl.Reason()}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -43,3 +43,28 @@ func TestDeepPrograms(t *testing.T) {
 		})
 	}
 }
+
+// TestProgramTooLarge: a program larger than 256 MiB (a sparse file here),
+// given or imported, is refused with its name from its size, before any
+// of it is read.
+func TestProgramTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.mcl")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 300<<20); err != nil {
+		t.Fatal(err)
+	}
+	mod := filepath.Join(dir, "main.mcl")
+	os.WriteFile(mod, []byte("import \"big.mcl\" as big\n"), 0o644)
+	for _, c := range []struct{ path, want string }{
+		{big, big + ":1:1: scope error: larger than 256 MiB, the largest input read whole"},
+		{mod, "main.mcl:1:1: scope error: import \"big.mcl\": " + big + ": larger than 256 MiB"},
+	} {
+		r := testutil.Run(t, "", "mcl-compile", "--once", c.path)
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", c.path, r.Code, r.Stderr, c.want)
+		}
+	}
+}

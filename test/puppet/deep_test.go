@@ -52,3 +52,39 @@ func TestPuppetDeepInput(t *testing.T) {
 		t.Fatalf("exit %d, want 1 and one line %s: puppet failed...:\n%.3000s", r.Code, pp, r.Stderr)
 	}
 }
+
+// TestInputTooLarge: a manifest, an autoloaded class or a catalog larger
+// than 256 MiB (sparse files here) is refused with its name from its size,
+// before any of it is read.
+func TestInputTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(path string) string {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, 300<<20); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	big := sparse(filepath.Join(dir, "big.pp"))
+	class := sparse(filepath.Join(dir, "modules", "big", "manifests", "init.pp"))
+	cat := sparse(filepath.Join(dir, "big.json"))
+	site := filepath.Join(dir, "site.pp")
+	os.WriteFile(site, []byte("include big\n"), 0o644)
+	const why = "larger than 256 MiB, the largest input read whole"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "native", "--manifest", big}, big + ":1:1: " + why},
+		{[]string{"--engine", "native", "--modulepath", filepath.Join(dir, "modules"), "--manifest", site}, class + ":1:1: " + why},
+		{[]string{"--catalog", cat}, cat + ": catalog: " + why},
+	} {
+		r := testutil.Run(t, "", "puppet-graph", c.args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q", c.args, r.Code, r.Stderr, c.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ package sem
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -27,6 +28,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/pkg/graph"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/funcs"
@@ -261,7 +263,10 @@ func (l *loader) loadMain(c *checker, path string, src []byte) (*module, error) 
 		} else {
 			dir = filepath.Dir(path)
 		}
-		if src, err = os.ReadFile(file); err != nil {
+		if src, err = bounded.ReadFile(file); err != nil {
+			if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+				return nil, errAt(ast.Pos{File: file, Line: 1, Col: 1}, StageScope, "%s", tl.Reason())
+			}
 			return nil, errAt(ast.Pos{}, StageScope, "%v", err)
 		}
 	}
@@ -348,7 +353,7 @@ func (l *loader) load(c *checker, from *module, path string, pos ast.Pos) (*modu
 		}
 		return m, nil
 	}
-	src, err := os.ReadFile(file)
+	src, err := bounded.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 )
 
 // Resource kinds as the catalog JSON names them.
@@ -164,7 +166,7 @@ type wireEdge struct {
 // Decode reads one catalog in any of the accepted JSON formats. Exported
 // resources are dropped: they are not part of this node's configuration.
 func Decode(r io.Reader) (*Catalog, error) {
-	data, err := io.ReadAll(r)
+	data, err := bounded.ReadAll(r, "catalog")
 	if err != nil {
 		return nil, err
 	}

@@ -32,13 +32,14 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
 )
@@ -488,7 +489,11 @@ func (e *evaluator) loadModuleFile(name, dir string) {
 	}
 	for _, mdir := range e.opts.ModulePath {
 		p := filepath.Join(mdir, rel)
-		src, err := os.ReadFile(p)
+		src, err := bounded.ReadFile(p)
+		var tl *bounded.TooLarge
+		if errors.As(err, &tl) {
+			panic(&syntax.Error{Pos: syntax.NewPos(p, 1, 1), Msg: tl.Reason()})
+		}
 		if err != nil {
 			continue
 		}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/internal/cli"
 	"github.com/mgmtpipe/mgmt/internal/refdoc"
 	"github.com/mgmtpipe/mgmt/internal/statedir"
@@ -99,7 +100,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	lg := cli.NewLogger(name, stderr, f.LogFlags)
 	var src []byte
 	if f.Path == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := bounded.ReadAll(stdin, "-")
 		if err != nil {
 			lg.Errorf("reading stdin: %v", err)
 			return cli.ExitFail
@@ -226,7 +227,7 @@ func printAST(path string, src []byte, stdout io.Writer, lg *cli.Logger) int {
 				return cli.ExitFail
 			}
 		}
-		b, err := os.ReadFile(file)
+		b, err := bounded.ReadFile(file)
 		if err != nil {
 			lg.Fail(err)
 			return cli.ExitFail

@@ -1,7 +1,8 @@
 // Package lang is the home of mcl, the language of mcl-compile. The
 // compiler is split in packages, each importing only the ones listed
-// before it, pkg/graph, and pkg/world/worldapi (the type of the world the
-// functions read, funcs.Env.World):
+// before it, pkg/graph, pkg/world/worldapi (the type of the world the
+// functions read, funcs.Env.World) and internal/bounded (how sources are
+// read: whole, up to a size):
 //
 //	types    type terms, the type syntax, union-find unification
 //	ast      the syntax tree and its printer (canonical mcl source)

@@ -34,10 +34,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/catalog"
@@ -490,12 +492,20 @@ func (e *evaluator) loadModuleFile(name, dir string) {
 	for _, mdir := range e.opts.ModulePath {
 		p := filepath.Join(mdir, rel)
 		src, err := bounded.ReadFile(p)
-		var tl *bounded.TooLarge
-		if errors.As(err, &tl) {
-			panic(&syntax.Error{Pos: syntax.NewPos(p, 1, 1), Msg: tl.Reason()})
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			continue
 		}
 		if err != nil {
-			continue
+			// The first module directory holding the file is the one
+			// Puppet loads it from: one it cannot read is an error, not
+			// a reason to load another's.
+			msg := err.Error()
+			if tl := (*bounded.TooLarge)(nil); errors.As(err, &tl) {
+				msg = tl.Reason()
+			} else if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+				msg = "could not read: " + pe.Err.Error()
+			}
+			panic(&syntax.Error{Pos: syntax.NewPos(p, 1, 1), Msg: msg})
 		}
 		if e.opts.Read != nil {
 			e.opts.Read(p)

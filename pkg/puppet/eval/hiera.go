@@ -1,11 +1,15 @@
 package eval
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
 )
 
@@ -314,8 +318,8 @@ func (h *hiera) config(p syntax.Pos, file string) *hieraConfig {
 		return c
 	}
 	h.configs[file] = nil
-	b, err := os.ReadFile(file)
-	if err != nil {
+	b, ok := h.read(p, file)
+	if !ok {
 		return nil
 	}
 	if h.e.opts.Read != nil {
@@ -436,20 +440,39 @@ func (h *hiera) dataFiles(l *lookup, cfg *hieraConfig, lv *hieraLevel) []string 
 	return out
 }
 
+// read reads a hiera.yaml or a data file for the lookup at p: ok is false
+// when it does not exist. Any other failure fails the lookup, as Puppet's
+// does: a file that cannot be read is not one without data.
+func (h *hiera) read(p syntax.Pos, file string) (b []byte, ok bool) {
+	b, err := bounded.ReadFile(file)
+	switch {
+	case err == nil:
+		return b, true
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return nil, false
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err // the path is said once
+	}
+	h.e.fail(p, "Evaluation Error: Error while evaluating a Function Call, could not read %s: %v", file, err)
+	return nil, false
+}
+
 // dataFile reads and caches a data file (nil when missing).
 func (h *hiera) dataFile(p syntax.Pos, file, backend string) *hash {
 	if d, ok := h.data[file]; ok {
 		return d
 	}
 	h.data[file] = nil
-	b, err := os.ReadFile(file)
-	if err != nil {
+	b, ok := h.read(p, file)
+	if !ok {
 		return nil
 	}
 	if h.e.opts.Read != nil {
 		h.e.opts.Read(file)
 	}
 	var v any
+	var err error
 	if backend == "json_data" {
 		v, err = parseJSON(b)
 	} else {

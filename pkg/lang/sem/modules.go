@@ -1,14 +1,19 @@
 package sem
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mgmtpipe/mgmt/internal/bounded"
 	"github.com/mgmtpipe/mgmt/pkg/lang/ast"
 	"github.com/mgmtpipe/mgmt/pkg/lang/types"
 )
@@ -21,10 +26,28 @@ type metadata struct {
 	License string `yaml:"license"`
 }
 
-func readMetadata(dir string) metadata {
+var yamlLine = regexp.MustCompile(`^line (\d+): `)
+
+// readMetadata reads dir's metadata.yaml: defaults when there is none or
+// it is empty; an error when it cannot be read or parsed, rather than a
+// module whose entry file the file did not mean.
+func readMetadata(dir string) (metadata, error) {
 	md := metadata{}
-	if data, err := os.ReadFile(filepath.Join(dir, "metadata.yaml")); err == nil {
-		_ = yaml.Unmarshal(data, &md) // a broken or empty file means defaults
+	path := filepath.Join(dir, "metadata.yaml")
+	data, err := bounded.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return md, err
+	default:
+		if err := yaml.Unmarshal(data, &md); err != nil {
+			msg, line := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "yaml: "), "unmarshal errors:\n  "), 1
+			if m := yamlLine.FindStringSubmatch(msg); m != nil {
+				line, _ = strconv.Atoi(m[1])
+				msg = msg[len(m[0]):]
+			}
+			return md, errAt(ast.Pos{File: path, Line: line, Col: 1}, StageScope, "%s", msg)
+		}
 	}
 	if md.Main == "" {
 		md.Main = "main.mcl"
@@ -32,7 +55,7 @@ func readMetadata(dir string) metadata {
 	if md.Files == "" {
 		md.Files = "files/"
 	}
-	return md
+	return md, nil
 }
 
 // remote returns the local directory of a remote module (git URL),

@@ -257,6 +257,9 @@ func (l *loader) loadMain(c *checker, path string, src []byte) (*module, error) 
 		if st.IsDir() {
 			dir = path
 			file, err = moduleMain(path)
+			if pe := (*graph.PosError)(nil); errors.As(err, &pe) {
+				return nil, pe
+			}
 			if err != nil {
 				return nil, errAt(ast.Pos{File: path}, StageScope, "%v", err)
 			}
@@ -304,7 +307,10 @@ func displayName(file string) string {
 func ModuleMain(dir string) (string, error) { return moduleMain(dir) }
 
 func moduleMain(dir string) (string, error) {
-	md := readMetadata(dir)
+	md, err := readMetadata(dir)
+	if err != nil {
+		return "", err
+	}
 	main := filepath.Join(dir, md.Path, md.Main)
 	if _, err := os.Stat(main); err != nil {
 		return "", fmt.Errorf("module %s has no %s", dir, md.Main)

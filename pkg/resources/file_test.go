@@ -2,6 +2,8 @@ package resources
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -711,5 +713,46 @@ func TestFileRemovedDuringCheck(t *testing.T) {
 	checkApply(t, f, true, true)
 	if got := mustRead(t, p); got != content {
 		t.Fatalf("content %q", got)
+	}
+}
+
+// TestFileSourceNotRegular: a source or a fragment that is a FIFO, a
+// device or a socket fails the resource at once, the file untouched: read
+// whole, /dev/zero took all of the host's memory and a FIFO without a
+// writer hung the check for ever.
+func TestFileSourceNotRegular(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i, c := range []struct {
+		rare *FileRare
+		want string
+	}{
+		{&FileRare{Source: "/dev/zero"}, "source: /dev/zero is not a regular file but a device"},
+		{&FileRare{Source: fifo}, "source: " + fifo + " is not a regular file but a FIFO"},
+		{&FileRare{Source: fifo, Links: LinksKeep}, "source: " + fifo + " is not a regular file but a FIFO"},
+		{&FileRare{Source: sock}, "source: open " + sock + ": no such device or address"},
+		{&FileRare{Fragments: []string{"/dev/zero"}}, "fragment: /dev/zero is not a regular file but a device"},
+		{&FileRare{Fragments: []string{fifo}}, "fragment: " + fifo + " is not a regular file but a FIFO"},
+	} {
+		p := filepath.Join(dir, fmt.Sprint("out", i))
+		mustWrite(t, p, "before\n")
+		f := newFile(t, h, p, &FileRes{State: "exists", Rare: c.rare})
+		_, err := f.CheckApply(context.Background(), true)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want %q", c.rare, err, c.want)
+		}
+		if got := mustRead(t, p); got != "before\n" {
+			t.Errorf("%+v: the file now holds %q", c.rare, got)
+		}
 	}
 }

@@ -34,7 +34,7 @@ func (obj *FileRes) wantContent() ([]byte, error) {
 	case obj.rare().Source != "" && !obj.followsLinks():
 		return readSourceNoFollow(obj.rare().Source)
 	case obj.rare().Source != "":
-		b, err := os.ReadFile(obj.rare().Source)
+		b, err := readRegular(obj.rare().Source, false)
 		if err != nil {
 			return nil, fmt.Errorf("source: %w", err)
 		}

@@ -3,7 +3,6 @@ package resources
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 )
@@ -81,16 +80,10 @@ func (obj *FileRes) linkInTheWay(c *fileCheck) error {
 // such a source as a link (and makes the path a link, whatever ensure
 // says), which the content of a file cannot express.
 func readSourceNoFollow(src string) ([]byte, error) {
-	fd, err := openNoFollow(src, syscall.O_RDONLY)
+	b, err := readRegular(src, true)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, sourceLinkError(src)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), src)
-	defer f.Close()
-	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("source: %w", err)
 	}

@@ -14,11 +14,13 @@ type FileRare struct {
 	// keeping a trailing "/" only if it has one; it must not start with
 	// "/". Like dirname, an exporter may not set it.
 	Basename string `lang:"basename" yaml:"basename" collect:"local"`
-	// Source is a file (or, for a directory, a directory) to copy. It
-	// reads the applying host's files, so an exporter may not set it.
+	// Source is a regular file (or, for a directory, a directory) to copy;
+	// a FIFO, a device or a socket is an error, never read. It reads the
+	// applying host's files, so an exporter may not set it.
 	Source string `lang:"source" yaml:"source" collect:"local"`
-	// Fragments are files (and directories, whose files are taken in name
-	// order) whose contents, concatenated, make the wanted content. Like
+	// Fragments are regular files (and directories, whose regular files
+	// are taken in name order) whose contents, concatenated, make the
+	// wanted content; a FIFO, a device or a socket is an error. Like
 	// source, an exporter may not set them. The file resources of the
 	// fragments (a directory's, for one ending in /) come first: an
 	// automatic edge runs from each to this file.

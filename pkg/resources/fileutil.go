@@ -402,6 +402,58 @@ func lookupGID(s string) (int, error) {
 
 // readFragments concatenates the fragments: a file contributes its
 // content, a directory the content of its regular files in name order.
+// readRegular reads the whole of the regular file at path, following a
+// last symbolic link unless noFollow, for a source or a fragment. A FIFO,
+// a device, a socket or a directory is refused before anything is read
+// from it (it is opened without waiting for a writer), where reading it
+// would wait for ever or never end (source => "/dev/zero").
+func readRegular(path string, noFollow bool) ([]byte, error) {
+	flags := syscall.O_RDONLY | syscall.O_NONBLOCK
+	var fd int
+	var err error
+	if noFollow {
+		fd, err = openNoFollow(path, flags)
+	} else {
+		for {
+			fd, err = syscall.Open(path, flags|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+		if err != nil {
+			err = &os.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s", path, modeKind(fi.Mode()))
+	}
+	return io.ReadAll(f)
+}
+
+// modeKind names the kind of file of a mode that is not a regular file's.
+func modeKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "of type " + m.Type().String()
+}
+
 func readFragments(frags []string) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, p := range frags {
@@ -410,7 +462,7 @@ func readFragments(frags []string) ([]byte, error) {
 			return nil, fmt.Errorf("fragment: %w", err)
 		}
 		if !fi.IsDir() {
-			b, err := os.ReadFile(p)
+			b, err := readRegular(p, false)
 			if err != nil {
 				return nil, fmt.Errorf("fragment: %w", err)
 			}
@@ -426,7 +478,7 @@ func readFragments(frags []string) ([]byte, error) {
 			if !e.Type().IsRegular() {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join(p, e.Name()))
+			b, err := readRegular(filepath.Join(p, e.Name()), false)
 			if err != nil {
 				return nil, fmt.Errorf("fragment: %w", err)
 			}

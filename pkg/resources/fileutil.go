@@ -400,8 +400,6 @@ func lookupGID(s string) (int, error) {
 	return strconv.Atoi(g.Gid)
 }
 
-// readFragments concatenates the fragments: a file contributes its
-// content, a directory the content of its regular files in name order.
 // readRegular reads the whole of the regular file at path, following a
 // last symbolic link unless noFollow, for a source or a fragment. A FIFO,
 // a device, a socket or a directory is refused before anything is read
@@ -454,6 +452,8 @@ func modeKind(m os.FileMode) string {
 	return "of type " + m.Type().String()
 }
 
+// readFragments concatenates the fragments: a file contributes its
+// content, a directory the content of its regular files in name order.
 func readFragments(frags []string) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, p := range frags {

@@ -122,6 +122,9 @@ func (x *fcall) toFloat() any {
 // toStringValue is String.new with its default formats: floats with %f,
 // strings inside collections quoted.
 func (x *fcall) toStringValue(v any, top bool) string {
+	if top {
+		checkTextLen(v)
+	}
 	switch c := v.(type) {
 	case nil:
 		if top {
@@ -143,16 +146,18 @@ func (x *fcall) toStringValue(v any, top bool) string {
 		return fmt.Sprintf("%f", c)
 	case []any:
 		parts := make([]string, len(c))
+		n := 0
 		for i, el := range c {
-			parts[i] = x.toStringValue(el, false)
+			parts[i] = part(&n, x.toStringValue(el, false))
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return joinText("[", parts, ", ", "]")
 	case *hash:
 		parts := make([]string, len(c.keys))
+		n := 0
 		for i, k := range c.keys {
-			parts[i] = quoted(k) + " => " + x.toStringValue(c.m[k], false)
+			parts[i] = part(&n, quoted(k)+" => "+x.toStringValue(c.m[k], false))
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return joinText("{", parts, ", ", "}")
 	case sensitive:
 		return toString(c)
 	}

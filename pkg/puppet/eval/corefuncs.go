@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
@@ -273,8 +274,23 @@ func sprintfFn(x *fcall) any {
 	return x.e.sprintf(x.c, toString(x.args[0]), x.args[1:])
 }
 
+// sprintfVerb matches a verb of a format, with its flags, width and
+// precision.
+var sprintfVerb = regexp.MustCompile(`%(?:<\w+>)?[-+ 0#]*([0-9]*)(?:\.([0-9]+))?[a-zA-Z%]`)
+
+// maxWidth is the largest width or precision of a verb the engine formats,
+// as Go's fmt does; Ruby's format takes larger ones.
+const maxWidth = 1_000_000
+
+// tooWide reports whether the digits d of a width or precision say more
+// than maxWidth.
+func tooWide(d string) bool {
+	n, err := strconv.Atoi(d)
+	return d != "" && (err != nil || n > maxWidth)
+}
+
 func (e *evaluator) sprintf(c *syntax.Call, format string, args []any) string {
-	verbs := regexp.MustCompile(`%(?:<\w+>)?[-+ 0#]*[0-9]*(?:\.[0-9]+)?[a-zA-Z%]`).FindAllStringIndex(format, -1)
+	verbs := sprintfVerb.FindAllStringIndex(format, -1)
 	var b strings.Builder
 	last, i := 0, 0
 	for _, m := range verbs {
@@ -289,10 +305,14 @@ func (e *evaluator) sprintf(c *syntax.Call, format string, args []any) string {
 		if strings.Contains(v, "<") {
 			panic(syntax.Unsupported(c.P, "sprintf with named references"))
 		}
+		if n := sprintfVerb.FindStringSubmatch(v); tooWide(n[1]) || tooWide(n[2]) {
+			panic(syntax.Unsupported(c.P, fmt.Sprintf("sprintf with a width or precision above %d", maxWidth)))
+		}
 		if i >= len(args) {
 			e.fail(c.P, "sprintf(): too few arguments for %q", format)
 		}
 		b.WriteString(e.formatOne(c, v, verb, args[i]))
+		e.checkText(c.P, b.Len())
 		i++
 	}
 	b.WriteString(format[last:])
@@ -532,11 +552,12 @@ func joinFn(x *fcall) any {
 			return
 		}
 		parts = append(parts, toString(v))
+		x.e.checkElements(x.c.P, len(parts))
 	}
 	for _, el := range x.array(0) {
 		walk(el)
 	}
-	return strings.Join(parts, sep)
+	return joinText("", parts, sep, "")
 }
 
 // assertTypeFn returns the value when it matches the type, else calls

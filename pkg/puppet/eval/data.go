@@ -23,10 +23,27 @@ func parseYAML(file string, b []byte) (any, error) {
 	if doc.Kind == 0 {
 		return nil, nil
 	}
-	return yamlValue(&doc, 0)
+	return yamlAnchors{}.value(&doc, 0)
 }
 
-func yamlValue(n *yaml.Node, depth int) (any, error) {
+// yamlAnchors holds the values of the anchored nodes decoded so far: an
+// alias shares its anchor's value, as Ruby's YAML does, instead of a copy
+// of it for every alias, which nine lines of aliases of aliases make a
+// billion values.
+type yamlAnchors map[*yaml.Node]any
+
+func (a yamlAnchors) value(n *yaml.Node, depth int) (any, error) {
+	if v, ok := a[n]; ok {
+		return v, nil
+	}
+	v, err := a.decode(n, depth)
+	if err == nil && n.Anchor != "" {
+		a[n] = v
+	}
+	return v, err
+}
+
+func (a yamlAnchors) decode(n *yaml.Node, depth int) (any, error) {
 	if depth > 200 {
 		return nil, fmt.Errorf("nested too deeply")
 	}
@@ -35,13 +52,13 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return yamlValue(n.Content[0], depth+1)
+		return a.value(n.Content[0], depth+1)
 	case yaml.AliasNode:
-		return yamlValue(n.Alias, depth+1)
+		return a.value(n.Alias, depth+1)
 	case yaml.SequenceNode:
 		out := []any{}
 		for _, c := range n.Content {
-			v, err := yamlValue(c, depth+1)
+			v, err := a.value(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -55,7 +72,7 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 			if k.Tag == "!!merge" {
 				return nil, fmt.Errorf("line %d: merge keys (<<) are not supported", k.Line)
 			}
-			kv, err := yamlValue(k, depth+1)
+			kv, err := a.value(k, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -63,7 +80,7 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("line %d: a hash key that is not a string (%s)", k.Line, typeName(kv))
 			}
-			vv, err := yamlValue(v, depth+1)
+			vv, err := a.value(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -253,6 +270,7 @@ func skipUndef(v any) any {
 }
 
 func (x *fcall) writeJSON(b *strings.Builder, v any, indent string, depth int) {
+	x.e.checkText(x.c.P, b.Len())
 	nl := func(d int) {
 		if indent != "" {
 			b.WriteString("\n" + strings.Repeat(indent, d))

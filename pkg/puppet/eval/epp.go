@@ -189,6 +189,7 @@ func (e *evaluator) eppCall(s *scope, c *syntax.Call) (any, bool) {
 	case "__epp_text":
 		i, _ := strconv.Atoi(c.Args[0].(*syntax.Num).Text)
 		e.epp.out.WriteString(e.epp.texts[i])
+		e.checkText(c.P, e.epp.out.Len())
 	case "__epp_out":
 		if len(c.Args) != 1 {
 			e.fail(c.P, "an epp output tag needs one expression")
@@ -196,6 +197,7 @@ func (e *evaluator) eppCall(s *scope, c *syntax.Call) (any, bool) {
 		v := e.expr(s, c.Args[0])
 		e.checkInterpolated(c.P, v)
 		e.epp.out.WriteString(toString(v))
+		e.checkText(c.P, e.epp.out.Len())
 	default:
 		return nil, false
 	}

@@ -154,9 +154,11 @@ func (r *rctx) erbCall(env *renv, n *rnode) (any, bool) {
 	case "__erb_text":
 		i, _ := n.args[0].val.(int64)
 		r.out.WriteString(r.texts[i])
+		r.e.checkText(n.pos, r.out.Len())
 		return nil, true
 	case "__erb_out":
 		r.out.WriteString(rubyToS(r.eval(env, n.args[0])))
+		r.e.checkText(n.pos, r.out.Len())
 		return nil, true
 	}
 	return nil, false

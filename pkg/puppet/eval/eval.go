@@ -138,8 +138,9 @@ type evaluator struct {
 	factNames        map[string]bool       // names Facter or a module's Ruby code may set
 	lazyDone         map[string]lazyResult // the lazy facts computed (lazyfacts.go)
 	depth            int
-	steps            uint       // evaluation steps, to look at the context now and then
-	epp              *eppRender // the EPP template being rendered
+	steps            uint        // evaluation steps, to look at the context now and then
+	at               syntax.Node // the expression evaluated last, where a tooLarge panic is reported
+	epp              *eppRender  // the EPP template being rendered
 	namevars         map[string]string
 	mods             *modIndex // the module path's files, read once (modindex.go)
 	erbTemplates     map[string]*erbParsed
@@ -181,6 +182,12 @@ func Compile(file, src string, opts Options) (cat *catalog.Catalog, err error) {
 				cat, err = nil, x
 			case stopSignal:
 				cat, err = nil, x.err
+			case tooLarge:
+				p := syntax.NewPos(file, 1, 1)
+				if e.at != nil {
+					p = e.at.At()
+				}
+				cat, err = nil, &syntax.Error{Pos: p, Msg: x.msg}
 			case returnSignal, nextSignal, breakSignal, rnextSignal, rbreakSignal:
 				cat, err = nil, &syntax.Error{Pos: syntax.NewPos(file, 1, 1), Msg: "return(), next() or break() outside of a function or lambda"}
 			default:

@@ -52,6 +52,7 @@ func (e *evaluator) interpolated(s *scope, parts []syntax.Node) string {
 		str := toString(v)
 		strs = append(strs, str)
 		n += len(str)
+		e.checkText(part.At(), n)
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -63,6 +64,7 @@ func (e *evaluator) interpolated(s *scope, parts []syntax.Node) string {
 
 func (e *evaluator) expr(s *scope, n syntax.Node) any {
 	e.tick()
+	e.at = n
 	switch x := n.(type) {
 	case *syntax.Str:
 		if x.Parts == nil {
@@ -398,20 +400,24 @@ func (e *evaluator) binary(s *scope, x *syntax.Binary) any {
 		return e.compare(x.P, x.Op, l, r)
 	case "<<":
 		if arr, ok := l.([]any); ok {
+			e.checkElements(x.P, len(arr)+1)
 			return append(append([]any{}, arr...), r)
 		}
 	case "+":
 		if la, ok := l.([]any); ok {
 			switch ra := r.(type) {
 			case []any:
+				e.checkElements(x.P, len(la)+len(ra))
 				return append(append([]any{}, la...), ra...)
 			case *hash:
+				e.checkElements(x.P, len(la)+len(ra.keys))
 				out := append([]any{}, la...)
 				for _, k := range ra.keys {
 					out = append(out, []any{k, ra.m[k]})
 				}
 				return out
 			}
+			e.checkElements(x.P, len(la)+1)
 			return append(append([]any{}, la...), r)
 		}
 		if lh, ok := l.(*hash); ok {

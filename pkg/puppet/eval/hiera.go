@@ -274,6 +274,9 @@ func flattenAll(l []any) []any {
 		} else {
 			out = append(out, v)
 		}
+		if len(out) > maxElements {
+			panic(elementsTooLarge)
+		}
 	}
 	return out
 }
@@ -546,6 +549,23 @@ func (h *hiera) interpolateVar(l *lookup, name string) any {
 // interpolateValue expands interpolations in every string of a value;
 // a string that is only %{alias('x')} becomes x's value, of any type.
 func (h *hiera) interpolateValue(l *lookup, v any) any {
+	return h.interpolateShared(l, v, map[any]any{})
+}
+
+// sharedArray names an array by its elements, to find the arrays a value
+// holds in several places.
+type sharedArray struct {
+	first *any
+	n     int
+}
+
+// interpolateShared is interpolateValue with the arrays and hashes done
+// so far: one that the value holds in several places (a YAML alias) is
+// done once and shared by all of them, and one without an interpolation
+// is kept as it is, so that nine lines of aliases of aliases stay as
+// small as they are in the file.
+func (h *hiera) interpolateShared(l *lookup, v any, done map[any]any) any {
+	var key any
 	switch x := v.(type) {
 	case string:
 		if !strings.Contains(x, "%{") {
@@ -556,19 +576,64 @@ func (h *hiera) interpolateValue(l *lookup, v any) any {
 		}
 		return h.interpolate(l, x)
 	case []any:
-		out := make([]any, len(x))
-		for i, el := range x {
-			out[i] = h.interpolateValue(l, el)
+		if len(x) == 0 {
+			return x
 		}
-		return out
+		key = sharedArray{&x[0], len(x)}
 	case *hash:
-		out := newHash()
-		for _, k := range x.keys {
-			out.set(h.interpolate(l, k), h.interpolateValue(l, x.m[k]))
-		}
+		key = x
+	default:
+		return v
+	}
+	if out, ok := done[key]; ok {
 		return out
 	}
-	return v
+	out := v
+	switch x := v.(type) {
+	case []any:
+		var c []any
+		for i, el := range x {
+			n := h.interpolateShared(l, el, done)
+			if c == nil && !same(n, el) {
+				c = append(make([]any, 0, len(x)), x[:i]...)
+			}
+			if c != nil {
+				c = append(c, n)
+			}
+		}
+		if c != nil {
+			out = c
+		}
+	case *hash:
+		c := newHash()
+		changed := false
+		for _, k := range x.keys {
+			nk, nv := h.interpolate(l, k), h.interpolateShared(l, x.m[k], done)
+			changed = changed || nk != k || !same(nv, x.m[k])
+			c.set(nk, nv)
+		}
+		if changed {
+			out = c
+		}
+	}
+	done[key] = out
+	return out
+}
+
+// same reports whether a and b are the same value: equal scalars, or the
+// same array or hash in memory.
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case *hash:
+		y, ok := b.(*hash)
+		return ok && x == y
+	case string, int64, float64, bool, nil:
+		return a == b
+	}
+	return false
 }
 
 // lookupFn implements lookup(name, [type], [merge], [default]) and the

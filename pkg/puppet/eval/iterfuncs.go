@@ -110,6 +110,9 @@ func (x *fcall) items(v any) ([]item, bool) {
 		}
 		return out, true
 	case int64:
+		if c > maxElements {
+			x.fail("%s() over %d numbers: more than the native engine visits (%d)", x.c.Name, c, maxElements)
+		}
 		for i := int64(0); i < c; i++ {
 			out = append(out, item{i, i})
 		}
@@ -268,6 +271,7 @@ func flattenFn(x *fcall) any {
 			return
 		}
 		out = append(out, v)
+		x.e.checkElements(x.c.P, len(out))
 	}
 	for _, a := range x.args {
 		walk(a)

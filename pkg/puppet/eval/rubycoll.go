@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"strings"
-
 	"github.com/mgmtpipe/mgmt/pkg/puppet/syntax"
 )
 
@@ -110,7 +108,7 @@ func (r *rctx) arrayMethod(p syntax.Pos, a *rarray, name string, args []any, blk
 		for i, el := range flat {
 			parts[i] = rubyToS(el)
 		}
-		return strings.Join(parts, sep)
+		return joinText("", parts, sep, "")
 	case "sort":
 		if blk != nil {
 			r.fail(p, "sort with a block")
@@ -373,6 +371,7 @@ func (r *rctx) flatten(p syntax.Pos, a *rarray) []any {
 				continue
 			}
 			out = append(out, el)
+			r.e.checkElements(p, len(out))
 		}
 		delete(open, a)
 	}

@@ -51,11 +51,14 @@ func (r *rctx) binop(env *renv, n *rnode) any {
 		return ordered(n.name, c)
 	case "<<":
 		if a, ok := l.(*rarray); ok {
+			r.e.checkElements(n.pos, len(a.v)+1)
 			a.v = append(a.v, rv)
 			return a
 		}
 		if s, ok := l.(string); ok {
-			return s + rubyToS(rv)
+			t := rubyToS(rv)
+			r.e.checkText(n.pos, len(s)+len(t))
+			return s + t
 		}
 	}
 	return r.arith(n.pos, n.name, l, rv)
@@ -70,12 +73,14 @@ func (r *rctx) arith(p syntax.Pos, op string, l, rv any) any {
 			if !ok {
 				r.fail(p, "String + "+rubyClass(rv))
 			}
+			r.e.checkText(p, len(x)+len(s))
 			return x + s
 		case "*":
 			n, ok := rv.(int64)
 			if !ok || n < 0 || n > 100000 {
 				r.fail(p, "String * "+rubyClass(rv))
 			}
+			r.e.checkText(p, len(x)*int(n))
 			return strings.Repeat(x, int(n))
 		case "%":
 			args := []any{rv}
@@ -91,6 +96,7 @@ func (r *rctx) arith(p syntax.Pos, op string, l, rv any) any {
 		}
 		switch op {
 		case "+":
+			r.e.checkElements(p, len(x.v)+len(y.v))
 			return &rarray{v: append(append([]any{}, x.v...), y.v...)}
 		case "-":
 			out := &rarray{}

@@ -61,10 +61,11 @@ func rubyInspect(v any, open map[any]bool) string {
 		open[x] = true
 		defer delete(open, x)
 		parts := make([]string, len(x.v))
+		n := 0
 		for i, el := range x.v {
-			parts[i] = rubyInspect(el, open)
+			parts[i] = part(&n, rubyInspect(el, open))
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return joinText("[", parts, ", ", "]")
 	case *rhash:
 		if open[x] {
 			return "{...}"
@@ -72,10 +73,11 @@ func rubyInspect(v any, open map[any]bool) string {
 		open[x] = true
 		defer delete(open, x)
 		parts := make([]string, len(x.keys))
+		n := 0
 		for i, k := range x.keys {
-			parts[i] = rubyInspect(k, open) + "=>" + rubyInspect(x.m[keyOf(k)], open)
+			parts[i] = part(&n, rubyInspect(k, open)+"=>"+rubyInspect(x.m[keyOf(k)], open))
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return joinText("{", parts, ", ", "}")
 	case *regexp.Regexp:
 		return "/" + reSource(x) + "/"
 	case rmatchData:

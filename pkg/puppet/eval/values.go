@@ -118,6 +118,12 @@ func truthy(v any) bool {
 
 // toString renders a value the way Puppet interpolates it.
 func toString(v any) string {
+	checkTextLen(v)
+	return plainText(v)
+}
+
+// plainText is toString without the check of the text's length.
+func plainText(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -131,16 +137,18 @@ func toString(v any) string {
 		return strconv.FormatBool(x)
 	case []any:
 		parts := make([]string, len(x))
+		n := 0
 		for i, el := range x {
-			parts[i] = toString(el)
+			parts[i] = part(&n, plainText(el))
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return joinText("[", parts, ", ", "]")
 	case *hash:
 		parts := make([]string, len(x.keys))
+		n := 0
 		for i, k := range x.keys {
-			parts[i] = k + " => " + toString(x.m[k])
+			parts[i] = part(&n, k+" => "+plainText(x.m[k]))
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return joinText("{", parts, ", ", "}")
 	case ref:
 		return x.String()
 	case *regexp.Regexp:
@@ -186,60 +194,86 @@ func formatFloat(f float64) string {
 // quoted renders a value as String() does inside a collection: strings in
 // single quotes.
 func quoted(v any) string {
+	checkTextLen(v)
+	return quotedText(v)
+}
+
+// quotedText is quoted without the check of the text's length.
+func quotedText(v any) string {
 	switch x := v.(type) {
 	case string:
 		return "'" + strings.ReplaceAll(strings.ReplaceAll(x, `\`, `\\`), "'", `\'`) + "'"
 	case []any:
 		parts := make([]string, len(x))
+		n := 0
 		for i, el := range x {
-			parts[i] = quoted(el)
+			parts[i] = part(&n, quotedText(el))
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return joinText("[", parts, ", ", "]")
 	case *hash:
 		parts := make([]string, len(x.keys))
+		n := 0
 		for i, k := range x.keys {
-			parts[i] = quoted(k) + " => " + quoted(x.m[k])
+			parts[i] = part(&n, quotedText(k)+" => "+quotedText(x.m[k]))
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return joinText("{", parts, ", ", "}")
 	case nil:
 		return "undef"
 	}
-	return toString(v)
+	return plainText(v)
 }
 
 // toParam converts a value to its catalog form: references become
-// strings, hashes maps, deferred values rich data.
+// strings, hashes maps, deferred values rich data. A value whose form
+// would be larger than the engine holds panics with tooLarge.
 func toParam(v any) any {
+	var b paramBudget
+	return b.toParam(v)
+}
+
+func (b *paramBudget) toParam(v any) any {
 	switch x := v.(type) {
+	case string:
+		b.spend(16 + len(x))
+		return v
 	case ref:
+		b.spend(16)
 		return x.String()
 	case []any:
+		b.spend(24 + 16*len(x))
 		out := make([]any, len(x))
 		for i, el := range x {
-			out[i] = toParam(el)
+			out[i] = b.toParam(el)
 		}
 		return out
 	case *hash:
+		b.spend(48 + 32*len(x.keys))
 		m := make(map[string]any, len(x.keys))
 		for _, k := range x.keys {
-			m[k] = toParam(x.m[k])
+			b.spend(len(k))
+			m[k] = b.toParam(x.m[k])
 		}
 		return m
 	case *regexp.Regexp:
+		b.spend(16)
 		return "/" + reSource(x) + "/"
 	case sensitive:
-		return toParam(x.v)
+		return b.toParam(x.v)
 	case *deferred:
+		b.spend(64 + 16*len(x.args))
 		args := make([]any, len(x.args))
 		for i, a := range x.args {
-			args[i] = toParam(a)
+			args[i] = b.toParam(a)
 		}
 		return map[string]any{"__ptype": "Deferred", "name": x.name, "arguments": args}
 	case *ptype:
+		b.spend(16)
 		return x.String()
 	case defaultValue:
+		b.spend(16)
 		return "default"
 	}
+	b.spend(16)
 	return v
 }
 

@@ -36,7 +36,8 @@
 // retrying a failed Watch as Meta:retry and Meta:delay say; its Running and
 // Event calls become messages. Init runs in a task of the engine's pool
 // (at most 16 goroutines, whatever the size of the graph), and so does
-// Subscribe for a Subscriber (the file kind), which is followed through
+// Subscribe for a Subscriber (the file kind, and the kinds with no state to
+// follow: noop, msg, print, exit), which is followed through
 // Subscribe instead of Watch: the resource's events come from whoever
 // watches for it (the shared file watcher), and cancelling the vertex's
 // watch (a swap, the end of Run) stops the subscription in a task of the

@@ -32,6 +32,7 @@ var reservedExitCodes = map[int]string{
 // shutdown, with an exit code. See the package documentation.
 type ExitRes struct {
 	traits.Base
+	traits.Stateless
 
 	init  *engine.Init
 	asked bool // a CheckApply with apply asked to exit

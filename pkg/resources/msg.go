@@ -47,6 +47,7 @@ var msgPriorities = map[string]int{
 // whenever it changes (it can be received) and on a refresh.
 type MsgRes struct {
 	traits.Base
+	traits.Stateless
 	traits.Refreshable
 	traits.Recvable
 

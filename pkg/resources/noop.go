@@ -16,6 +16,7 @@ func init() {
 // graphs. Any two noops group into one vertex.
 type NoopRes struct {
 	traits.Base
+	traits.Stateless
 	traits.Groupable
 	traits.Refreshable
 

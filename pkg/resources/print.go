@@ -18,6 +18,7 @@ func init() {
 // refresh_only, on a refresh only.
 type PrintRes struct {
 	traits.Base
+	traits.Stateless
 	traits.Refreshable
 	traits.Recvable
 

@@ -61,6 +61,50 @@ func TestFileWatchNeedsNoGoroutine(t *testing.T) {
 	}
 }
 
+// TestStatelessNeedsNoGoroutine: the kinds with no state to follow (noop,
+// msg, print) hold no goroutine each once converged: a chain of 300 of
+// them, which cannot group, held one per resource, 590 MB and 3.1 s for a
+// chain of 100,000 noops in a one-time run (now 124 MB, 1.5 s).
+func TestStatelessNeedsNoGoroutine(t *testing.T) {
+	const n = 100
+	var rs []*graph.Resource
+	var es []*graph.Edge
+	for i := range n {
+		rs = append(rs,
+			&graph.Resource{Kind: "noop", Name: fmt.Sprint(i)},
+			&graph.Resource{Kind: "msg", Name: fmt.Sprint(i), Params: map[string]any{"body": "m"}},
+			&graph.Resource{Kind: "print", Name: fmt.Sprint(i), Params: map[string]any{"msg": "p"}})
+		es = append(es,
+			&graph.Edge{From: graph.Ref{Kind: "noop", Name: fmt.Sprint(i)}, To: graph.Ref{Kind: "msg", Name: fmt.Sprint(i)}},
+			&graph.Edge{From: graph.Ref{Kind: "msg", Name: fmt.Sprint(i)}, To: graph.Ref{Kind: "print", Name: fmt.Sprint(i)}})
+		if i > 0 {
+			es = append(es, &graph.Edge{From: graph.Ref{Kind: "print", Name: fmt.Sprint(i - 1)}, To: graph.Ref{Kind: "noop", Name: fmt.Sprint(i)}})
+		}
+	}
+	g, err := engine.Build(&graph.Document{Mgmt: graph.Version, Graph: "t", Seq: 1, Resources: rs, Edges: es}, engine.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Vertices) != 3*n {
+		t.Fatalf("%d vertices, want %d (grouped?)", len(g.Vertices), 3*n)
+	}
+	before := runtime.NumGoroutine()
+	var logs lockedLog
+	e := runEngine(t, engine.Config{Prefix: t.TempDir(), ConvergedTimeout: 0, Logf: logs.logf})
+	e.Load(g)
+	select {
+	case <-e.Converged():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not converged; log:\n%s", logs.String())
+	}
+	waitUntil(t, fmt.Sprintf("fewer than 20 goroutines more than before the engine started, for %d idle resources", 3*n), func() bool {
+		return runtime.NumGoroutine()-before < 20
+	}, func() string {
+		buf := make([]byte, 1<<20)
+		return fmt.Sprintf("%d goroutines more:\n%s", runtime.NumGoroutine()-before, buf[:runtime.Stack(buf, true)])
+	})
+}
+
 // TestExitAfterRun: an engine whose program exits once Run returns
 // (engine.Config.ExitAfterRun) lets go of the subscriptions of its files
 // without stopping them: their directory's group is still there, with

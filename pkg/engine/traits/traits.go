@@ -49,6 +49,15 @@ type Refreshable struct{}
 // Refreshable reports true.
 func (Refreshable) Refreshable() bool { return true }
 
+// Stateless is embedded by resources that leave no state that could
+// drift (noop, msg, print, exit): they are Subscribers whose subscription
+// follows nothing, so that an idle graph holds no goroutine for them. Their
+// Watch, which the engine uses with Meta:poll, reports running and waits.
+type Stateless struct{}
+
+// Subscribe follows nothing: no event ever comes.
+func (Stateless) Subscribe(fail func(error)) (stop func(), err error) { return func() {}, nil }
+
 // Edgeable is embedded by resources that take part in automatic edges.
 type Edgeable struct{}
 
